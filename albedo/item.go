@@ -1,0 +1,121 @@
+package albedo
+
+import "encoding/json"
+
+// ItemKind names what a transcript item is.
+type ItemKind string
+
+// Transcript item kinds. The first five are the conversation the model sees;
+// errors and turn markers are shown to people only.
+const (
+	KindUser       ItemKind = "user"
+	KindReasoning  ItemKind = "reasoning"
+	KindAssistant  ItemKind = "assistant"
+	KindToolCall   ItemKind = "tool_call"
+	KindToolOutput ItemKind = "tool_output"
+	KindError      ItemKind = "error"
+	KindTurn       ItemKind = "turn"
+)
+
+// Conversational reports whether items of this kind are sent to the model.
+func (k ItemKind) Conversational() bool {
+	switch k {
+	case KindUser, KindReasoning, KindAssistant, KindToolCall, KindToolOutput:
+		return true
+	}
+	return false
+}
+
+// Turn marker texts (Item.Text of a KindTurn item).
+const (
+	TurnFinished    = "finished"
+	TurnInterrupted = "interrupted"
+	TurnFailed      = "failed"
+)
+
+// Item is one entry of a session's transcript. Neutral fields describe it
+// for every protocol; Raw keeps the provider-native JSON it came from so that
+// a provider of the same protocol gets it back unchanged.
+type Item struct {
+	// Seq numbers the items of one session from 1; it is the tree id and the
+	// checkpoint a fork names.
+	Seq  int64
+	Kind ItemKind
+	// Text is the user's or assistant's text, the reasoning summary, the
+	// tool output sent to the model, or the error or marker text.
+	Text string
+	// Source says where a user item came from when it was not typed by the
+	// user ("daemon restart", "paperclips"); such items reach the model as
+	// system notes.
+	Source string
+	// Notes are further system notes appended to a user item for the model.
+	Notes []string
+	Image *Image
+	// CallID, ToolName and Arguments describe a tool call; CallID also pairs
+	// an output with its call.
+	CallID    string
+	ToolName  string
+	Arguments string
+	// Result is the structured outcome of a cell (tool outputs only).
+	Result *CellResult
+	// Protocol is the protocol of the provider that produced the item, empty
+	// for items albedo made itself.
+	Protocol Protocol
+	Raw      json.RawMessage
+	// Timestamp is the Unix time in milliseconds when the item happened.
+	Timestamp int64
+}
+
+// Image is a picture attached to a user message.
+type Image struct {
+	MimeType string
+	Width    int
+	Height   int
+	// Bytes is the size of Data.
+	Bytes int
+	Data  []byte
+}
+
+// CellStatus is how a Python cell ended.
+type CellStatus string
+
+// Cell outcomes.
+const (
+	CellOK          CellStatus = "ok"
+	CellError       CellStatus = "error"
+	CellInterrupted CellStatus = "interrupted"
+	CellTimeout     CellStatus = "timeout"
+)
+
+// CellResult is what a Python cell produced.
+type CellResult struct {
+	Status CellStatus `json:"status"`
+	// Output is the captured stdout and stderr, capped.
+	Output string `json:"output"`
+	// Value is the repr of the cell's final expression, if any.
+	Value string `json:"value,omitempty"`
+	// Error is the traceback or reason when Status is not ok.
+	Error string `json:"error,omitempty"`
+	// Notes tell the model about the kernel, such as a reset of its globals.
+	Notes []string `json:"notes,omitempty"`
+	Trace Trace    `json:"-"`
+}
+
+// Trace records the files a cell touched.
+type Trace struct {
+	Activities []Activity `json:"activities"`
+	Changes    []Change   `json:"changes"`
+}
+
+// Activity is one file a cell opened: Kind is "read" or "write".
+type Activity struct {
+	Kind   string `json:"kind"`
+	Target string `json:"target"`
+}
+
+// Change is one file a cell created, modified or deleted.
+type Change struct {
+	Path string `json:"path"`
+	// Kind is "created", "modified" or "deleted".
+	Kind string `json:"kind,omitempty"`
+}

@@ -1,0 +1,202 @@
+package albedo
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Store keeps sessions, transcripts, queued messages and vents durably.
+// Every method is safe for concurrent use. Lookups of missing records return
+// an *Error with code ENotFound.
+type Store interface {
+	// Session returns one session.
+	Session(ctx context.Context, id string) (Session, error)
+	// Sessions returns every session, most recently updated first.
+	Sessions(ctx context.Context) ([]Session, error)
+	// Commit applies one change atomically: all of it lands or none of it.
+	// It returns the appended items with their Seq assigned and the
+	// enqueued messages with their IDs assigned.
+	Commit(ctx context.Context, change Commit) (Committed, error)
+	// Items returns a session's transcript items with Seq > after in
+	// ascending order, at most limit of them (limit <= 0: all).
+	Items(ctx context.Context, sessionID string, after int64, limit int) ([]Item, error)
+	// Queued returns a session's queued messages in arrival order.
+	Queued(ctx context.Context, sessionID string) ([]Queued, error)
+
+	// InsertVent adds a vent, assigning its ID, Revision (1) and times.
+	InsertVent(ctx context.Context, v Vent) (Vent, error)
+	// Vent returns one vent.
+	Vent(ctx context.Context, id int64) (Vent, error)
+	// Vents returns vents newest first (highest ID first) with ID < before
+	// (before <= 0: from the newest), at most limit of them.
+	Vents(ctx context.Context, before int64, limit int) ([]Vent, error)
+	// UpdateVent writes v if the stored revision equals v.Revision, and
+	// returns the stored vent with its revision increased. A different
+	// stored revision gives an *Error with code EStale.
+	UpdateVent(ctx context.Context, v Vent) (Vent, error)
+	// DeleteVent removes a vent if its stored revision equals revision
+	// (EStale otherwise).
+	DeleteVent(ctx context.Context, id int64, revision int64) error
+
+	// Close releases the store.
+	Close() error
+}
+
+// Commit is one atomic write to the store.
+type Commit struct {
+	// Session, when not nil, is inserted or replaced whole. Its Revision is
+	// stored as given.
+	Session *Session
+	// SessionID names the session the items and queue changes belong to;
+	// it defaults to Session.ID.
+	SessionID string
+	// Items are appended to the transcript; their Seq is assigned.
+	Items []Item
+	// Enqueue adds messages to the session's queue; their ID is assigned.
+	Enqueue []Queued
+	// Dequeue removes queued messages by ID.
+	Dequeue []int64
+}
+
+// Committed is what a Commit assigned.
+type Committed struct {
+	Items    []Item
+	Enqueued []Queued
+}
+
+// Queued is a message waiting to join the next model request of a session.
+type Queued struct {
+	ID        int64
+	SessionID string
+	Text      string
+	Source    string
+	Notes     []string
+	Image     *Image
+	Timestamp int64
+}
+
+// Endpoint is everything needed to reach one model for one request.
+type Endpoint struct {
+	// Provider is the provider's name in the configuration.
+	Provider string
+	BaseURL  string
+	APIKey   string
+	Model    string
+	Protocol Protocol
+	// Effort is "", "low", "medium" or "high".
+	Effort string
+}
+
+// Tool describes a function the model may call.
+type Tool struct {
+	Name        string
+	Description string
+	// Parameters is the JSON Schema of the arguments object.
+	Parameters json.RawMessage
+}
+
+// ModelRequest is one request to a model provider.
+type ModelRequest struct {
+	Endpoint     Endpoint
+	Instructions string
+	// Input is the transcript projected into Endpoint.Protocol: the
+	// "messages" array of Chat Completions or the "input" array of Responses.
+	Input []json.RawMessage
+	Tools []Tool
+}
+
+// DeltaKind says what a streamed fragment belongs to.
+type DeltaKind string
+
+// Streamed fragment kinds.
+const (
+	DeltaText      DeltaKind = "text"
+	DeltaReasoning DeltaKind = "reasoning"
+	DeltaToolCall  DeltaKind = "tool_call"
+)
+
+// Delta is a fragment of a model reply as it streams.
+type Delta struct {
+	Kind DeltaKind
+	Text string
+}
+
+// Usage counts the tokens of one model request.
+type Usage struct {
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+}
+
+// ModelReply is a finished model reply: its items in output order
+// (reasoning, assistant text, tool calls), each with Kind, Text or call
+// fields, Protocol and Raw set.
+type ModelReply struct {
+	Items []Item
+	Usage Usage
+}
+
+// Provider streams model replies. Implementations retry transient failures
+// themselves and return an error wrapping an *Error for the rest. A
+// cancelled ctx ends the request at once and returns ctx.Err().
+type Provider interface {
+	Stream(ctx context.Context, req ModelRequest, onDelta func(Delta)) (ModelReply, error)
+}
+
+// Cell is one Python cell to run in a session's kernel.
+type Cell struct {
+	SessionID string
+	Workspace string
+	Code      string
+	Timeout   time.Duration
+}
+
+// Kernel runs Python cells in one persistent interpreter per session.
+// Cancelling ctx interrupts the running cell; the result then has status
+// CellInterrupted. A kernel that crashed or was stopped is started afresh on
+// the next cell, and that result's Notes say the globals are gone.
+type Kernel interface {
+	Run(ctx context.Context, cell Cell) (CellResult, error)
+	// Stop ends a session's kernel, if any; its globals are gone.
+	Stop(ctx context.Context, sessionID string) error
+	// Close ends every kernel.
+	Close(ctx context.Context) error
+}
+
+// HostFunc answers a host call that a running cell makes back into albedo.
+// args is the JSON the cell sent; the result is marshalled to JSON for it.
+// An error's message is raised in Python as an exception.
+type HostFunc func(ctx context.Context, sessionID string, args json.RawMessage) (any, error)
+
+// ProviderConfig is one configured model provider.
+type ProviderConfig struct {
+	Name     string
+	BaseURL  string
+	APIKey   string
+	Model    string
+	Protocol Protocol
+}
+
+// Config is the user's provider configuration.
+type Config struct {
+	// Active names the provider new sessions bind to.
+	Active    string
+	Providers map[string]ProviderConfig
+}
+
+// ConfigSource reads and updates the user's configuration. Load is called
+// for every turn, so implementations should be cheap when nothing changed.
+type ConfigSource interface {
+	Load(ctx context.Context) (Config, error)
+	// SetActiveModel makes provider the active one and model its default
+	// model, keeping everything else in the configuration.
+	SetActiveModel(ctx context.Context, provider, model string) error
+	// SaveProvider adds or replaces a provider, and makes it active when
+	// activate is true.
+	SaveProvider(ctx context.Context, p ProviderConfig, activate bool) error
+}
+
+// Clock tells the time.
+type Clock interface {
+	Now() time.Time
+}

@@ -1,0 +1,3 @@
+module github.com/albedo-agent/albedo
+
+go 1.26
