@@ -1,6 +1,11 @@
 package albedo
 
-import "time"
+import (
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
 
 // VentStatus is where a vent stands in the user's triage.
 type VentStatus string
@@ -39,4 +44,76 @@ type Vent struct {
 	Revision  int64
 	CreatedAt time.Time
 	UpdatedAt time.Time
+}
+
+// Limits on the text fields of a vent, in characters.
+const (
+	maxVentTitle = 200
+	maxVentText  = 8000
+)
+
+// NewVent is what the model files.
+type NewVent struct {
+	Topic      string
+	Message    string
+	Suggestion string
+	Title      string
+}
+
+// validate checks a new vent against the ledger's rules.
+func (n NewVent) validate() error {
+	if !slices.Contains(VentTopics(), n.Topic) {
+		return Errorf(EInvalid, "unknown vent topic %q: use one of %s", n.Topic, strings.Join(VentTopics(), ", "))
+	}
+	if strings.TrimSpace(n.Message) == "" {
+		return Errorf(EInvalid, "a vent needs a message that says what got in the way")
+	}
+	for _, f := range []struct {
+		name, value string
+		max         int
+	}{{"title", n.Title, maxVentTitle}, {"message", n.Message, maxVentText}, {"suggestion", n.Suggestion, maxVentText}} {
+		if utf8.RuneCountInString(f.value) > f.max {
+			return Errorf(EInvalid, "a vent %s has at most %d characters", f.name, f.max)
+		}
+	}
+	return nil
+}
+
+// displayTitle is the vent's title, or its message's first line when it
+// has none.
+func (v Vent) displayTitle() string {
+	if strings.TrimSpace(v.Title) != "" {
+		return v.Title
+	}
+	return Preview(v.Message, maxVentTitle)
+}
+
+// resolve closes a vent with the model's note of what fixed it.
+func (v *Vent) resolve(sessionID, note string) error {
+	if strings.TrimSpace(note) == "" {
+		return Errorf(EInvalid, "say what fixed the vent")
+	}
+	if utf8.RuneCountInString(note) > maxVentText {
+		return Errorf(EInvalid, "a resolution note has at most %d characters", maxVentText)
+	}
+	if v.Status.Closed() {
+		return Errorf(EConflict, "vent #%d is already %s", v.ID, v.Status)
+	}
+	v.Status, v.Resolution, v.ResolvingSessionID = VentResolved, strings.TrimSpace(note), sessionID
+	return nil
+}
+
+// reply records the user's answer; an open vent becomes acknowledged.
+func (v *Vent) reply(text string) error {
+	if strings.TrimSpace(text) == "" {
+		return Errorf(EInvalid, "a reply must not be empty")
+	}
+	if utf8.RuneCountInString(text) > maxVentText {
+		return Errorf(EInvalid, "a reply has at most %d characters", maxVentText)
+	}
+	v.Reply = text
+	if v.Status == VentOpen {
+		v.Status = VentAcknowledged
+	}
+	return nil
 }

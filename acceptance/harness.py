@@ -1,0 +1,689 @@
+"""Test fixtures for albedo's acceptance suites.
+
+Two pieces:
+
+* ``Provider`` is a fake model server. It speaks the Chat Completions and the
+  Responses streaming protocols on 127.0.0.1 and answers every request with
+  whatever the test's script returns (``text(...)`` or ``python(...)``).
+* ``Albedo`` is a context manager owning one daemon: a private ALBEDO_HOME,
+  a workspace, a config.json pointing at the fake provider, and helpers that
+  talk to the daemon through its CLI and its HTTP API.
+
+Standard library only. The binary under test is ``$ALBEDO_TEST_BINARY`` when
+set, else ``<repo>/bin/albedo``.
+"""
+
+from __future__ import annotations
+
+import http.client
+import http.server
+import json
+import os
+from pathlib import Path
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.parse
+import urllib.request
+
+__all__ = ["Albedo", "Provider", "exclusive", "python", "text"]
+
+REPO = Path(__file__).resolve().parent.parent
+"""The repository root: acceptance/ lives directly under it."""
+
+PYTHON_TIMEOUT_MS = 60000
+"""The ``timeout_ms`` every scripted python call carries."""
+
+_SCRUBBED = ("ALBEDO_API_KEY", "ALBEDO_TOKEN", "ALBEDO_PORT")
+"""Variables removed from the daemon's environment so tests stay isolated."""
+
+
+# --------------------------------------------------------------------------
+# scripted replies
+
+
+class Reply:
+    """One scripted model answer: assistant text or a ``python`` tool call."""
+
+    __slots__ = ("kind", "value", "reasoning")
+
+    def __init__(self, kind: str, value: str, reasoning: str | None):
+        self.kind = kind
+        self.value = value
+        self.reasoning = reasoning
+
+    def __repr__(self) -> str:
+        return f"Reply({self.kind!r}, {self.value!r}, reasoning={self.reasoning!r})"
+
+
+def text(value: str, *, reasoning: str | None = None) -> Reply:
+    """A reply that answers with assistant text ``value``."""
+    return Reply("text", str(value), reasoning)
+
+
+def python(code: str, *, reasoning: str | None = None) -> Reply:
+    """A reply that calls the ``python`` tool with ``code``."""
+    return Reply("python", str(code), reasoning)
+
+
+def exclusive(target):
+    """Marks a test function or class as needing a daemon to itself.
+
+    The acceptance runner executes tests one at a time, so the marker is
+    informational; the object is returned unchanged apart from the flag.
+    """
+    target.__albedo_exclusive__ = True
+    return target
+
+
+def _pieces(value: str, size: int) -> list[str]:
+    """Splits ``value`` into chunks of ``size`` characters (at least one)."""
+    if not value:
+        return [""]
+    return [value[i : i + size] for i in range(0, len(value), size)]
+
+
+def _few(value: str) -> list[str]:
+    """Splits ``value`` into about three pieces, as a model streams text."""
+    return _pieces(value, max(1, -(-len(value) // 3)))
+
+
+# --------------------------------------------------------------------------
+# fake model provider
+
+
+class Provider:
+    """A threaded fake model server for both streaming protocols.
+
+    ``script(request_json)`` is called once per model request and returns a
+    reply from ``text()`` or ``python()``. Every request whose path ends in
+    ``/chat/completions`` or ``/responses`` is recorded in ``requests`` as
+    ``{"path", "authorization", "model", "request"}`` in arrival order; the
+    protocol of the answer follows the path. ``url`` is the server's base
+    address, to which tests may append prefixes such as ``/alpha/v1``.
+    """
+
+    def __init__(self, script):
+        self.script = script
+        self.requests: list[dict] = []
+        self._lock = threading.Lock()
+        provider = self
+
+        class Handler(_ProviderHandler):
+            owner = provider
+
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="albedo-fake-provider", daemon=True
+        )
+        self._thread.start()
+        self._closed = False
+
+    def _record(self, path: str, authorization, request: dict) -> int:
+        """Appends one request and returns its 1-based number."""
+        with self._lock:
+            self.requests.append(
+                {
+                    "path": path,
+                    "authorization": authorization,
+                    "model": request.get("model") if isinstance(request, dict) else None,
+                    "request": request,
+                }
+            )
+            return len(self.requests)
+
+    def close(self) -> None:
+        """Stops serving. Safe to call more than once."""
+        if self._closed:
+            return
+        self._closed = True
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> "Provider":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class _ProviderHandler(http.server.BaseHTTPRequestHandler):
+    """Request handler behind ``Provider``; ``owner`` is set per server."""
+
+    owner: Provider
+    protocol_version = "HTTP/1.0"  # the body ends when the connection closes
+
+    def log_message(self, *_args) -> None:
+        pass
+
+    # -- plumbing ------------------------------------------------------------
+
+    def _json(self, status: int, value) -> None:
+        body = json.dumps(value).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _send(self, chunk: str) -> None:
+        self.wfile.write(chunk.encode())
+        self.wfile.flush()
+
+    def do_GET(self) -> None:
+        self._quietly(lambda: self._json(404, {"error": {"message": "not found"}}))
+
+    def do_POST(self) -> None:
+        self._quietly(self._answer)
+
+    def _quietly(self, action) -> None:
+        """Runs ``action`` ignoring a peer that went away mid-reply."""
+        try:
+            action()
+        except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
+            self.close_connection = True
+
+    # -- the model endpoint ----------------------------------------------------
+
+    def _answer(self) -> None:
+        path = self.path
+        route = urllib.parse.urlsplit(path).path.rstrip("/")
+        if route.endswith("/chat/completions"):
+            chat = True
+        elif route.endswith("/responses"):
+            chat = False
+        else:
+            self._json(404, {"error": {"message": f"no model endpoint at {path}"}})
+            return
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            request = json.loads(raw or b"null")
+        except ValueError as error:
+            self._json(400, {"error": {"message": f"request is not JSON: {error}"}})
+            return
+        number = self.owner._record(path, self.headers.get("Authorization"), request)
+        try:
+            reply = self.owner.script(request)
+            if isinstance(reply, str):
+                reply = text(reply)
+            if not isinstance(reply, Reply):
+                raise TypeError(f"script returned {reply!r}, not text()/python()")
+        except Exception as error:  # a broken script must not hang the daemon
+            self._json(
+                500,
+                {"error": {"message": f"fixture script failed: {error!r}", "type": "fixture_error"}},
+            )
+            return
+        model = request.get("model") if isinstance(request, dict) else None
+        usage = (max(1, len(raw) // 4), 8)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+        if chat:
+            self._stream_chat(number, model, reply, usage)
+        else:
+            self._stream_responses(number, model, reply, usage)
+        self.close_connection = True
+
+    def _stream_chat(self, number: int, model, reply: Reply, usage) -> None:
+        """Writes a Chat Completions SSE stream for ``reply``."""
+        created = int(time.time())
+        ident = f"chatcmpl-fixture-{number}"
+
+        def chunk(delta, finish=None, **extra):
+            value = {
+                "id": ident,
+                "object": "chat.completion.chunk",
+                "created": created,
+                "model": model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            }
+            value.update(extra)
+            self._send("data: " + json.dumps(value) + "\n\n")
+
+        chunk({"role": "assistant"})
+        if reply.reasoning:
+            for piece in _few(reply.reasoning):
+                chunk({"reasoning_content": piece})
+        if reply.kind == "python":
+            arguments = json.dumps({"code": reply.value, "timeout_ms": PYTHON_TIMEOUT_MS})
+            for i, piece in enumerate(_pieces(arguments, 20)):
+                call = {"index": 0, "function": {"arguments": piece}}
+                if i == 0:
+                    call["id"] = f"fixture-call-{number}"
+                    call["type"] = "function"
+                    call["function"]["name"] = "python"
+                chunk({"tool_calls": [call]})
+            chunk({}, "tool_calls")
+        else:
+            for piece in _few(reply.value):
+                chunk({"content": piece})
+            chunk({}, "stop")
+        prompt, completion = usage
+        self._send(
+            "data: "
+            + json.dumps(
+                {
+                    "id": ident,
+                    "object": "chat.completion.chunk",
+                    "created": created,
+                    "model": model,
+                    "choices": [],
+                    "usage": {
+                        "prompt_tokens": prompt,
+                        "completion_tokens": completion,
+                        "total_tokens": prompt + completion,
+                    },
+                }
+            )
+            + "\n\n"
+        )
+        self._send("data: [DONE]\n\n")
+
+    def _stream_responses(self, number: int, model, reply: Reply, usage) -> None:
+        """Writes a Responses API SSE stream for ``reply``."""
+        ident = f"resp_fixture_{number}"
+        created = int(time.time())
+        sequence = iter(range(1 << 30))
+
+        def event(kind, **fields):
+            value = {"type": kind, "sequence_number": next(sequence), **fields}
+            self._send(f"event: {kind}\ndata: {json.dumps(value)}\n\n")
+
+        def response(status, output, **extra):
+            return {
+                "id": ident,
+                "object": "response",
+                "created_at": created,
+                "status": status,
+                "model": model,
+                "output": output,
+                **extra,
+            }
+
+        event("response.created", response=response("in_progress", []))
+        output = []
+        if reply.reasoning:
+            item_id = f"rs_fixture_{number}"
+            for piece in _few(reply.reasoning):
+                event(
+                    "response.reasoning_summary_text.delta",
+                    item_id=item_id,
+                    output_index=len(output),
+                    summary_index=0,
+                    delta=piece,
+                )
+            output.append(
+                {
+                    "id": item_id,
+                    "type": "reasoning",
+                    "summary": [{"type": "summary_text", "text": reply.reasoning}],
+                }
+            )
+        if reply.kind == "python":
+            arguments = json.dumps({"code": reply.value, "timeout_ms": PYTHON_TIMEOUT_MS})
+            item_id = f"fc_fixture_{number}"
+            for piece in _pieces(arguments, 20):
+                event(
+                    "response.function_call_arguments.delta",
+                    item_id=item_id,
+                    output_index=len(output),
+                    delta=piece,
+                )
+            output.append(
+                {
+                    "type": "function_call",
+                    "id": item_id,
+                    "call_id": f"fixture-call-{number}",
+                    "name": "python",
+                    "arguments": arguments,
+                    "status": "completed",
+                }
+            )
+        else:
+            item_id = f"msg_fixture_{number}"
+            for piece in _few(reply.value):
+                event(
+                    "response.output_text.delta",
+                    item_id=item_id,
+                    output_index=len(output),
+                    content_index=0,
+                    delta=piece,
+                )
+            output.append(
+                {
+                    "id": item_id,
+                    "type": "message",
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [{"type": "output_text", "text": reply.value, "annotations": []}],
+                }
+            )
+        prompt, completion = usage
+        event(
+            "response.completed",
+            response=response(
+                "completed",
+                output,
+                usage={
+                    "input_tokens": prompt,
+                    "output_tokens": completion,
+                    "total_tokens": prompt + completion,
+                },
+            ),
+        )
+
+
+# --------------------------------------------------------------------------
+# the daemon under test
+
+
+def _binary() -> Path:
+    """The albedo executable the fixtures run."""
+    chosen = os.environ.get("ALBEDO_TEST_BINARY")
+    return Path(chosen).absolute() if chosen else REPO / "bin" / "albedo"
+
+
+def _alive(pid) -> bool:
+    """Whether ``pid`` names a running (not zombie) process."""
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    # the state letter follows the parenthesised command name
+    return stat[stat.rfind(")") + 2 : stat.rfind(")") + 3] != "Z"
+
+
+def _wait_gone(pid, seconds: float) -> bool:
+    """Polls until ``pid`` has exited; returns False on timeout."""
+    deadline = time.monotonic() + seconds
+    while _alive(pid):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+class Albedo:
+    """One isolated albedo daemon, started through the CLI.
+
+    On enter: a temporary ``root`` holding ``home`` (ALBEDO_HOME, mode 0700),
+    ``workspace`` and a fake user HOME; ``extensions.json`` with the model
+    catalog refresh off; ``config.json`` naming the fake provider (or
+    ``providers`` when given); then ``prepare(app)``; then ``albedo sessions``
+    starts the daemon and ``connection`` holds daemon.json. On exit the daemon
+    is shut down and ``root`` removed.
+    """
+
+    def __init__(
+        self,
+        provider: Provider | None = None,
+        *,
+        protocol: str = "chat_completions",
+        providers: dict | None = None,
+        prepare=None,
+    ):
+        self.provider = provider
+        self.protocol = protocol
+        self.providers = providers
+        self.prepare = prepare
+        self.root: Path | None = None
+        self.home: Path | None = None
+        self.workspace: Path | None = None
+        self.connection: dict | None = None
+        self._user_home: Path | None = None
+
+    # -- lifecycle -------------------------------------------------------------
+
+    def __enter__(self) -> "Albedo":
+        self.root = Path(tempfile.mkdtemp(prefix="albedo-acceptance-"))
+        try:
+            self.home = self.root / "home"
+            self.home.mkdir(mode=0o700)
+            self.workspace = self.root / "workspace"
+            self.workspace.mkdir()
+            self._user_home = self.root / "user-home"
+            self._user_home.mkdir()
+            (self.home / "extensions.json").write_text(
+                json.dumps({"models": {"refreshHours": 0}})
+            )
+            (self.home / "config.json").write_text(json.dumps(self._config()))
+            if self.prepare is not None:
+                self.prepare(self)
+            self._start()
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        try:
+            self._stop()
+        finally:
+            if self.root is not None:
+                shutil.rmtree(self.root, ignore_errors=True)
+
+    def _config(self) -> dict:
+        """The initial config.json document."""
+        if self.providers is not None:
+            if not self.providers:
+                return {"providers": {}}
+            return {"active": next(iter(self.providers)), "providers": self.providers}
+        if self.provider is None:
+            return {"providers": {}}
+        return {
+            "active": "fixture",
+            "providers": {
+                "fixture": {
+                    "baseUrl": self.provider.url,
+                    "apiKey": "fixture-key",
+                    "model": "fixture-model",
+                    "protocol": self.protocol,
+                }
+            },
+        }
+
+    def _env(self) -> dict:
+        """The environment every albedo process runs with."""
+        env = dict(os.environ)
+        for name in _SCRUBBED:
+            env.pop(name, None)
+        env["ALBEDO_HOME"] = str(self.home)
+        env["HOME"] = str(self._user_home)
+        env["ALBEDO_PARENT_PID"] = str(os.getpid())
+        return env
+
+    def _log_tail(self, size: int = 6000) -> str:
+        """The end of daemon.log, for failure messages."""
+        try:
+            data = (self.home / "daemon.log").read_text(errors="replace")
+        except (OSError, TypeError):
+            return "(no daemon.log)"
+        return data[-size:] if data else "(daemon.log is empty)"
+
+    def _read_connection(self, *, not_pid=None, seconds: float = 15) -> dict:
+        """Waits for daemon.json to name a live daemon (other than ``not_pid``)."""
+        path = self.home / "daemon.json"
+        deadline = time.monotonic() + seconds
+        seen = None
+        while True:
+            try:
+                seen = json.loads(path.read_text())
+                pid = seen.get("pid")
+                if pid != not_pid and _alive(pid):
+                    return seen
+            except (OSError, ValueError, AttributeError):
+                pass
+            if time.monotonic() >= deadline:
+                raise AssertionError(
+                    f"daemon.json never named a live daemon (last read: {seen!r})\n"
+                    f"--- daemon.log ---\n{self._log_tail()}"
+                )
+            time.sleep(0.05)
+
+    def _start(self, *, not_pid=None) -> None:
+        binary = _binary()
+        if not binary.exists():
+            raise AssertionError(
+                f"albedo binary not found at {binary}; build it with "
+                "`go build -o bin/albedo ./cmd/albedo` or set ALBEDO_TEST_BINARY"
+            )
+        self.cli("sessions")
+        self.connection = self._read_connection(not_pid=not_pid)
+
+    def _stop(self) -> None:
+        """Asks the daemon to exit; kills it if it lingers past 10 s."""
+        connection, self.connection = self.connection, None
+        if not connection:
+            return
+        pid = connection.get("pid")
+        try:
+            self._request(connection, "/shutdown", {}).close()
+        except (OSError, http.client.HTTPException, ValueError):
+            pass
+        if not _wait_gone(pid, 10) and _alive(pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            _wait_gone(pid, 5)
+
+    def restart(self, *, crash: bool = False, prepare=None) -> None:
+        """Stops the daemon (SIGKILL when ``crash``, else /shutdown), runs
+        ``prepare(app)``, and starts it again through the CLI."""
+        pid = self.connection["pid"]
+        if crash:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            if not _wait_gone(pid, 10):
+                raise AssertionError(f"daemon {pid} survived SIGKILL")
+        else:
+            try:
+                self.api("/shutdown", {}).close()
+            except (OSError, http.client.HTTPException):
+                pass  # the daemon may close the connection as it exits
+            if not _wait_gone(pid, 10):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+                raise AssertionError(
+                    f"daemon {pid} did not exit within 10 s of /shutdown\n"
+                    f"--- daemon.log ---\n{self._log_tail()}"
+                )
+        self.connection = None
+        if prepare is not None:
+            prepare(self)
+        self._start(not_pid=pid)
+
+    # -- talking to the daemon ---------------------------------------------------
+
+    @staticmethod
+    def _request(connection, path, body=None, *, method=None, headers=None):
+        request_headers = {"Authorization": f"Bearer {connection['token']}"}
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            request_headers["Content-Type"] = "application/json"
+        request_headers.update(headers or {})
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{connection['port']}{path}",
+            data=data,
+            headers=request_headers,
+            method=method or ("POST" if body is not None else "GET"),
+        )
+        return urllib.request.urlopen(request, timeout=30)
+
+    def api(self, path: str, body=None, *, method: str | None = None, headers: dict | None = None):
+        """An authorised request to the daemon; returns the open response.
+
+        ``body`` is sent as JSON; the method defaults to POST with a body and
+        GET without. A 4xx/5xx raises ``urllib.error.HTTPError``.
+        """
+        if not self.connection:
+            raise AssertionError("the daemon is not running")
+        return self._request(self.connection, path, body, method=method, headers=headers)
+
+    def cli(self, *args) -> str:
+        """Runs ``albedo ARGS`` in the workspace; fails the test on a non-zero
+        exit; returns stdout."""
+        argv = [str(_binary()), *map(str, args)]
+        try:
+            result = subprocess.run(
+                argv,
+                cwd=self.workspace,
+                env=self._env(),
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+        except subprocess.TimeoutExpired as error:
+            raise AssertionError(
+                f"{' '.join(argv)} timed out after 60 s (a detached daemon must not "
+                f"hold the CLI's stdout/stderr)\nstdout: {error.stdout!r}\n"
+                f"stderr: {error.stderr!r}\n--- daemon.log ---\n{self._log_tail()}"
+            ) from None
+        if result.returncode != 0:
+            raise AssertionError(
+                f"{' '.join(argv)} exited {result.returncode}\n"
+                f"--- stdout ---\n{result.stdout}\n--- stderr ---\n{result.stderr}\n"
+                f"--- daemon.log ---\n{self._log_tail()}"
+            )
+        return result.stdout
+
+    def session(self, workspace=None) -> str:
+        """Creates a session with ``albedo new`` and returns its id."""
+        output = self.cli("new", str(workspace or self.workspace))
+        return json.loads(output)["session"]
+
+    def prompt(self, session: str, content: str):
+        """Sends a user message; returns the open response."""
+        return self.api(f"/sessions/{session}/events", {"content": content})
+
+    def idle(self, session: str, timeout: float = 30) -> None:
+        """Waits until the session's turn has finished."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with self.api(f"/sessions/{session}/status") as response:
+                status = json.load(response)
+            if not status.get("running"):
+                return
+            if time.monotonic() >= deadline:
+                raise AssertionError(
+                    f"session {session} still running after {timeout} s: {status!r}\n"
+                    f"--- daemon.log ---\n{self._log_tail()}"
+                )
+            time.sleep(0.05)
+
+    def events(self, session: str) -> list:
+        """The first snapshot of the session's event stream."""
+        with self.api(f"/sessions/{session}/stream") as response:
+            while True:
+                line = response.readline()
+                if not line:
+                    raise AssertionError(f"stream of {session} ended before any data line")
+                if line.startswith(b"data: "):
+                    return json.loads(line[6:])["events"]
+
+    def history(self, session: str) -> dict:
+        """The session's history document."""
+        with self.api(f"/sessions/{session}/history") as response:
+            return json.load(response)

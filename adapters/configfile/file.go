@@ -1,0 +1,98 @@
+package configfile
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/albedo-agent/albedo/albedo"
+)
+
+// Timing of the rereads of a file caught half-written.
+const (
+	settleWindow = 100 * time.Millisecond
+	settlePoll   = 10 * time.Millisecond
+)
+
+// File is the configuration kept in one JSON file. It is safe for
+// concurrent use; its writes are serialized.
+type File struct {
+	path string
+	// mu serializes read-modify-write cycles.
+	mu sync.Mutex
+}
+
+var _ albedo.ConfigSource = (*File)(nil)
+
+// New returns the configuration kept at path. The file need not exist.
+func New(path string) *File {
+	return &File{path: path}
+}
+
+// Path returns the file's path.
+func (f *File) Path() string { return f.path }
+
+// Load reads and validates the file afresh. A missing or blank file is an
+// empty configuration. A file that does not parse is read again for up to
+// 100ms, in case it was caught half-written, before its fault is reported
+// as an EConfig error giving the line and column. A provider with an
+// unknown protocol or a base URL that is not an absolute http(s) URL is an
+// EConfig error naming the provider and the field. Active is returned as
+// written, even when it names no provider.
+func (f *File) Load(ctx context.Context) (albedo.Config, error) {
+	data, doc, err := f.read(ctx)
+	if err != nil {
+		return albedo.Config{}, err
+	}
+	if data == nil {
+		return albedo.Config{Providers: map[string]albedo.ProviderConfig{}}, nil
+	}
+	return config(f.path, doc)
+}
+
+// read returns the file's contents and their decoding, nil contents for a
+// missing or blank file. Contents that do not decode are read again until
+// they do or the settle window has passed.
+func (f *File) read(ctx context.Context) ([]byte, document, error) {
+	deadline := time.Now().Add(settleWindow)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, document{}, err
+		}
+		data, err := os.ReadFile(f.path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, document{}, nil
+		}
+		if err != nil {
+			return nil, document{}, albedo.Errorf(albedo.EConfig, "config file %s: %v", f.path, err)
+		}
+		blank := len(bytes.TrimSpace(data)) == 0
+		var doc document
+		if !blank {
+			doc, err = parse(f.path, data)
+		}
+		// A type fault is final, but a writer that truncates before it
+		// writes leaves the file blank or cut short for a moment.
+		if !blank && (err == nil || json.Valid(data)) {
+			return data, doc, err
+		}
+		if time.Now().After(deadline) {
+			if blank {
+				return nil, document{}, nil
+			}
+			return nil, document{}, err
+		}
+		t := time.NewTimer(settlePoll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, document{}, ctx.Err()
+		case <-t.C:
+		}
+	}
+}

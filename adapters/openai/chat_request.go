@@ -1,0 +1,65 @@
+package openai
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/albedo-agent/albedo/albedo"
+)
+
+// chatRequest is the body of a Chat Completions request.
+type chatRequest struct {
+	Model           string            `json:"model"`
+	Messages        []json.RawMessage `json:"messages"`
+	Tools           []chatTool        `json:"tools,omitempty"`
+	Stream          bool              `json:"stream"`
+	StreamOptions   chatStreamOptions `json:"stream_options"`
+	ReasoningEffort string            `json:"reasoning_effort,omitempty"`
+}
+
+type chatStreamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+type chatTool struct {
+	Type     string       `json:"type"`
+	Function chatFunction `json:"function"`
+}
+
+type chatFunction struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+type chatMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// chatBody encodes req as a streaming Chat Completions request. The
+// instructions become a leading system message.
+func chatBody(req albedo.ModelRequest) ([]byte, error) {
+	body := chatRequest{
+		Model:           req.Endpoint.Model,
+		Messages:        make([]json.RawMessage, 0, len(req.Input)+1),
+		Stream:          true,
+		StreamOptions:   chatStreamOptions{IncludeUsage: true},
+		ReasoningEffort: req.Endpoint.Effort,
+	}
+	if req.Instructions != "" {
+		body.Messages = append(body.Messages, mustMarshal(chatMessage{Role: "system", Content: req.Instructions}))
+	}
+	body.Messages = append(body.Messages, req.Input...)
+	for _, t := range req.Tools {
+		body.Tools = append(body.Tools, chatTool{
+			Type:     "function",
+			Function: chatFunction{Name: t.Name, Description: t.Description, Parameters: parameters(t)},
+		})
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, fmt.Errorf("encoding chat completions request: %w", err)
+	}
+	return b, nil
+}

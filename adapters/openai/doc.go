@@ -1,0 +1,60 @@
+// Package openai streams model replies from providers that speak either of
+// OpenAI's HTTP protocols, Chat Completions and Responses. Client
+// implements albedo.Provider.
+//
+// # Requests
+//
+// A Chat Completions request posts {BaseURL}/chat/completions with the
+// instructions as a leading system message, the projected transcript as
+// "messages", the tools as functions, "stream" and
+// "stream_options.include_usage", and "reasoning_effort" when an effort is
+// set. A Responses request posts {BaseURL}/responses with "input",
+// "instructions", the tools, "stream" and "store": false; with an effort it
+// adds "reasoning" {effort, summary: "auto"} and asks for
+// "reasoning.encrypted_content", without which a reasoning item cannot be
+// sent back to a provider that stores nothing. The key goes in an
+// Authorization bearer header, and nowhere else: no error message or log
+// line holds it, even when the provider quotes it back.
+//
+// # Replies
+//
+// Text, reasoning and tool call arguments are passed to onDelta as they
+// arrive. The finished reply's items carry the protocol and Raw, their
+// native JSON: for Chat Completions {"reasoning_content": …}, the assistant
+// message {"role": "assistant", "content": …} and each tool_calls entry;
+// for Responses each output item exactly as received. Chat Completions
+// items come as reasoning, text, then tool calls by index; a call without
+// an id is given one ("call_" and random characters). Responses items come
+// in output order, read from the final response's "output", or failing
+// that from the finished output items, or failing that from the deltas
+// (the delta's output_index is only a grouping key: providers disagree with
+// their own final output about it). Output items of other types are
+// skipped and logged. Only the first choice of a Chat Completions stream
+// is read.
+//
+// A stream is finished by "[DONE]" (Chat Completions) or by
+// response.completed or response.incomplete (Responses; an incomplete
+// reply with no items is an error). A Chat Completions stream that ends
+// without "[DONE]" after a finish reason is accepted; any other stream that
+// ends early is an error. Event streams are parsed as the HTML standard
+// says: any line ends, comments, multi-line data, and an event still open
+// when the body ends is dropped.
+//
+// # Failures
+//
+// Every failure is an *albedo.Error with code CodeProviderError whose
+// message names the provider and says what happened, with the HTTP status
+// and the provider's own message (from its JSON error or its body text,
+// cut to 500 bytes) when there was an answer; Details hold "provider" and
+// "status". Connection failures before an answer, 429 and 5xx answers are
+// sent again up to MaxRetries times, waiting BaseBackoff doubled per retry
+// up to MaxBackoff, a random half of it jitter, or what Retry-After asks
+// (seconds or an HTTP date) up to four times MaxBackoff. Other answers are
+// final. Nothing is retried once a stream has begun, since its deltas have
+// been shown. A provider that sends nothing for IdleTimeout, before its
+// answer or within its stream, fails the request ("sent nothing for 2m0s")
+// without a retry, so that a silent provider costs one timeout, not five.
+// A cancelled context ends the request at once and Stream returns
+// ctx.Err(). An unknown protocol or a base URL that is not absolute http(s)
+// is an albedo.EConfig error.
+package openai

@@ -1,0 +1,312 @@
+package openai
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+
+	"github.com/albedo-agent/albedo/albedo"
+)
+
+// responsesEvent is one streamed Responses event; each type fills some of
+// the fields.
+type responsesEvent struct {
+	Type         string          `json:"type"`
+	Delta        string          `json:"delta"`
+	OutputIndex  int             `json:"output_index"`
+	SummaryIndex int             `json:"summary_index"`
+	Item         json.RawMessage `json:"item"`
+	Response     *struct {
+		Output            []json.RawMessage `json:"output"`
+		Error             *apiError         `json:"error"`
+		IncompleteDetails *struct {
+			Reason string `json:"reason"`
+		} `json:"incomplete_details"`
+		Usage *struct {
+			InputTokens  int64 `json:"input_tokens"`
+			OutputTokens int64 `json:"output_tokens"`
+		} `json:"usage"`
+	} `json:"response"`
+	// An "error" event carries its message at the top level or in error.
+	Message string    `json:"message"`
+	Code    any       `json:"code"`
+	Error   *apiError `json:"error"`
+}
+
+// outputItem is the part of a Responses output item albedo reads.
+type outputItem struct {
+	Type      string `json:"type"`
+	ID        string `json:"id"`
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+	Summary   []struct {
+		Text string `json:"text"`
+	} `json:"summary"`
+	Content []struct {
+		Type    string `json:"type"`
+		Text    string `json:"text"`
+		Refusal string `json:"refusal"`
+	} `json:"content"`
+}
+
+// partial is an output item assembled from deltas, the last resort when
+// the stream's final output and finished items are both missing.
+type partial struct {
+	index     int
+	kind      albedo.ItemKind
+	text      strings.Builder
+	lastPart  int
+	callID    string
+	name      string
+	arguments strings.Builder
+}
+
+// responsesDecoder assembles a Responses reply. The output of the final
+// response event is authoritative; finished items and then deltas are
+// fallbacks for providers that send less.
+type responsesDecoder struct {
+	ep       albedo.Endpoint
+	onDelta  func(albedo.Delta)
+	log      *slog.Logger
+	final    []json.RawMessage
+	done     map[int]json.RawMessage
+	partials []*partial
+	added    map[int]outputItem
+	usage    albedo.Usage
+	stopped  string
+	// newID names a call whose provider sent no id.
+	newID func() string
+}
+
+func newResponsesDecoder(ep albedo.Endpoint, onDelta func(albedo.Delta), log *slog.Logger) *responsesDecoder {
+	return &responsesDecoder{ep: ep, onDelta: onDelta, log: log, newID: newCallID, done: map[int]json.RawMessage{}, added: map[int]outputItem{}}
+}
+
+// event applies one event; response.completed and response.incomplete end
+// the stream, response.failed and error fail it.
+func (d *responsesDecoder) event(ev sseEvent) (bool, error) {
+	if ev.done() {
+		return true, nil
+	}
+	var e responsesEvent
+	if err := decodeEvent(d.ep, d.log, ev.Data, &e); err != nil {
+		return false, err
+	}
+	if e.Type == "" {
+		e.Type = ev.Type
+	}
+	switch e.Type {
+	case "response.output_text.delta", "response.refusal.delta":
+		d.delta(e, albedo.KindAssistant, albedo.DeltaText)
+	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
+		d.delta(e, albedo.KindReasoning, albedo.DeltaReasoning)
+	case "response.function_call_arguments.delta":
+		d.delta(e, albedo.KindToolCall, albedo.DeltaToolCall)
+	case "response.output_item.added":
+		var it outputItem
+		if json.Unmarshal(e.Item, &it) == nil && it.Type == "function_call" {
+			d.added[e.OutputIndex] = it
+		}
+	case "response.output_item.done":
+		if len(e.Item) > 0 {
+			d.done[e.OutputIndex] = e.Item
+		}
+	case "response.completed", "response.incomplete":
+		if r := e.Response; r != nil {
+			d.final = r.Output
+			if u := r.Usage; u != nil {
+				d.usage = albedo.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
+			}
+			if e.Type == "response.incomplete" {
+				d.stopped = "incomplete"
+				if r.IncompleteDetails != nil && r.IncompleteDetails.Reason != "" {
+					d.stopped = r.IncompleteDetails.Reason
+				}
+				d.log.Warn("model reply is incomplete", "provider", d.ep.Provider, "reason", d.stopped)
+			}
+		}
+		return true, nil
+	case "response.failed":
+		msg := "no reason given"
+		if e.Response != nil && e.Response.Error.text() != "" {
+			msg = e.Response.Error.text()
+		}
+		return false, failure(d.ep, nil, "failed the reply: %s", truncate(msg))
+	case "error":
+		msg := e.Message
+		if msg == "" {
+			msg = e.Error.text()
+		}
+		if msg == "" && e.Code != nil {
+			msg = fmt.Sprint(e.Code)
+		}
+		return false, failure(d.ep, nil, "failed mid-stream: %s", truncate(msg))
+	}
+	return false, nil
+}
+
+// delta streams one fragment and keeps it for the last-resort fallback.
+func (d *responsesDecoder) delta(e responsesEvent, kind albedo.ItemKind, dk albedo.DeltaKind) {
+	if e.Delta == "" {
+		return
+	}
+	d.onDelta(albedo.Delta{Kind: dk, Text: e.Delta})
+	p := d.partial(e.OutputIndex, kind)
+	if kind == albedo.KindToolCall {
+		p.arguments.WriteString(e.Delta)
+		return
+	}
+	if kind == albedo.KindReasoning && p.text.Len() > 0 && e.SummaryIndex != p.lastPart {
+		p.text.WriteString("\n\n")
+	}
+	p.lastPart = e.SummaryIndex
+	p.text.WriteString(e.Delta)
+}
+
+func (d *responsesDecoder) partial(index int, kind albedo.ItemKind) *partial {
+	for _, p := range d.partials {
+		if p.index == index && p.kind == kind {
+			return p
+		}
+	}
+	p := &partial{index: index, kind: kind}
+	d.partials = append(d.partials, p)
+	return p
+}
+
+// reply builds the reply from the first source that has items: the final
+// response's output, the finished items, the deltas.
+func (d *responsesDecoder) reply(ended bool) (albedo.ModelReply, error) {
+	if !ended {
+		return albedo.ModelReply{}, failure(d.ep, nil, "stream ended early, before the reply was finished")
+	}
+	raws := d.final
+	if len(raws) == 0 {
+		indexes := make([]int, 0, len(d.done))
+		for i := range d.done {
+			indexes = append(indexes, i)
+		}
+		sort.Ints(indexes)
+		for _, i := range indexes {
+			raws = append(raws, d.done[i])
+		}
+	}
+	var items []albedo.Item
+	if len(raws) > 0 {
+		for _, raw := range raws {
+			if it, ok := d.item(raw); ok {
+				items = append(items, it)
+			}
+		}
+	} else {
+		items = d.fromDeltas()
+	}
+	if len(items) == 0 && d.stopped != "" {
+		return albedo.ModelReply{}, failure(d.ep, nil, "stopped before replying: %s", d.stopped)
+	}
+	return albedo.ModelReply{Items: items, Usage: d.usage}, nil
+}
+
+// item converts one output item as received; unknown types are skipped.
+func (d *responsesDecoder) item(raw json.RawMessage) (albedo.Item, bool) {
+	var o outputItem
+	if err := json.Unmarshal(raw, &o); err != nil {
+		d.log.Warn("skipping a malformed output item", "provider", d.ep.Provider, "error", err)
+		return albedo.Item{}, false
+	}
+	it := albedo.Item{Protocol: albedo.ProtocolResponses, Raw: raw}
+	switch o.Type {
+	case "reasoning":
+		it.Kind = albedo.KindReasoning
+		parts := make([]string, 0, len(o.Summary))
+		for _, s := range o.Summary {
+			parts = append(parts, s.Text)
+		}
+		if len(parts) == 0 {
+			// Open models may send their reasoning as content instead.
+			for _, c := range o.Content {
+				parts = append(parts, c.Text)
+			}
+		}
+		it.Text = strings.Join(parts, "\n\n")
+	case "message":
+		it.Kind = albedo.KindAssistant
+		var text strings.Builder
+		for _, c := range o.Content {
+			switch c.Type {
+			case "output_text":
+				text.WriteString(c.Text)
+			case "refusal":
+				text.WriteString(c.Refusal)
+			}
+		}
+		it.Text = text.String()
+		if it.Text == "" {
+			return albedo.Item{}, false
+		}
+	case "function_call":
+		it.Kind = albedo.KindToolCall
+		it.CallID, it.ToolName, it.Arguments = o.CallID, o.Name, o.Arguments
+		if it.CallID == "" {
+			it.CallID = d.newID()
+			it.Raw = withField(raw, "call_id", it.CallID)
+		}
+	default:
+		d.log.Warn("skipping an output item of an unknown type", "provider", d.ep.Provider, "type", o.Type)
+		return albedo.Item{}, false
+	}
+	return it, true
+}
+
+// fromDeltas builds items from the streamed fragments, in output order.
+func (d *responsesDecoder) fromDeltas() []albedo.Item {
+	order := map[albedo.ItemKind]int{albedo.KindReasoning: 0, albedo.KindAssistant: 1, albedo.KindToolCall: 2}
+	sort.SliceStable(d.partials, func(i, j int) bool {
+		a, b := d.partials[i], d.partials[j]
+		if a.index != b.index {
+			return a.index < b.index
+		}
+		return order[a.kind] < order[b.kind]
+	})
+	items := make([]albedo.Item, 0, len(d.partials))
+	for _, p := range d.partials {
+		it := albedo.Item{Kind: p.kind, Protocol: albedo.ProtocolResponses}
+		switch p.kind {
+		case albedo.KindReasoning:
+			it.Text = p.text.String()
+			it.Raw = mustMarshal(map[string]any{
+				"type": "reasoning", "summary": []map[string]string{{"type": "summary_text", "text": it.Text}},
+			})
+		case albedo.KindAssistant:
+			it.Text = p.text.String()
+			it.Raw = mustMarshal(map[string]any{
+				"type": "message", "role": "assistant",
+				"content": []map[string]string{{"type": "output_text", "text": it.Text}},
+			})
+		case albedo.KindToolCall:
+			meta := d.added[p.index]
+			it.CallID, it.ToolName, it.Arguments = meta.CallID, meta.Name, p.arguments.String()
+			if it.CallID == "" {
+				it.CallID = d.newID()
+			}
+			it.Raw = mustMarshal(map[string]string{
+				"type": "function_call", "call_id": it.CallID, "name": it.ToolName, "arguments": it.Arguments,
+			})
+		}
+		items = append(items, it)
+	}
+	return items
+}
+
+// withField returns the JSON object raw with key set to value.
+func withField(raw json.RawMessage, key, value string) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return raw
+	}
+	obj[key] = mustMarshal(value)
+	return mustMarshal(obj)
+}

@@ -1,0 +1,58 @@
+package openai
+
+import (
+	"context"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// retryable reports whether an answer with status may succeed when sent
+// again.
+func retryable(status int) bool {
+	return status == http.StatusTooManyRequests || status >= 500
+}
+
+// backoff is the wait before retry number attempt+1: BaseBackoff doubled
+// per attempt, capped at MaxBackoff, of which a random half is jitter.
+func (c *Client) backoff(attempt int) time.Duration {
+	d := c.maxBackoff
+	if attempt < 30 {
+		d = min(c.baseBackoff<<attempt, c.maxBackoff)
+	}
+	half := d / 2
+	return half + rand.N(d-half+1)
+}
+
+// retryAfter parses a Retry-After header: delay seconds or an HTTP date.
+func retryAfter(v string, now time.Time) (time.Duration, bool) {
+	if v == "" {
+		return 0, false
+	}
+	if s, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if s < 0 {
+			return 0, false
+		}
+		return time.Duration(min(s, 1<<20)) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// sleep waits for d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,102 @@
+package pykernel
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/albedo-agent/albedo/albedo"
+)
+
+// BenchmarkWarmCell measures the round trip of a trivial cell in a running
+// kernel; ms/median is the target figure.
+func BenchmarkWarmCell(b *testing.B) {
+	k := newKernels(b, Options{})
+	workspace := b.TempDir()
+	ctx := context.Background()
+	cell := albedo.Cell{SessionID: "warm", Workspace: workspace, Code: "1"}
+	runCell(b, k, ctx, cell)
+	took := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		began := time.Now()
+		if res := runCell(b, k, ctx, cell); res.Value != "1" {
+			b.Fatalf("result %+v", res)
+		}
+		took = append(took, time.Since(began))
+	}
+	b.StopTimer()
+	b.ReportMetric(median(took), "ms/median")
+}
+
+// BenchmarkColdStart measures a fresh kernel's start up to its first
+// result, and the resident memory of the idle kernel after that cell.
+func BenchmarkColdStart(b *testing.B) {
+	k := newKernels(b, Options{})
+	workspace := b.TempDir()
+	ctx := context.Background()
+	took := make([]time.Duration, 0, b.N)
+	rss := make([]time.Duration, 0, b.N) // kilobytes, sorted by median()
+	b.ResetTimer()
+	for i := range b.N {
+		session := "cold-" + strconv.Itoa(i)
+		began := time.Now()
+		if res := runCell(b, k, ctx, albedo.Cell{SessionID: session, Workspace: workspace, Code: "1"}); res.Value != "1" {
+			b.Fatalf("result %+v", res)
+		}
+		took = append(took, time.Since(began))
+		b.StopTimer()
+		if kb, err := residentKB(pidOf(k, session)); err == nil {
+			rss = append(rss, time.Duration(kb)*time.Millisecond)
+		}
+		if err := k.Stop(ctx, session); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+	b.StopTimer()
+	b.ReportMetric(median(took), "ms/median")
+	if len(rss) > 0 {
+		b.ReportMetric(median(rss)/1024, "MB-idle-rss")
+	}
+}
+
+// median returns the median of durations in milliseconds.
+func median(d []time.Duration) float64 {
+	if len(d) == 0 {
+		return 0
+	}
+	slices.Sort(d)
+	return float64(d[len(d)/2]) / float64(time.Millisecond)
+}
+
+// residentKB reads a process's resident set size from /proc.
+func residentKB(pid int) (int, error) {
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	lines := bufio.NewScanner(f)
+	for lines.Scan() {
+		if value, ok := strings.CutPrefix(lines.Text(), "VmRSS:"); ok {
+			return strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(value), " kB"))
+		}
+	}
+	return 0, os.ErrNotExist
+}
+
+func TestIdleKernelMemory(t *testing.T) {
+	k := newKernels(t, Options{})
+	run(t, k, "rss", t.TempDir(), "1")
+	kb, err := residentKB(pidOf(k, "rss"))
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	t.Logf("idle kernel: VmRSS %.1f MB", float64(kb)/1024)
+}

@@ -1,0 +1,203 @@
+package pykernel
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/albedo-agent/albedo/albedo"
+)
+
+const (
+	// interruptGrace is how long an interrupted cell has to stop before its
+	// kernel is killed.
+	interruptGrace = 2 * time.Second
+	// markerTimeout bounds the wait for the end of a finished cell's output.
+	markerTimeout = 2 * time.Second
+)
+
+// Notes for the model about its kernel.
+const (
+	restartNote = "The python kernel was restarted: variables, imports and definitions from earlier cells are gone."
+	goneNote    = "The python kernel stopped; the next cell starts a fresh one, without the variables, imports and definitions of earlier cells."
+	killedNote  = "The python kernel did not stop within 2s of the interrupt and was killed; the next cell starts a fresh one, without the variables, imports and definitions of earlier cells."
+)
+
+// cellState is the cell a kernel is running.
+type cellState struct {
+	id   int64
+	ctx  context.Context
+	done chan event
+}
+
+// deliver hands a done event to the cell it belongs to.
+func (p *process) deliver(ev event) {
+	p.mu.Lock()
+	st := p.cell
+	p.mu.Unlock()
+	if st == nil || st.id != ev.ID {
+		return // a cell given up on
+	}
+	select {
+	case st.done <- ev:
+	default:
+	}
+}
+
+// run runs one cell. Cancelling ctx, or the cell's timeout, interrupts it;
+// a kernel that then does not stop within interruptGrace is killed. The
+// result's Notes say when the kernel is gone afterwards.
+func (p *process) run(ctx context.Context, cell albedo.Cell, limit int) albedo.CellResult {
+	p.mu.Lock()
+	p.nextID++
+	st := &cellState{id: p.nextID, ctx: ctx, done: make(chan event, 1)}
+	p.cell = st
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		p.cell = nil
+		p.mu.Unlock()
+	}()
+
+	marker := newMarker()
+	found := p.output.begin(marker, limit)
+	err := p.send(request{Type: "run", ID: st.id, Code: cell.Code, Cwd: cell.Workspace, Marker: marker, Limit: limit})
+	if err != nil {
+		p.log.Warn("sending a cell to the python kernel", "err", err)
+		p.kill()
+		return p.lost(st, found, "", 0, limit)
+	}
+
+	var timeout <-chan time.Time
+	if cell.Timeout > 0 {
+		t := time.NewTimer(cell.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	var reason albedo.CellStatus
+	select {
+	case ev := <-st.done:
+		return p.finish(ev, found, "", 0, limit)
+	case <-p.exited:
+		return p.lost(st, found, "", 0, limit)
+	case <-timeout:
+		reason = albedo.CellTimeout
+	case <-ctx.Done():
+		reason = albedo.CellInterrupted
+	}
+
+	p.interrupt()
+	grace := time.NewTimer(interruptGrace)
+	defer grace.Stop()
+	select {
+	case ev := <-st.done:
+		return p.finish(ev, found, reason, cell.Timeout, limit)
+	case <-p.exited:
+		return p.lost(st, found, reason, cell.Timeout, limit)
+	case <-grace.C:
+		p.log.Warn("python kernel ignored the interrupt; killing it")
+		p.kill()
+		<-p.exited
+		p.drain()
+		return albedo.CellResult{
+			Status: reason,
+			Output: p.output.end(),
+			Error:  why(reason, cell.Timeout) + " The kernel did not stop and was killed.",
+			Notes:  []string{killedNote},
+			Trace:  emptyTrace(),
+		}
+	}
+}
+
+// finish makes the result of a cell the kernel finished. reason is the
+// status it was interrupted for, if it was.
+func (p *process) finish(ev event, found <-chan struct{}, reason albedo.CellStatus, timeout time.Duration, limit int) albedo.CellResult {
+	if ev.Marked {
+		t := time.NewTimer(markerTimeout)
+		select {
+		case <-found:
+		case <-p.exited:
+		case <-t.C:
+			p.log.Warn("the end of a cell's output did not arrive")
+		}
+		t.Stop()
+	}
+	res := albedo.CellResult{
+		Status: albedo.CellOK,
+		Output: p.output.end(),
+		Trace:  ev.Trace,
+	}
+	if res.Trace.Activities == nil {
+		res.Trace.Activities = []albedo.Activity{}
+	}
+	if res.Trace.Changes == nil {
+		res.Trace.Changes = []albedo.Change{}
+	}
+	if ev.Value != nil {
+		res.Value = clipText(*ev.Value, textLimit(limit))
+	}
+	if ev.Status != "ok" {
+		res.Status = albedo.CellError
+		res.Error = clipText(ev.Error, textLimit(limit))
+		if reason != "" {
+			res.Status = reason
+			res.Error = why(reason, timeout) + "\n" + res.Error
+		}
+	}
+	return res
+}
+
+// lost makes the result of a cell whose kernel exited before finishing it.
+func (p *process) lost(st *cellState, found <-chan struct{}, reason albedo.CellStatus, timeout time.Duration, limit int) albedo.CellResult {
+	// The kernel may have finished the cell just before it exited.
+	t := time.NewTimer(drainTimeout)
+	defer t.Stop()
+	select {
+	case ev := <-st.done:
+		return p.finish(ev, found, reason, timeout, limit)
+	case <-p.eventsDone:
+	case <-t.C:
+	}
+	select {
+	case ev := <-st.done:
+		return p.finish(ev, found, reason, timeout, limit)
+	default:
+	}
+	<-p.exited
+	p.drain()
+	res := albedo.CellResult{
+		Status: albedo.CellError,
+		Output: p.output.end(),
+		Error:  fmt.Sprintf("The python kernel exited while running the cell (%s).", p.state),
+		Notes:  []string{goneNote},
+		Trace:  emptyTrace(),
+	}
+	switch {
+	case p.stoppedOnPurpose():
+		res.Status = albedo.CellInterrupted
+		res.Error = "The python kernel was stopped while running the cell."
+	case reason != "":
+		res.Status = reason
+		res.Error = why(reason, timeout) + " " + res.Error
+	}
+	return res
+}
+
+// textLimit is the cap, in bytes, of a value or error the kernel already
+// capped at limit characters: a safety net for a misbehaving kernel.
+func textLimit(limit int) int {
+	return 4*limit + 256
+}
+
+// why says why a cell was interrupted.
+func why(reason albedo.CellStatus, timeout time.Duration) string {
+	if reason == albedo.CellTimeout {
+		return fmt.Sprintf("The cell ran longer than its %s timeout and was interrupted.", timeout)
+	}
+	return "The cell was interrupted."
+}
+
+// emptyTrace is the trace of a cell nothing is known about.
+func emptyTrace() albedo.Trace {
+	return albedo.Trace{Activities: []albedo.Activity{}, Changes: []albedo.Change{}}
+}

@@ -1,0 +1,88 @@
+// Package pykernel runs albedo's Python cells: one persistent python3
+// process per session, implementing albedo.Kernel.
+//
+// # Processes
+//
+// A session's kernel starts on its first cell, in the cell's workspace, as
+// "python3 -c BOOTSTRAP" in a process group of its own. stdin is /dev/null,
+// so input() raises EOFError; stdout and stderr share one pipe whose bytes
+// become the cell's output. The kernel program (the files under python/,
+// embedded in the binary) arrives over the control pipe, so nothing is
+// written to disk and no port is opened. A kernel is stopped by killing its
+// process group; a kernel whose control pipe closes (the daemon died, even
+// by SIGKILL) kills its own group, so no process outlives the daemon.
+//
+// # Protocol
+//
+// The daemon and a kernel exchange frames, each a 4-byte big-endian length
+// followed by that many bytes: the daemon writes to the kernel's fd 3 and
+// reads its fd 4. The first frame is the kernel program, a JSON array of
+// [name, source] pairs; every later frame is a JSON object with a "type":
+//
+//	daemon → kernel  {"type":"run","id":n,"code":..,"cwd":..,"marker":..,"limit":..}
+//	                 {"type":"reply","id":n,"result":..} | {"type":"reply","id":n,"error":".."}
+//	kernel → daemon  {"type":"ready","pid":..,"python":"3.11.7","executable":..}
+//	                 {"type":"call","id":n,"name":..,"args":{..}}
+//	                 {"type":"done","id":n,"status":"ok"|"error","value":..,"error":..,
+//	                  "exception":..,"trace":{..},"marked":true}
+//
+// After a cell the kernel writes the run request's random marker to its
+// stdout, so the daemon knows where the cell's output ends. A cell may make
+// host calls while it runs: the kernel sends "call", the daemon answers
+// with "reply" from Options.Host, and the awaiting coroutine gets the result
+// or a HostError (a RuntimeError) with the error's message. The kernel's
+// globals hold the coroutines _host(name, **args), vent(topic, message,
+// suggestion=None, title=None), vents() and resolve_vent(id, note).
+//
+// # Cells
+//
+// A cell's code is compiled with top-level await allowed; code that awaits
+// runs on the session's persistent event loop. When the last statement is
+// an expression, its repr (unless the value is None) is the result's Value
+// and is not added to Output. An exception gives status "error" with the
+// traceback, from the cell's first frame on and without the kernel's own
+// frames. Output keeps the first and last OutputLimit/2 bytes of what the
+// cell wrote, with a line "[... N bytes cut ...]" between them; Value and
+// Error are capped alike. A timeout or a cancelled context interrupts the
+// cell with SIGINT (KeyboardInterrupt); a kernel that has not finished the
+// cell 2 seconds later is killed, and the result's Notes say so.
+//
+// # Trace
+//
+// While a cell runs, an audit hook (sys.addaudithook) records, in the
+// order first seen and at most 200 of each:
+//
+//   - activities: {"kind":"read","target":path} for each existing file
+//     opened readable without truncation, and {"kind":"write","target":path}
+//     for each file opened writable and each path removed, renamed (both
+//     names), linked or truncated through the os module;
+//   - changes: {"path":path,"kind":"created"|"modified"|"deleted"} for each
+//     path opened writable, removed, renamed, linked, truncated or made with
+//     os.mkdir, judged by comparing its state before the first such call and
+//     after the cell: it appeared (created), disappeared (deleted), or is a
+//     file whose mtime, size or inode differ or that was truncated
+//     (modified). Directories are only ever created or deleted.
+//
+// Paths are absolute and normalised, relative ones resolved against the
+// working directory of the call (or its dir_fd, through /proc). Skipped:
+// directories opened for listing, paths under /proc, /dev and /sys, the
+// standard library, lib-dynload, site-packages, the interpreter's prefixes
+// (unless one of /, /usr, /usr/local, /opt/homebrew, /opt/local), and any
+// path with a __pycache__, site-packages or dist-packages component.
+// Importing a module from the workspace reads it. Files changed by child
+// processes (a shell command, git) are not traced.
+//
+// # Environment
+//
+// A kernel's environment holds only these variables of Options.Env: PATH
+// (a default when missing), HOME, USER, LOGNAME, SHELL, TMPDIR, TMP, TEMP,
+// TZ, XDG_{CONFIG,CACHE,DATA,STATE}_HOME, XDG_RUNTIME_DIR, LANG, LANGUAGE,
+// LC_*, TERM, COLORTERM, NO_COLOR, PYTHONPATH, PYTHONIOENCODING, PYTHONUTF8,
+// PYTHONDONTWRITEBYTECODE, PYTHONPYCACHEPREFIX, PYTHONWARNINGS,
+// PYTHONHASHSEED, MPLBACKEND, VIRTUAL_ENV, CONDA_PREFIX, CONDA_DEFAULT_ENV,
+// PYENV_VERSION, PYENV_ROOT, SSL_CERT_FILE, SSL_CERT_DIR,
+// REQUESTS_CA_BUNDLE, HTTP_PROXY, HTTPS_PROXY, NO_PROXY, ALL_PROXY (and
+// their lower-case forms), GOPATH, GOROOT, GOCACHE, GOMODCACHE, CARGO_HOME,
+// RUSTUP_HOME and JAVA_HOME. A variable named ALBEDO_* or ending in
+// _API_KEY, _TOKEN, _SECRET or _PASSWORD is never passed, whatever its case.
+package pykernel

@@ -1,0 +1,16 @@
+//go:build unix
+
+package pykernel
+
+import "syscall"
+
+// groupAttr puts a kernel into a process group of its own, so that it and
+// everything it starts can be killed together.
+func groupAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true}
+}
+
+// killGroup kills the process group led by pid.
+func killGroup(pid int) {
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+}

@@ -1,0 +1,208 @@
+package pykernel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/albedo-agent/albedo/albedo"
+)
+
+// Kernels runs Python cells in one python3 process per session. It
+// implements albedo.Kernel and is safe for concurrent use; the cells of one
+// session run one at a time.
+type Kernels struct {
+	opts Options
+
+	mu       sync.Mutex
+	sessions map[string]*session
+	closed   bool
+}
+
+var _ albedo.Kernel = (*Kernels)(nil)
+
+// session is one session's place for a kernel.
+type session struct {
+	id string
+	// turn holds a token while a cell runs or the kernel is replaced.
+	turn chan struct{}
+	// proc is the running kernel, if any; guarded by Kernels.mu.
+	proc *process
+	// started says a kernel ran for the session before; guarded by turn.
+	started bool
+}
+
+// ErrClosed is the error of Run after Close.
+var ErrClosed = errors.New("the python kernels are closed")
+
+// New returns Kernels configured by opts. Kernels start with the first cell
+// of their session.
+func New(opts Options) *Kernels {
+	return &Kernels{opts: opts.withDefaults(), sessions: make(map[string]*session)}
+}
+
+// Run runs a cell in its session's kernel, starting the kernel first when
+// the session has none. A failure to start it is an error; everything that
+// happens to the cell, the kernel's death included, is a result.
+func (k *Kernels) Run(ctx context.Context, cell albedo.Cell) (albedo.CellResult, error) {
+	s, err := k.session(cell.SessionID)
+	if err != nil {
+		return albedo.CellResult{}, err
+	}
+	select {
+	case s.turn <- struct{}{}:
+	case <-ctx.Done():
+		return notStarted(), nil
+	}
+	defer func() { <-s.turn }()
+	if ctx.Err() != nil {
+		return notStarted(), nil
+	}
+	p, notes, err := k.kernel(ctx, s, cell.Workspace)
+	if err != nil {
+		if ctx.Err() != nil {
+			return notStarted(), nil
+		}
+		return albedo.CellResult{}, err
+	}
+	res := p.run(ctx, cell, k.opts.OutputLimit)
+	if notes != nil {
+		res.Notes = append(notes, res.Notes...)
+	}
+	k.settle(s, p)
+	return res, nil
+}
+
+// Stop ends a session's kernel, if it has one, and waits until it is gone.
+// A cell it was running ends with status interrupted.
+func (k *Kernels) Stop(ctx context.Context, sessionID string) error {
+	k.mu.Lock()
+	var p *process
+	if s := k.sessions[sessionID]; s != nil {
+		p, s.proc = s.proc, nil
+	}
+	k.mu.Unlock()
+	if p == nil {
+		return nil
+	}
+	return p.stop(ctx)
+}
+
+// Close ends every kernel and waits until they are gone. Later cells fail.
+func (k *Kernels) Close(ctx context.Context) error {
+	k.mu.Lock()
+	k.closed = true
+	var procs []*process
+	for _, s := range k.sessions {
+		if s.proc != nil {
+			procs = append(procs, s.proc)
+			s.proc = nil
+		}
+	}
+	k.mu.Unlock()
+	for _, p := range procs {
+		p.markStopped()
+		p.kill()
+	}
+	var errs []error
+	for _, p := range procs {
+		if err := p.stop(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// session returns the session's place, making it on first use.
+func (k *Kernels) session(id string) (*session, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.closed {
+		return nil, ErrClosed
+	}
+	s := k.sessions[id]
+	if s == nil {
+		s = &session{id: id, turn: make(chan struct{}, 1)}
+		k.sessions[id] = s
+	}
+	return s, nil
+}
+
+// kernel returns the session's running kernel, starting a fresh one when
+// it has none, with the notes its first result carries. The caller holds
+// the session's turn.
+func (k *Kernels) kernel(ctx context.Context, s *session, workspace string) (*process, []string, error) {
+	k.mu.Lock()
+	p := s.proc
+	if p != nil && p.gone() {
+		s.proc, p = nil, nil
+	}
+	k.mu.Unlock()
+	if p != nil {
+		return p, nil, nil
+	}
+	p, err := start(ctx, &k.opts, s.id, workspace)
+	if err != nil {
+		return nil, nil, fmt.Errorf("starting the python kernel of session %s: %w", s.id, err)
+	}
+	k.mu.Lock()
+	if k.closed {
+		k.mu.Unlock()
+		_ = p.stop(context.Background())
+		return nil, nil, ErrClosed
+	}
+	s.proc = p
+	k.mu.Unlock()
+	var notes []string
+	if s.started {
+		notes = []string{restartNote}
+	}
+	s.started = true
+	return p, notes, nil
+}
+
+// settle forgets a kernel that is gone after a cell, and otherwise restarts
+// its idle timer. The caller holds the session's turn.
+func (k *Kernels) settle(s *session, p *process) {
+	if p.gone() {
+		k.mu.Lock()
+		if s.proc == p {
+			s.proc = nil
+		}
+		k.mu.Unlock()
+		return
+	}
+	if k.opts.IdleTimeout > 0 {
+		p.armIdle(k.opts.IdleTimeout, func() { k.reap(s, p) })
+	}
+}
+
+// reap stops a kernel that has been idle for Options.IdleTimeout, unless a
+// cell has taken it meanwhile.
+func (k *Kernels) reap(s *session, p *process) {
+	select {
+	case s.turn <- struct{}{}:
+	default:
+		return // a cell is running; it restarts the timer when done
+	}
+	defer func() { <-s.turn }()
+	k.mu.Lock()
+	if s.proc != p {
+		k.mu.Unlock()
+		return
+	}
+	s.proc = nil
+	k.mu.Unlock()
+	p.log.Info("stopping an idle python kernel", "idle", k.opts.IdleTimeout)
+	_ = p.stop(context.Background())
+}
+
+// notStarted is the result of a cell interrupted before it began.
+func notStarted() albedo.CellResult {
+	return albedo.CellResult{
+		Status: albedo.CellInterrupted,
+		Error:  "The cell was interrupted before it started.",
+		Trace:  emptyTrace(),
+	}
+}

@@ -1,0 +1,216 @@
+package pykernel
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/albedo-agent/albedo/albedo"
+)
+
+func TestKernelDeathIsAResult(t *testing.T) {
+	tests := []struct {
+		name, code, exit string
+	}{
+		{"exit", "import os\nprint('last words', flush=True)\nos._exit(3)", "exit status 3"},
+		{"segfault", "import ctypes\nctypes.string_at(0)", "signal: segmentation fault"},
+		{"killed", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)", "signal: killed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k := newKernels(t, Options{})
+			workspace := t.TempDir()
+			run(t, k, "s", workspace, "kept = 1")
+			res := run(t, k, "s", workspace, tt.code)
+			if res.Status != albedo.CellError || !strings.Contains(res.Error, "The python kernel exited") || !strings.Contains(res.Error, tt.exit) {
+				t.Fatalf("result = %q %q, want an error naming %q", res.Status, res.Error, tt.exit)
+			}
+			if tt.name == "exit" && res.Output != "last words\n" {
+				t.Errorf("output = %q", res.Output)
+			}
+			if len(res.Notes) != 1 || res.Notes[0] != goneNote {
+				t.Errorf("notes = %q", res.Notes)
+			}
+			next := run(t, k, "s", workspace, "'kept' in globals()")
+			if next.Value != "False" || len(next.Notes) != 1 || next.Notes[0] != restartNote {
+				t.Errorf("next = %q, notes %q; want False with the restart note", next.Value, next.Notes)
+			}
+			if after := run(t, k, "s", workspace, "1"); len(after.Notes) != 0 {
+				t.Errorf("the cell after has notes %q", after.Notes)
+			}
+		})
+	}
+}
+
+func TestStop(t *testing.T) {
+	k := newKernels(t, Options{})
+	workspace := t.TempDir()
+	if err := k.Stop(t.Context(), "never ran"); err != nil {
+		t.Fatalf("Stop without a kernel: %v", err)
+	}
+	first := run(t, k, "s", workspace, "x = 1")
+	if len(first.Notes) != 0 {
+		t.Errorf("first result has notes %q", first.Notes)
+	}
+	pid := pidOf(k, "s")
+	if err := k.Stop(t.Context(), "s"); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	if !waitGone(pid, time.Second) {
+		t.Errorf("kernel %d still runs after Stop", pid)
+	}
+	res := run(t, k, "s", workspace, "'x' in globals()")
+	if res.Value != "False" || len(res.Notes) != 1 || res.Notes[0] != restartNote {
+		t.Errorf("after Stop: %q, notes %q", res.Value, res.Notes)
+	}
+}
+
+func TestStopDuringACell(t *testing.T) {
+	k := newKernels(t, Options{})
+	workspace := t.TempDir()
+	run(t, k, "s", workspace, "1")
+	time.AfterFunc(200*time.Millisecond, func() { _ = k.Stop(context.Background(), "s") })
+	res := run(t, k, "s", workspace, "import time\ntime.sleep(30)")
+	if res.Status != albedo.CellInterrupted || !strings.Contains(res.Error, "stopped") {
+		t.Fatalf("result = %q %q", res.Status, res.Error)
+	}
+}
+
+func TestCloseLeavesNoProcess(t *testing.T) {
+	k := New(testOptions(t, Options{}))
+	workspace := t.TempDir()
+	var pids []int
+	for _, session := range []string{"a", "b", "c"} {
+		// Each kernel leaves a child behind, which must go too.
+		res := run(t, k, session, workspace, "import subprocess\nchild = subprocess.Popen(['sleep', '60'])\nchild.pid")
+		child, err := strconv.Atoi(res.Value)
+		if err != nil {
+			t.Fatalf("child pid %q: %s", res.Value, res.Error)
+		}
+		pids = append(pids, pidOf(k, session), child)
+	}
+	if err := k.Close(t.Context()); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	for _, pid := range pids {
+		if !waitGone(pid, time.Second) {
+			t.Errorf("process %d still runs after Close", pid)
+		}
+	}
+	if _, err := k.Run(t.Context(), albedo.Cell{SessionID: "a", Workspace: workspace, Code: "1"}); !errors.Is(err, ErrClosed) {
+		t.Errorf("Run after Close: %v, want ErrClosed", err)
+	}
+}
+
+func TestIdleKernelsStop(t *testing.T) {
+	const idle = time.Second
+	k := newKernels(t, Options{IdleTimeout: idle})
+	workspace := t.TempDir()
+	run(t, k, "s", workspace, "x = 1")
+	pid := pidOf(k, "s")
+	// Cells keep it alive.
+	for range 3 {
+		time.Sleep(idle / 4)
+		if res := run(t, k, "s", workspace, "x"); res.Value != "1" {
+			t.Fatalf("kernel lost its globals while busy: %q %q", res.Value, res.Notes)
+		}
+	}
+	if !waitGone(pid, 3*idle) {
+		t.Fatalf("idle kernel %d still runs", pid)
+	}
+	res := run(t, k, "s", workspace, "'x' in globals()")
+	if res.Value != "False" || len(res.Notes) != 1 || res.Notes[0] != restartNote {
+		t.Errorf("after the idle stop: %q, notes %q", res.Value, res.Notes)
+	}
+}
+
+func TestKernelExitsWhenTheControlPipeCloses(t *testing.T) {
+	k := newKernels(t, Options{})
+	res := run(t, k, "s", t.TempDir(), "import subprocess\nsubprocess.Popen(['sleep', '60']).pid")
+	child, err := strconv.Atoi(res.Value)
+	if err != nil {
+		t.Fatalf("child pid %q: %s", res.Value, res.Error)
+	}
+	k.mu.Lock()
+	p := k.sessions["s"].proc
+	k.mu.Unlock()
+	// Close the daemon's end without any signal, as the death of the daemon
+	// would.
+	if err := p.ctl.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range []int{p.pid, child} {
+		if !waitGone(pid, 2*time.Second) {
+			t.Errorf("process %d still runs 2s after the control pipe closed", pid)
+		}
+	}
+}
+
+// TestKernelsDieWithTheDaemon kills -9 a process running kernels (this test
+// binary, run again as helperDaemon) and expects its kernels, and what they
+// started, to exit by themselves.
+func TestKernelsDieWithTheDaemon(t *testing.T) {
+	python := testOptions(t, Options{}).Python
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperDaemon$")
+	cmd.Env = append(os.Environ(), "PYKERNEL_HELPER_DAEMON="+python)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	lines := bufio.NewScanner(out)
+	var pids []int
+	for len(pids) < 4 && lines.Scan() {
+		if pid, ok := strings.CutPrefix(lines.Text(), "pid "); ok {
+			n, err := strconv.Atoi(pid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pids = append(pids, n)
+		}
+	}
+	if len(pids) < 4 {
+		t.Fatalf("the helper reported %d pids: %v", len(pids), lines.Err())
+	}
+	for _, pid := range pids {
+		if !alive(pid) {
+			t.Fatalf("process %d is not running", pid)
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	for _, pid := range pids {
+		if !waitGone(pid, 2*time.Second) {
+			t.Errorf("process %d still runs 2s after its daemon was killed", pid)
+		}
+	}
+}
+
+// TestHelperDaemon is the daemon TestKernelsDieWithTheDaemon kills: it
+// starts two kernels, each with a child, prints their pids and waits.
+func TestHelperDaemon(t *testing.T) {
+	python := os.Getenv("PYKERNEL_HELPER_DAEMON")
+	if python == "" {
+		t.Skip("run by TestKernelsDieWithTheDaemon")
+	}
+	k := New(Options{Python: python})
+	for _, session := range []string{"a", "b"} {
+		res := run(t, k, session, t.TempDir(), "import subprocess\nsubprocess.Popen(['sleep', '60']).pid")
+		fmt.Printf("pid %d\npid %s\n", pidOf(k, session), res.Value)
+	}
+	time.Sleep(time.Minute)
+}

@@ -1,0 +1,59 @@
+package pykernel
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"time"
+)
+
+// DefaultOutputLimit is the default of Options.OutputLimit: 32 KiB, about
+// eight thousand tokens, enough for a test run's report while keeping one
+// careless print from flooding the model's context.
+const DefaultOutputLimit = 32 << 10
+
+// Options configure Kernels. The zero value works.
+type Options struct {
+	// Python is the interpreter to run, a path or a name looked up on the
+	// daemon's PATH when a kernel starts; "python3" when empty. It must be
+	// Python 3.9 or newer.
+	Python string
+	// Host answers the host calls of running cells (vent, vents,
+	// resolve_vent, and any _host(name, **args)): args is the JSON object
+	// of keyword arguments, and the result must be JSON ("null" when nil).
+	// An error's message is raised in the cell as HostError. ctx is the
+	// running cell's context. Nil answers every call with an error.
+	Host func(ctx context.Context, sessionID, name string, args json.RawMessage) (json.RawMessage, error)
+	// Env is the base environment that kernels take their allowed variables
+	// from (see the package documentation); os.Environ() when nil.
+	Env []string
+	// IdleTimeout stops a kernel that has run no cell for this long; its
+	// session's next cell starts a fresh one. Zero never stops kernels.
+	IdleTimeout time.Duration
+	// OutputLimit caps, in bytes, the output kept of one cell, and likewise
+	// its value and error; DefaultOutputLimit when zero or negative.
+	OutputLimit int
+	// Logger receives kernel starts, exits and failures; none when nil.
+	Logger *slog.Logger
+}
+
+// withDefaults returns o with its zero fields filled in.
+func (o Options) withDefaults() Options {
+	if o.Python == "" {
+		o.Python = "python3"
+	}
+	if o.Env == nil {
+		o.Env = os.Environ()
+	}
+	if o.OutputLimit <= 0 {
+		o.OutputLimit = DefaultOutputLimit
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.IdleTimeout < 0 {
+		o.IdleTimeout = 0
+	}
+	return o
+}

@@ -1,0 +1,333 @@
+"""albedo's Python kernel: one persistent interpreter running the cells of
+one session.
+
+The daemon starts the interpreter with a short bootstrap that reads this
+program's files from the control pipe, runs them in one namespace (after
+tracer.py and cells.py) and calls serve(). From then on both sides speak
+frames: a 4-byte big-endian length, then that many bytes of JSON. Requests
+arrive on fd 3 and events leave on fd 4; stdin is /dev/null, and stdout and
+stderr are one pipe that the daemon reads as the cells' output.
+
+Requests:
+  {"type": "run", "id", "code", "cwd", "marker", "limit"}
+  {"type": "reply", "id", "result"} or {"type": "reply", "id", "error"}
+Events:
+  {"type": "ready", "pid", "python", "executable"}
+  {"type": "call", "id", "name", "args"}
+  {"type": "done", "id", "status", "value"?, "error"?, "exception"?,
+   "trace", "marked"}
+
+A kernel's start is on the critical path of a session's first cell, so only
+json and built-in modules are imported then; traceback, linecache and
+asyncio are imported when a cell first needs them.
+"""
+
+import _signal
+import _thread
+import json
+import os
+import sys
+from _ast import PyCF_ALLOW_TOP_LEVEL_AWAIT, PyCF_ONLY_AST, Expr, Expression
+from _queue import SimpleQueue
+
+CO_COROUTINE = 0x0080
+CONTROL_OUT = 4
+
+
+class HostError(RuntimeError):
+    """A host call that albedo answered with an error."""
+
+
+class Kernel:
+    """Serves the daemon's requests until the control pipe closes."""
+
+    def __init__(self, control):
+        self.control = control
+        self.send_lock = _thread.allocate_lock()
+        self.requests = SimpleQueue()
+        self.calls = {}
+        self.call_ids = iter(range(1, sys.maxsize))
+        self.tracer = Tracer()
+        self.sources = Sources()
+        self.loop = None
+        self.cells = 0
+        self.workspace = os.getcwd()
+        self.namespace = sys.modules["__main__"].__dict__
+        self.stdout_id = None
+
+    # The channel to the daemon.
+
+    def send(self, message):
+        """Writes one frame to the daemon; a gone daemon ends the kernel."""
+        body = json.dumps(message).encode("utf-8")
+        data = memoryview(len(body).to_bytes(4, "big") + body)
+        mask = getattr(_signal, "pthread_sigmask", None)
+        with self.send_lock:
+            # An interrupt half-way through a frame would corrupt the
+            # channel: it is held back until the frame is out.
+            if mask is not None:
+                old = mask(_signal.SIG_BLOCK, {_signal.SIGINT})
+            try:
+                while data:
+                    data = data[os.write(CONTROL_OUT, data):]
+            except OSError:
+                self.orphaned()
+            finally:
+                if mask is not None:
+                    mask(_signal.SIG_SETMASK, old)
+
+    def receive(self):
+        """Reads one frame from the daemon; None at end of file."""
+        head = self.control.read(4)
+        if len(head) < 4:
+            return None
+        size = int.from_bytes(head, "big")
+        body = self.control.read(size)
+        if len(body) < size:
+            return None
+        return json.loads(body)
+
+    def orphaned(self):
+        """Ends the kernel and every process it started: the daemon is gone."""
+        try:
+            if os.getpgrp() == os.getpid():
+                os.killpg(os.getpid(), _signal.SIGKILL)
+        finally:
+            os._exit(0)
+
+    def read_requests(self):
+        """The reader thread: queues cells and settles host calls."""
+        if hasattr(_signal, "pthread_sigmask"):
+            _signal.pthread_sigmask(_signal.SIG_BLOCK, {_signal.SIGINT})
+        while True:
+            try:
+                message = self.receive()
+            except Exception:
+                message = None
+            if message is None:
+                self.orphaned()
+            kind = message.get("type")
+            if kind == "run":
+                self.requests.put(message)
+            elif kind == "reply":
+                self.settle(message)
+
+    def settle(self, message):
+        """Hands a host call's reply to the coroutine awaiting it."""
+        entry = self.calls.pop(message.get("id"), None)
+        if entry is None:
+            return
+        loop, future = entry
+
+        def resolve():
+            if future.done():
+                return
+            if "error" in message:
+                future.set_exception(HostError(message["error"]))
+            else:
+                future.set_result(message.get("result"))
+
+        try:
+            loop.call_soon_threadsafe(resolve)
+        except RuntimeError:  # that loop is closed; nobody waits any more
+            pass
+
+    # Start.
+
+    def serve(self):
+        """Prepares the interpreter, says ready, and runs cells forever."""
+        for name in ("sys", "_albedo_kernel"):  # left by the bootstrap
+            self.namespace.pop(name, None)
+        for fd in (3, CONTROL_OUT):
+            os.set_inheritable(fd, False)
+        st = os.fstat(1)
+        self.stdout_id = (st.st_dev, st.st_ino)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                if "PYTHONIOENCODING" in os.environ:
+                    stream.reconfigure(line_buffering=True)
+                else:
+                    stream.reconfigure(line_buffering=True, encoding="utf-8", errors="backslashreplace")
+            except Exception:
+                pass
+        _signal.signal(_signal.SIGINT, on_sigint)
+        self.tracer.install()
+        self.install_helpers()
+        _thread.start_new_thread(self.read_requests, ())
+        self.send(
+            {
+                "type": "ready",
+                "pid": os.getpid(),
+                "python": "%d.%d.%d" % sys.version_info[:3],
+                "executable": sys.executable,
+            }
+        )
+        while True:
+            try:
+                request = self.requests.get()
+            except KeyboardInterrupt:
+                continue
+            try:
+                done = self.run(request)
+            except BaseException as failure:  # a fault of the kernel itself
+                done = {
+                    "type": "done",
+                    "id": request.get("id"),
+                    "status": "error",
+                    "exception": type(failure).__name__,
+                    "error": "the python kernel failed: %r" % (failure,),
+                    "trace": {"activities": [], "changes": []},
+                    "marked": False,
+                }
+            self.send(done)
+
+    def install_helpers(self):
+        """Puts the host call helpers into the session's globals."""
+        kernel = self
+
+        async def _host(name, **args):
+            """Calls albedo's host function name with args and returns its
+            JSON result; raises HostError with albedo's message on failure."""
+            import asyncio
+
+            try:
+                json.dumps(args)
+            except (TypeError, ValueError) as error:
+                raise TypeError("host call %s: arguments must be JSON values: %s" % (name, error)) from None
+            loop = asyncio.get_running_loop()
+            future = loop.create_future()
+            call_id = next(kernel.call_ids)
+            kernel.calls[call_id] = (loop, future)
+            try:
+                kernel.send({"type": "call", "id": call_id, "name": name, "args": args})
+                return await future
+            finally:
+                kernel.calls.pop(call_id, None)
+
+        async def vent(topic, message, suggestion=None, title=None):
+            """Files a vent in albedo's ledger and returns it.
+
+            topic is one of harness, workflow, bug, user, other; message says
+            what went wrong; suggestion and title are optional.
+            """
+            return await _host("vent", topic=topic, message=message, suggestion=suggestion, title=title)
+
+        async def vents():
+            """Returns the newest vents of albedo's ledger, newest first."""
+            return await _host("vents")
+
+        async def resolve_vent(id, note):
+            """Resolves vent id with a note saying what fixed it; returns the vent."""
+            return await _host("resolve_vent", id=id, note=note)
+
+        self.namespace.update(_host=_host, vent=vent, vents=vents, resolve_vent=resolve_vent, HostError=HostError)
+
+    # Cells.
+
+    def run(self, request):
+        """Runs one cell and returns its done event."""
+        limit = int(request.get("limit") or 0)
+        done = {"type": "done", "id": request.get("id"), "status": "ok"}
+        workspace = request.get("cwd")
+        error = None
+        if workspace and workspace != self.workspace:
+            try:
+                os.chdir(workspace)
+                self.workspace = workspace
+            except OSError as failure:
+                error = "cannot enter the workspace %s: %s" % (workspace, failure.strerror)
+        if error is None:
+            self.cells += 1
+            filename = "%s%d>" % (CELL_PREFIX, self.cells)
+            code = request.get("code") or ""
+            self.sources.remember(filename, code)
+            self.tracer.start()
+            try:
+                value, failure = guarded(lambda: self.execute(code, filename, limit))
+            finally:
+                done["trace"] = self.tracer.stop()
+            if failure is not None:
+                done["exception"] = type(failure).__name__
+                self.sources.publish(stdlib("linecache"))
+                error = clip(format_error(failure), limit)
+            elif value is not None:
+                done["value"] = value
+        else:
+            done["trace"] = {"activities": [], "changes": []}
+        if error is not None:
+            done["status"] = "error"
+            done["error"] = error
+        done["marked"] = self.mark(request.get("marker"))
+        return done
+
+    def execute(self, code, filename, limit):
+        """Runs code in the session's globals and returns the repr of its
+        final expression, if that is not None."""
+        flags = PyCF_ALLOW_TOP_LEVEL_AWAIT
+        tree = compile(code, filename, "exec", PyCF_ONLY_AST | flags, dont_inherit=True)
+        last = None
+        if tree.body and isinstance(tree.body[-1], Expr):
+            last = Expression(tree.body.pop().value)
+        self.evaluate(compile(tree, filename, "exec", flags, dont_inherit=True))
+        if last is None:
+            return None
+        value = self.evaluate(compile(last, filename, "eval", flags, dont_inherit=True))
+        if value is None:
+            return None
+        return clip(repr(value), limit)
+
+    def evaluate(self, code):
+        """Runs compiled cell code, on the event loop when it awaits."""
+        if not code.co_flags & CO_COROUTINE:
+            return eval(code, self.namespace)
+        loop = self.event_loop()
+        task = loop.create_task(eval(code, self.namespace))
+        try:
+            return loop.run_until_complete(task)
+        except KeyboardInterrupt:
+            if task.done():
+                if not task.cancelled():
+                    task.exception()  # retrieved: asyncio must not log it later
+                raise
+            # The interrupt came while the loop waited: cancel the cell so it
+            # cannot resume during a later cell, and report where it stood.
+            task.cancel()
+            try:
+                loop.run_until_complete(task)
+            except BaseException as cancelled:
+                raise KeyboardInterrupt().with_traceback(cell_traceback(cancelled)) from None
+            raise
+
+    def event_loop(self):
+        """The session's event loop, made on first use."""
+        if self.loop is None:
+            asyncio = stdlib("asyncio")
+            self.loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(self.loop)
+        return self.loop
+
+    def mark(self, marker):
+        """Flushes the cell's output and ends it with marker on fd 1, unless
+        the cell moved fd 1 elsewhere; reports whether it wrote the marker."""
+        for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+            try:
+                stream.flush()
+            except Exception:
+                pass
+        if not marker:
+            return False
+        try:
+            st = os.fstat(1)
+            if (st.st_dev, st.st_ino) != self.stdout_id:
+                return False
+            data = marker.encode("ascii")
+            while data:
+                data = data[os.write(1, data):]
+            return True
+        except OSError:
+            return False
+
+
+def serve(control):
+    """Runs the kernel on the control reader the bootstrap opened."""
+    Kernel(control).serve()

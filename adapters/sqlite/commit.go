@@ -1,0 +1,70 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/albedo-agent/albedo/albedo"
+	"github.com/uptrace/bun"
+)
+
+// Commit applies one change in a single transaction: the session is upserted
+// when given, then items are appended, messages enqueued and dequeued, all
+// for change.SessionID (Session.ID by default). Items or messages for a
+// session that does not exist are ENotFound, and nothing of the change
+// lands. Zero session times are stored as the current time.
+func (s *Store) Commit(ctx context.Context, change albedo.Commit) (albedo.Committed, error) {
+	sessionID := change.SessionID
+	if sessionID == "" && change.Session != nil {
+		sessionID = change.Session.ID
+	}
+	touchesSession := len(change.Items) > 0 || len(change.Enqueue) > 0 || len(change.Dequeue) > 0
+	if change.Session == nil && !touchesSession {
+		return albedo.Committed{}, nil
+	}
+	if touchesSession && sessionID == "" {
+		return albedo.Committed{}, albedo.Errorf(albedo.EInvalid, "the change names no session")
+	}
+	var done albedo.Committed
+	err := s.write.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if change.Session != nil {
+			if err := upsertSession(ctx, tx, change.Session, time.Now()); err != nil {
+				return err
+			}
+		}
+		if len(change.Items) > 0 || len(change.Enqueue) > 0 {
+			if change.Session == nil || change.Session.ID != sessionID {
+				ok, err := sessionExists(ctx, tx, sessionID)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					return sessionNotFound(sessionID)
+				}
+			}
+		}
+		if len(change.Items) > 0 {
+			items, err := appendItems(ctx, tx, sessionID, change.Items)
+			if err != nil {
+				return err
+			}
+			done.Items = items
+		}
+		if len(change.Enqueue) > 0 {
+			queued, err := enqueue(ctx, tx, sessionID, change.Enqueue)
+			if err != nil {
+				return err
+			}
+			done.Enqueued = queued
+		}
+		if len(change.Dequeue) > 0 {
+			return dequeue(ctx, tx, sessionID, change.Dequeue)
+		}
+		return nil
+	})
+	if err != nil {
+		return albedo.Committed{}, fmt.Errorf("commit to session %s: %w", sessionID, err)
+	}
+	return done, nil
+}

@@ -1,0 +1,83 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/uptrace/bun"
+)
+
+// NewerSchemaError reports a database file whose schema is newer than this
+// binary knows. Open returns it without having modified the file.
+type NewerSchemaError struct {
+	// Path is the database file.
+	Path string
+	// Version is the file's schema version; Known is SchemaVersion.
+	Version, Known int
+}
+
+// Error says which file was refused and why.
+func (e *NewerSchemaError) Error() string {
+	return fmt.Sprintf("%s was written by a newer albedo (schema %d, this binary knows %d); refusing to modify it",
+		filepath.Base(e.Path), e.Version, e.Known)
+}
+
+// checkSchema refuses a file written by a newer albedo before anything opens
+// it for writing: merely opening the store's own connections would switch a
+// file to WAL mode. It reads through a read-only connection that sets no
+// pragmas. A missing file is schema 0.
+func checkSchema(ctx context.Context, path string) error {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	db, err := sql.Open("sqlite", fileURI(path)+"?mode=ro")
+	if err != nil {
+		return fmt.Errorf("read schema version of %s: %w", path, err)
+	}
+	defer db.Close()
+	var version int
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return fmt.Errorf("read schema version of %s: %w", path, err)
+	}
+	if version > SchemaVersion {
+		return &NewerSchemaError{Path: path, Version: version, Known: SchemaVersion}
+	}
+	return nil
+}
+
+// migrate brings the schema of the database at path up to SchemaVersion in
+// one transaction: an upgrade lands whole or not at all. It checks the
+// version again inside the transaction, in case another process wrote the
+// file since checkSchema looked.
+func migrate(ctx context.Context, db *bun.DB, path string) error {
+	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var version int
+		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+			return fmt.Errorf("read schema version: %w", err)
+		}
+		if version > SchemaVersion {
+			return &NewerSchemaError{Path: path, Version: version, Known: SchemaVersion}
+		}
+		all := migrations()
+		for v := version; v < SchemaVersion; v++ {
+			for _, stmt := range all[v] {
+				if _, err := tx.ExecContext(ctx, stmt); err != nil {
+					return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
+				}
+			}
+		}
+		if version == SchemaVersion {
+			return nil
+		}
+		// PRAGMA takes no bound parameters; the version is an integer we own.
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion)); err != nil {
+			return fmt.Errorf("record schema version %d: %w", SchemaVersion, err)
+		}
+		return nil
+	})
+}

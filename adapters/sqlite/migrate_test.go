@@ -1,0 +1,232 @@
+package sqlite
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/albedo-agent/albedo/albedo"
+	"github.com/uptrace/bun"
+)
+
+// legacySchema is the sessions table albedo wrote before schema versions.
+const legacySchema = `CREATE TABLE sessions(id TEXT PRIMARY KEY,cwd TEXT NOT NULL,
+	model TEXT NOT NULL,protocol TEXT NOT NULL,stage TEXT NOT NULL DEFAULT 'idle')`
+
+func userVersion(t *testing.T, path string) int {
+	t.Helper()
+	var v int
+	if err := rawDB(t, path).QueryRow("PRAGMA user_version").Scan(&v); err != nil {
+		t.Fatalf("read user_version: %v", err)
+	}
+	return v
+}
+
+func TestOpenCreatesSchema(t *testing.T) {
+	path := testPath(t)
+	s := openStore(t, path)
+	if v := userVersion(t, path); v != SchemaVersion {
+		t.Errorf("user_version = %d, want %d", v, SchemaVersion)
+	}
+	var mode string
+	if err := rawDB(t, path).QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+		t.Errorf("journal_mode = %q (%v), want wal", mode, err)
+	}
+	for _, table := range []string{"sessions", "items", "queue", "paperclips"} {
+		var n int
+		err := rawDB(t, path).QueryRow("SELECT count(*) FROM " + table).Scan(&n)
+		if err != nil || n != 0 {
+			t.Errorf("table %s: %d rows, %v; want 0 rows", table, n, err)
+		}
+	}
+	sessions, err := s.Sessions(context.Background())
+	if err != nil || len(sessions) != 0 {
+		t.Errorf("Sessions = %v, %v; want none", sessions, err)
+	}
+}
+
+func TestConnectionPragmas(t *testing.T) {
+	s := openStore(t, testPath(t))
+	ctx := context.Background()
+	pools := []struct {
+		name  string
+		db    *bun.DB
+		conns int
+	}{
+		{"write", s.write, 1},
+		{"read", s.read, readConns},
+	}
+	pragmas := []struct {
+		pragma string
+		want   string
+	}{
+		{"busy_timeout", fmt.Sprint(busyTimeout)},
+		{"foreign_keys", "1"},
+		{"synchronous", "1"}, // NORMAL
+		{"journal_mode", "wal"},
+	}
+	for _, pool := range pools {
+		// Holding every connection at once makes each a different one.
+		conns := make([]bun.Conn, pool.conns)
+		for i := range conns {
+			c, err := pool.db.Conn(ctx)
+			if err != nil {
+				t.Fatalf("%s conn %d: %v", pool.name, i, err)
+			}
+			defer c.Close()
+			conns[i] = c
+		}
+		for i, c := range conns {
+			for _, p := range pragmas {
+				var got string
+				if err := c.QueryRowContext(ctx, "PRAGMA "+p.pragma).Scan(&got); err != nil {
+					t.Fatalf("%s conn %d PRAGMA %s: %v", pool.name, i, p.pragma, err)
+				}
+				if got != p.want {
+					t.Errorf("%s conn %d PRAGMA %s = %s, want %s", pool.name, i, p.pragma, got, p.want)
+				}
+			}
+		}
+	}
+}
+
+func TestOpenUpgradesLegacy(t *testing.T) {
+	path := testPath(t)
+	legacy := rawDB(t, path)
+	exec(t, legacy, legacySchema,
+		`INSERT INTO sessions(id,cwd,model,protocol) VALUES('legacy-responses','/old/one','legacy-model','responses')`,
+		`INSERT INTO sessions(id,cwd,model,protocol,stage) VALUES('legacy-chat','/old/two','legacy-model','chat_completions','running')`,
+	)
+	legacy.Close()
+
+	before := time.Now().Add(-time.Second)
+	want := map[string]albedo.Session{
+		"legacy-responses": {ID: "legacy-responses", Workspace: "/old/one", Protocol: albedo.ProtocolResponses, Stage: albedo.StageIdle},
+		"legacy-chat":      {ID: "legacy-chat", Workspace: "/old/two", Protocol: albedo.ProtocolChatCompletions, Stage: albedo.StageRunning},
+	}
+	var first []albedo.Session
+	for open := 1; open <= 2; open++ {
+		s, err := Open(context.Background(), path)
+		if err != nil {
+			t.Fatalf("open %d: %v", open, err)
+		}
+		sessions, err := s.Sessions(context.Background())
+		if err != nil {
+			t.Fatalf("open %d: Sessions: %v", open, err)
+		}
+		if len(sessions) != len(want) {
+			t.Fatalf("open %d: %d sessions, want %d", open, len(sessions), len(want))
+		}
+		for _, got := range sessions {
+			w := want[got.ID]
+			w.Provider = albedo.LegacyProvider
+			w.Title = albedo.DefaultTitle
+			w.Model = "legacy-model"
+			w.Revision = 1
+			w.CreatedAt, w.UpdatedAt = got.CreatedAt, got.UpdatedAt
+			if got != w {
+				t.Errorf("open %d: session\n got %+v\nwant %+v", open, got, w)
+			}
+			if got.CreatedAt.Before(before) || got.CreatedAt.After(time.Now()) || !got.UpdatedAt.Equal(got.CreatedAt) {
+				t.Errorf("open %d: session %s times %v, %v; want the upgrade's time", open, got.ID, got.CreatedAt, got.UpdatedAt)
+			}
+		}
+		if open == 1 {
+			first = sessions
+		} else if fmt.Sprint(first) != fmt.Sprint(sessions) {
+			t.Errorf("reopening changed the sessions:\n%v\n%v", first, sessions)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		var cwd string
+		if err := rawDB(t, path).QueryRow("SELECT cwd FROM sessions WHERE id=?", "legacy-chat").Scan(&cwd); err != nil || cwd != "/old/two" {
+			t.Errorf("open %d: cwd = %q, %v; want /old/two", open, cwd, err)
+		}
+		if v := userVersion(t, path); v != SchemaVersion {
+			t.Errorf("open %d: user_version = %d, want %d", open, v, SchemaVersion)
+		}
+	}
+
+	// The upgraded sessions take items like any other.
+	s := openStore(t, path)
+	done := mustCommit(t, s, albedo.Commit{SessionID: "legacy-chat", Items: []albedo.Item{textItem("hello")}})
+	if done.Items[0].Seq != 1 {
+		t.Errorf("first item of an upgraded session has seq %d, want 1", done.Items[0].Seq)
+	}
+}
+
+func TestOpenRefusesNewerSchema(t *testing.T) {
+	newer := SchemaVersion + 1
+	tests := []struct {
+		name    string
+		journal string
+	}{
+		{"rollback journal", "DELETE"},
+		{"write-ahead log", "WAL"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := testPath(t)
+			db := rawDB(t, path)
+			exec(t, db,
+				"PRAGMA journal_mode="+tc.journal,
+				legacySchema,
+				`INSERT INTO sessions(id,cwd,model,protocol) VALUES('future','/x','m','responses')`,
+				fmt.Sprintf("PRAGMA user_version=%d", newer),
+			)
+			db.Close()
+			before, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			s, err := Open(context.Background(), path)
+			if err == nil {
+				s.Close()
+				t.Fatal("Open succeeded on a newer schema")
+			}
+			var refused *NewerSchemaError
+			if !errors.As(err, &refused) || refused.Version != newer || refused.Known != SchemaVersion {
+				t.Errorf("error %v (%T), want a NewerSchemaError for version %d", err, err, newer)
+			}
+			wantMsg := fmt.Sprintf("albedo.sqlite was written by a newer albedo (schema %d, this binary knows %d); refusing to modify it", newer, SchemaVersion)
+			if err.Error() != wantMsg {
+				t.Errorf("error %q, want %q", err, wantMsg)
+			}
+			after, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(before, after) {
+				t.Error("the refused file changed")
+			}
+		})
+	}
+}
+
+func TestReopenKeepsData(t *testing.T) {
+	path := testPath(t)
+	s, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess := newSession("kept")
+	mustCommit(t, s, albedo.Commit{Session: &sess, Items: []albedo.Item{textItem("one")}})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openStore(t, path)
+	got, err := s.Session(context.Background(), "kept")
+	if err != nil || got != sess {
+		t.Fatalf("Session after reopen = %+v, %v; want %+v", got, err, sess)
+	}
+	done := mustCommit(t, s, albedo.Commit{SessionID: "kept", Items: []albedo.Item{textItem("two")}})
+	if done.Items[0].Seq != 2 {
+		t.Errorf("seq after reopen = %d, want 2", done.Items[0].Seq)
+	}
+}

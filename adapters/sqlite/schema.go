@@ -1,0 +1,119 @@
+package sqlite
+
+// SchemaVersion is the schema version this package writes, kept in the
+// database's PRAGMA user_version. Version 0 is an empty file or one written
+// by albedo before versioning, holding only a sessions table.
+const SchemaVersion = 3
+
+// nowMillis is an SQL expression for the current Unix time in milliseconds.
+// It avoids unixepoch(), which SQLite only gained in 3.38, so that older
+// tools can still insert rows that rely on the column defaults.
+const nowMillis = `CAST(ROUND((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER)`
+
+// migrations[i] takes the schema from version i to version i+1. A migration
+// never changes once released; later changes are new migrations.
+func migrations() [SchemaVersion][]string {
+	return [SchemaVersion][]string{
+		// 1: the sessions table as albedo wrote it before versioning. A legacy
+		// file already has it.
+		{`CREATE TABLE IF NOT EXISTS sessions (
+			id TEXT PRIMARY KEY,
+			cwd TEXT NOT NULL,
+			model TEXT NOT NULL,
+			protocol TEXT NOT NULL,
+			stage TEXT NOT NULL DEFAULT 'idle'
+		)`},
+
+		// 2: provider bindings, titles, forks and revisions for sessions. The
+		// table is rebuilt rather than altered so that every column, the
+		// timestamps included, gets a real default. Nothing references
+		// sessions yet, so dropping the old table cascades nowhere.
+		{
+			`CREATE TABLE sessions_v2 (
+				id TEXT NOT NULL PRIMARY KEY,
+				cwd TEXT NOT NULL,
+				provider TEXT NOT NULL DEFAULT 'default',
+				model TEXT NOT NULL,
+				protocol TEXT NOT NULL,
+				effort TEXT NOT NULL DEFAULT '',
+				title TEXT NOT NULL DEFAULT 'new session',
+				name TEXT NOT NULL DEFAULT '',
+				stage TEXT NOT NULL DEFAULT 'idle',
+				parent_id TEXT NOT NULL DEFAULT '',
+				checkpoint INTEGER NOT NULL DEFAULT 0,
+				kernel_used INTEGER NOT NULL DEFAULT 0,
+				revision INTEGER NOT NULL DEFAULT 1,
+				created_at INTEGER NOT NULL DEFAULT (` + nowMillis + `),
+				updated_at INTEGER NOT NULL DEFAULT (` + nowMillis + `)
+			)`,
+			`INSERT INTO sessions_v2 (id, cwd, model, protocol, stage)
+				SELECT id, cwd, model, protocol, stage FROM sessions`,
+			`DROP TABLE sessions`,
+			`ALTER TABLE sessions_v2 RENAME TO sessions`,
+			`CREATE INDEX sessions_recent ON sessions (updated_at DESC, id)`,
+		},
+
+		// 3: transcripts, queued messages and the vent ledger. JSON columns
+		// are NULL when empty; image_mime is NULL when there is no image.
+		// Columns that may be large come last, so that reading the others
+		// never walks their overflow pages. Items are clustered by session
+		// (WITHOUT ROWID): a transcript reads as one contiguous range.
+		{
+			`CREATE TABLE items (
+				session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+				seq INTEGER NOT NULL,
+				kind TEXT NOT NULL,
+				timestamp INTEGER NOT NULL DEFAULT 0,
+				image_mime TEXT,
+				image_width INTEGER NOT NULL DEFAULT 0,
+				image_height INTEGER NOT NULL DEFAULT 0,
+				image_bytes INTEGER NOT NULL DEFAULT 0,
+				text TEXT NOT NULL DEFAULT '',
+				source TEXT NOT NULL DEFAULT '',
+				notes TEXT,
+				call_id TEXT NOT NULL DEFAULT '',
+				tool_name TEXT NOT NULL DEFAULT '',
+				arguments TEXT NOT NULL DEFAULT '',
+				protocol TEXT NOT NULL DEFAULT '',
+				result TEXT,
+				trace TEXT,
+				raw TEXT,
+				image_data BLOB,
+				PRIMARY KEY (session_id, seq)
+			) WITHOUT ROWID`,
+			`CREATE TABLE queue (
+				id INTEGER PRIMARY KEY AUTOINCREMENT,
+				session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+				timestamp INTEGER NOT NULL DEFAULT 0,
+				image_mime TEXT,
+				image_width INTEGER NOT NULL DEFAULT 0,
+				image_height INTEGER NOT NULL DEFAULT 0,
+				image_bytes INTEGER NOT NULL DEFAULT 0,
+				text TEXT NOT NULL DEFAULT '',
+				source TEXT NOT NULL DEFAULT '',
+				notes TEXT,
+				image_data BLOB
+			)`,
+			`CREATE INDEX queue_session ON queue (session_id, id)`,
+			// Tools outside albedo insert vents with only topic, message and
+			// cwd (and sometimes session), so every other column has a
+			// default. session is NULL when no session filed the vent.
+			`CREATE TABLE paperclips (
+				id INTEGER PRIMARY KEY AUTOINCREMENT,
+				topic TEXT NOT NULL,
+				message TEXT NOT NULL,
+				cwd TEXT NOT NULL DEFAULT '',
+				session TEXT,
+				title TEXT NOT NULL DEFAULT '',
+				suggestion TEXT NOT NULL DEFAULT '',
+				status TEXT NOT NULL DEFAULT 'open',
+				reply TEXT NOT NULL DEFAULT '',
+				resolution TEXT NOT NULL DEFAULT '',
+				resolving_session TEXT NOT NULL DEFAULT '',
+				revision INTEGER NOT NULL DEFAULT 1,
+				created_at INTEGER NOT NULL DEFAULT (` + nowMillis + `),
+				updated_at INTEGER NOT NULL DEFAULT (` + nowMillis + `)
+			)`,
+		},
+	}
+}

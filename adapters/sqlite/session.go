@@ -1,0 +1,141 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/albedo-agent/albedo/albedo"
+	"github.com/uptrace/bun"
+)
+
+// sessionRow is a row of the sessions table.
+type sessionRow struct {
+	bun.BaseModel `bun:"table:sessions,alias:s"`
+
+	ID         string `bun:"id,pk"`
+	Workspace  string `bun:"cwd"`
+	Provider   string `bun:"provider"`
+	Model      string `bun:"model"`
+	Protocol   string `bun:"protocol"`
+	Effort     string `bun:"effort"`
+	Title      string `bun:"title"`
+	Name       string `bun:"name"`
+	Stage      string `bun:"stage"`
+	ParentID   string `bun:"parent_id"`
+	Checkpoint int64  `bun:"checkpoint"`
+	KernelUsed bool   `bun:"kernel_used"`
+	Revision   int64  `bun:"revision"`
+	CreatedAt  int64  `bun:"created_at"`
+	UpdatedAt  int64  `bun:"updated_at"`
+}
+
+// upsertSessionSet replaces every column of an existing session.
+const upsertSessionSet = `cwd = EXCLUDED.cwd, provider = EXCLUDED.provider,
+	model = EXCLUDED.model, protocol = EXCLUDED.protocol,
+	effort = EXCLUDED.effort, title = EXCLUDED.title, name = EXCLUDED.name,
+	stage = EXCLUDED.stage, parent_id = EXCLUDED.parent_id,
+	checkpoint = EXCLUDED.checkpoint, kernel_used = EXCLUDED.kernel_used,
+	revision = EXCLUDED.revision, created_at = EXCLUDED.created_at,
+	updated_at = EXCLUDED.updated_at`
+
+// newSessionRow returns the row of s; zero times become now.
+func newSessionRow(s *albedo.Session, now time.Time) sessionRow {
+	return sessionRow{
+		ID:         s.ID,
+		Workspace:  s.Workspace,
+		Provider:   s.Provider,
+		Model:      s.Model,
+		Protocol:   string(s.Protocol),
+		Effort:     s.Effort,
+		Title:      s.Title,
+		Name:       s.Name,
+		Stage:      string(s.Stage),
+		ParentID:   s.ParentID,
+		Checkpoint: s.Checkpoint,
+		KernelUsed: s.KernelUsed,
+		Revision:   s.Revision,
+		CreatedAt:  millis(s.CreatedAt, now),
+		UpdatedAt:  millis(s.UpdatedAt, now),
+	}
+}
+
+// session returns the session the row holds.
+func (r *sessionRow) session() albedo.Session {
+	return albedo.Session{
+		ID:         r.ID,
+		Workspace:  r.Workspace,
+		Provider:   r.Provider,
+		Model:      r.Model,
+		Protocol:   albedo.Protocol(r.Protocol),
+		Effort:     r.Effort,
+		Title:      r.Title,
+		Name:       r.Name,
+		Stage:      albedo.Stage(r.Stage),
+		ParentID:   r.ParentID,
+		Checkpoint: r.Checkpoint,
+		KernelUsed: r.KernelUsed,
+		Revision:   r.Revision,
+		CreatedAt:  fromMillis(r.CreatedAt),
+		UpdatedAt:  fromMillis(r.UpdatedAt),
+	}
+}
+
+// Session returns one session.
+func (s *Store) Session(ctx context.Context, id string) (albedo.Session, error) {
+	var row sessionRow
+	err := s.read.NewSelect().Model(&row).Where("id = ?", id).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return albedo.Session{}, sessionNotFound(id)
+	}
+	if err != nil {
+		return albedo.Session{}, fmt.Errorf("select session %s: %w", id, err)
+	}
+	return row.session(), nil
+}
+
+// Sessions returns every session, most recently updated first; sessions
+// updated in the same millisecond are ordered by ID.
+func (s *Store) Sessions(ctx context.Context) ([]albedo.Session, error) {
+	var rows []sessionRow
+	err := s.read.NewSelect().Model(&rows).OrderExpr("updated_at DESC, id").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("select sessions: %w", err)
+	}
+	sessions := make([]albedo.Session, len(rows))
+	for i := range rows {
+		sessions[i] = rows[i].session()
+	}
+	return sessions, nil
+}
+
+// upsertSession inserts s or replaces the stored session with its ID.
+func upsertSession(ctx context.Context, tx bun.Tx, s *albedo.Session, now time.Time) error {
+	if s.ID == "" {
+		return albedo.Errorf(albedo.EInvalid, "a session needs an id")
+	}
+	row := newSessionRow(s, now)
+	_, err := tx.NewInsert().Model(&row).
+		On("CONFLICT (id) DO UPDATE").Set(upsertSessionSet).
+		Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("upsert session %s: %w", s.ID, err)
+	}
+	return nil
+}
+
+// sessionExists reports whether the session with id is stored.
+func sessionExists(ctx context.Context, db bun.IDB, id string) (bool, error) {
+	ok, err := db.NewSelect().Table("sessions").Where("id = ?", id).Exists(ctx)
+	if err != nil {
+		return false, fmt.Errorf("look up session %s: %w", id, err)
+	}
+	return ok, nil
+}
+
+// sessionNotFound is the error for a missing session.
+func sessionNotFound(id string) error {
+	return albedo.Errorf(albedo.ENotFound, "session %s not found", id)
+}

@@ -1,0 +1,116 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"github.com/albedo-agent/albedo/albedo"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Store implements the domain's storage port.
+var _ albedo.Store = (*Store)(nil)
+
+// readConns is the size of the read pool. Reads in WAL mode run in parallel
+// with each other and with the writer; a few connections cover the daemon's
+// concurrent requests without holding many page caches.
+const readConns = 4
+
+// busyTimeout is how long, in milliseconds, a connection waits for a lock
+// held by another process before failing with SQLITE_BUSY.
+const busyTimeout = 5000
+
+// readCacheKiB is the page cache of each read connection, in KiB. It holds
+// a long transcript, so rereading one between writes costs no file reads.
+const readCacheKiB = 16 << 10
+
+// Store is an albedo.Store kept in one SQLite database file. It is safe for
+// concurrent use.
+type Store struct {
+	// write holds the only connection that writes. Its transactions begin
+	// IMMEDIATE, taking the write lock up front.
+	write *bun.DB
+	// read serves every query that changes nothing.
+	read *bun.DB
+}
+
+// Open opens the store in the database file at path, creating the file when
+// it is missing, and migrates its schema to SchemaVersion. A file whose
+// schema is newer than SchemaVersion is left unmodified and Open returns a
+// *NewerSchemaError.
+func Open(ctx context.Context, path string) (*Store, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	if err := checkSchema(ctx, abs); err != nil {
+		return nil, err
+	}
+	write, err := openDB(ctx, abs, 1, "_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", abs, err)
+	}
+	if err := migrate(ctx, write, abs); err != nil {
+		write.Close()
+		var newer *NewerSchemaError
+		if errors.As(err, &newer) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("open store %s: %w", abs, err)
+	}
+	read, err := openDB(ctx, abs, readConns,
+		"_pragma=query_only(1)", fmt.Sprintf("_pragma=cache_size(-%d)", readCacheKiB))
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("open store %s: %w", abs, err)
+	}
+	return &Store{write: write, read: read}, nil
+}
+
+// Close closes the store's connections. The writer closes last so that the
+// final checkpoint folds the write-ahead log into the database file.
+func (s *Store) Close() error {
+	return errors.Join(s.read.Close(), s.write.Close())
+}
+
+// openDB opens a pool of up to conns connections to the database at path.
+// Every connection gets the store's pragmas; extra DSN parameters, given
+// as key=value, follow them.
+func openDB(ctx context.Context, path string, conns int, extra ...string) (*bun.DB, error) {
+	query := url.Values{}
+	for _, pragma := range []string{
+		fmt.Sprintf("busy_timeout(%d)", busyTimeout),
+		"journal_mode(WAL)",
+		"foreign_keys(ON)",
+		"synchronous(NORMAL)",
+	} {
+		query.Add("_pragma", pragma)
+	}
+	dsn := strings.Join(append([]string{fileURI(path) + "?" + query.Encode()}, extra...), "&")
+	sqldb, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	sqldb.SetMaxOpenConns(conns)
+	sqldb.SetMaxIdleConns(conns)
+	sqldb.SetConnMaxLifetime(0)
+	sqldb.SetConnMaxIdleTime(0)
+	if err := sqldb.PingContext(ctx); err != nil {
+		sqldb.Close()
+		return nil, err
+	}
+	return bun.NewDB(sqldb, sqlitedialect.New()), nil
+}
+
+// fileURI returns the SQLite URI naming the file at the absolute path, with
+// the characters that URIs reserve escaped.
+func fileURI(path string) string {
+	return "file:" + (&url.URL{Path: filepath.ToSlash(path)}).EscapedPath()
+}

@@ -1,0 +1,137 @@
+package albedo
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Event types. The first six are derived from transcript items and are
+// durable; the rest exist only on a live stream.
+const (
+	EventUser     = "user"
+	EventMessage  = "message"
+	EventThinking = "thinking"
+	EventToolCall = "tool_call"
+	EventTool     = "tool"
+	EventError    = "error"
+	EventTurn     = "turn"
+	// EventDelta carries a streamed fragment (Kind says of what).
+	EventDelta = "delta"
+	// EventQueued says a message was queued for the next model request.
+	EventQueued = "queued"
+	// EventStatus says whether the session is running a turn.
+	EventStatus = "status"
+)
+
+// Event is what a client displays: a transcript item seen by a person, or a
+// live signal. Durable events carry the Seq of their item.
+type Event struct {
+	Seq       int64      `json:"seq,omitempty"`
+	Type      string     `json:"type"`
+	Text      string     `json:"text,omitempty"`
+	Timestamp int64      `json:"timestamp,omitempty"`
+	Source    string     `json:"source,omitempty"`
+	Image     *ImageMeta `json:"image,omitempty"`
+	CallID    string     `json:"call_id,omitempty"`
+	Name      string     `json:"name,omitempty"`
+	Code      string     `json:"code,omitempty"`
+	// Result is the cell's result as JSON text (tool events).
+	Result string `json:"result,omitempty"`
+	Status string `json:"status,omitempty"`
+	Trace  *Trace `json:"trace,omitempty"`
+	// Kind is the DeltaKind of a delta event.
+	Kind    string `json:"kind,omitempty"`
+	Running *bool  `json:"running,omitempty"`
+	Usage   *Usage `json:"usage,omitempty"`
+}
+
+// ImageMeta is what clients see of an image: never its data.
+type ImageMeta struct {
+	MimeType string `json:"mimeType"`
+	Width    int    `json:"width"`
+	Height   int    `json:"height"`
+	Bytes    int    `json:"bytes"`
+}
+
+// Meta returns the image's metadata.
+func (img *Image) Meta() *ImageMeta {
+	if img == nil {
+		return nil
+	}
+	return &ImageMeta{MimeType: img.MimeType, Width: img.Width, Height: img.Height, Bytes: img.Bytes}
+}
+
+// Events derives the display events of a transcript, in order.
+func Events(items []Item) []Event {
+	code := make(map[string]string)
+	out := make([]Event, 0, len(items))
+	for _, it := range items {
+		if it.Kind == KindToolCall {
+			code[it.CallID] = CallCode(it)
+		}
+		out = append(out, EventOf(it, code[it.CallID]))
+	}
+	return out
+}
+
+// EventOf derives the display event of one item. code is the cell's code
+// for a tool output (its call holds it).
+func EventOf(it Item, code string) Event {
+	ev := Event{Seq: it.Seq, Text: it.Text, Timestamp: it.Timestamp}
+	switch it.Kind {
+	case KindUser:
+		ev.Type, ev.Source, ev.Image = EventUser, it.Source, it.Image.Meta()
+	case KindAssistant:
+		ev.Type = EventMessage
+	case KindReasoning:
+		ev.Type = EventThinking
+	case KindToolCall:
+		ev.Type, ev.CallID, ev.Name, ev.Code, ev.Text = EventToolCall, it.CallID, it.ToolName, CallCode(it), ""
+	case KindToolOutput:
+		ev.Type, ev.CallID, ev.Name, ev.Code, ev.Text = EventTool, it.CallID, it.ToolName, code, ""
+		result := it.Result
+		if result == nil {
+			result = &CellResult{Status: CellInterrupted, Output: it.Text}
+		}
+		ev.Status = string(result.Status)
+		ev.Result = string(mustJSON(result))
+		trace := result.Trace
+		if trace.Activities == nil {
+			trace.Activities = []Activity{}
+		}
+		if trace.Changes == nil {
+			trace.Changes = []Change{}
+		}
+		ev.Trace = &trace
+	case KindError:
+		ev.Type = EventError
+	case KindTurn:
+		ev.Type, ev.Status, ev.Text = EventTurn, it.Text, ""
+	}
+	return ev
+}
+
+// CallCode returns the Python code of a python tool call, or its raw
+// arguments when they are not the python tool's.
+func CallCode(it Item) string {
+	var args struct {
+		Code *string `json:"code"`
+	}
+	if json.Unmarshal([]byte(it.Arguments), &args) == nil && args.Code != nil {
+		return *args.Code
+	}
+	return it.Arguments
+}
+
+// Preview shortens text to one line of at most n runes.
+func Preview(text string, n int) string {
+	text = strings.TrimSpace(text)
+	if i := strings.IndexByte(text, '\n'); i >= 0 {
+		text = strings.TrimSpace(text[:i]) + " …"
+	}
+	r := []rune(text)
+	if len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return text
+}

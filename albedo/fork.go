@@ -1,0 +1,78 @@
+package albedo
+
+import (
+	"context"
+	"fmt"
+)
+
+// BranchOutput is the output a fork gives a call it copied but never ran.
+const BranchOutput = "not executed after branch checkpoint"
+
+// Fork makes a new session from a session's transcript up to and including
+// the checkpoint item. It keeps the title, provider, model, protocol and
+// workspace; calls copied without their output get BranchOutput, so nothing
+// is run again. The source is untouched and the branch has its own kernel.
+func (s *Service) Fork(ctx context.Context, id string, checkpoint int64) (Session, error) {
+	src, err := s.store.Session(ctx, id)
+	if err != nil {
+		return Session{}, err
+	}
+	if checkpoint <= 0 {
+		return Session{}, Errorf(EInvalid, "checkpoint must be a positive tree item id")
+	}
+	items, err := s.store.Items(ctx, id, 0, 0)
+	if err != nil {
+		return Session{}, err
+	}
+	var prefix []Item
+	found := false
+	for _, it := range items {
+		if it.Seq > checkpoint {
+			break
+		}
+		if it.Seq == checkpoint {
+			_, found = NodeOf(it)
+		}
+		if it.Kind.Conversational() {
+			prefix = append(prefix, it)
+		}
+	}
+	if !found {
+		return Session{}, Errorf(ENotFound, "session %s has no checkpoint %d", id, checkpoint)
+	}
+	if busy, _ := s.Running(ctx, id); busy && inFlight(items, checkpoint) {
+		return Session{}, Errorf(EBusy, "checkpoint %d is still in flight: wait for the turn or pick an earlier one", checkpoint)
+	}
+	now := s.now()
+	for _, call := range unansweredCalls(prefix) {
+		prefix = append(prefix, Item{Kind: KindToolOutput, CallID: call.CallID, ToolName: call.ToolName, Text: BranchOutput, Timestamp: now})
+	}
+	for i := range prefix {
+		prefix[i].Seq = 0
+	}
+	t := s.clock.Now()
+	branch := src
+	branch.ID = newID()
+	branch.Stage = StageIdle
+	branch.ParentID = src.ID
+	branch.Checkpoint = checkpoint
+	branch.KernelUsed = true
+	branch.Name = ""
+	branch.Revision = 1
+	branch.CreatedAt, branch.UpdatedAt = t, t
+	if _, err := s.store.Commit(ctx, Commit{Session: &branch, Items: prefix}); err != nil {
+		return Session{}, fmt.Errorf("fork session %s at %d: %w", id, checkpoint, err)
+	}
+	return branch, nil
+}
+
+// inFlight reports whether the checkpoint is a call of a running turn that
+// has no output yet.
+func inFlight(items []Item, checkpoint int64) bool {
+	for _, call := range unansweredCalls(items) {
+		if call.Seq == checkpoint {
+			return true
+		}
+	}
+	return false
+}

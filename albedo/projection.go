@@ -1,0 +1,115 @@
+package albedo
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+)
+
+// Project turns a transcript into the native input array of protocol: the
+// "messages" of Chat Completions or the "input" of Responses. Items made
+// under protocol replay their Raw JSON where they have it; the rest are
+// projected from their neutral fields. Only conversational items are sent.
+// Every tool call reaches the provider paired with its output: a call with
+// no output gets one saying so, and an output with no call is dropped.
+func Project(items []Item, protocol Protocol) []json.RawMessage {
+	items = pairCalls(items)
+	if protocol == ProtocolChatCompletions {
+		return projectChat(items)
+	}
+	return projectResponses(items)
+}
+
+// UnpairedOutput is the output a call gets when the transcript has none.
+const UnpairedOutput = "no output was recorded for this call"
+
+// pairCalls returns the conversational items with every tool call followed
+// (after any sibling calls of the same reply) by its output, inventing the
+// missing outputs and dropping outputs whose call is unknown.
+func pairCalls(items []Item) []Item {
+	outputs := make(map[string]bool)
+	calls := make(map[string]bool)
+	for _, it := range items {
+		switch it.Kind {
+		case KindToolOutput:
+			outputs[it.CallID] = true
+		case KindToolCall:
+			calls[it.CallID] = true
+		}
+	}
+	out := make([]Item, 0, len(items))
+	var open []Item // calls of the current reply still waiting for output
+	flush := func() {
+		for _, c := range open {
+			if !outputs[c.CallID] {
+				out = append(out, Item{Kind: KindToolOutput, CallID: c.CallID, ToolName: c.ToolName, Text: UnpairedOutput})
+			}
+		}
+		open = open[:0]
+	}
+	for _, it := range items {
+		if !it.Kind.Conversational() {
+			continue
+		}
+		switch it.Kind {
+		case KindToolCall:
+			open = append(open, it)
+			out = append(out, it)
+			continue
+		case KindToolOutput:
+			if !calls[it.CallID] {
+				continue
+			}
+			out = append(out, it)
+			open = removeCall(open, it.CallID)
+			continue
+		}
+		flush()
+		out = append(out, it)
+	}
+	flush()
+	return out
+}
+
+func removeCall(open []Item, id string) []Item {
+	for i, c := range open {
+		if c.CallID == id {
+			return append(open[:i], open[i+1:]...)
+		}
+	}
+	return open
+}
+
+// noteText renders a user item for the model: plain text for the user's own
+// words, system notes for messages albedo wrote.
+func noteText(it Item) string {
+	var b strings.Builder
+	if it.Source != "" {
+		b.WriteString(`<system-note origin="`)
+		b.WriteString(it.Source)
+		b.WriteString(`">`)
+		b.WriteString(it.Text)
+		b.WriteString("</system-note>")
+	} else {
+		b.WriteString(it.Text)
+	}
+	for _, n := range it.Notes {
+		b.WriteString("\n<system-note>")
+		b.WriteString(n)
+		b.WriteString("</system-note>")
+	}
+	return b.String()
+}
+
+func dataURL(img *Image) string {
+	return "data:" + img.MimeType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Only maps, slices and strings are marshalled here.
+		panic("albedo: marshal projection: " + err.Error())
+	}
+	return b
+}

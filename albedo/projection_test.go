@@ -1,0 +1,184 @@
+package albedo_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/albedo-agent/albedo/albedo"
+)
+
+const (
+	resp = albedo.ProtocolResponses
+	chat = albedo.ProtocolChatCompletions
+)
+
+// sameJSON reports whether two JSON texts hold the same value.
+func sameJSON(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatalf("bad JSON %s: %v", a, err)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatalf("bad JSON %s: %v", b, err)
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+func TestProject(t *testing.T) {
+	pngBytes := []byte("\x89PNG\r\n\x1a\n")
+	img := &albedo.Image{MimeType: "image/png", Width: 1, Height: 1, Bytes: len(pngBytes), Data: pngBytes}
+	const dataURL = "data:image/png;base64,iVBORw0KGgo="
+	respReasoning := albedo.Item{Kind: albedo.KindReasoning, Text: "think", Protocol: resp,
+		Raw: json.RawMessage(`{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"think"}],"encrypted_content":"opaque"}`)}
+	respText := albedo.Item{Kind: albedo.KindAssistant, Text: "hello", Protocol: resp,
+		Raw: json.RawMessage(`{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"hello","annotations":[]}]}`)}
+	respCall := albedo.Item{Kind: albedo.KindToolCall, CallID: "c1", ToolName: "python", Arguments: `{"code":"1"}`, Protocol: resp,
+		Raw: json.RawMessage(`{"type":"function_call","id":"fc_1","call_id":"c1","name":"python","arguments":"{\"code\":\"1\"}","status":"completed"}`)}
+	chatReasoning := albedo.Item{Kind: albedo.KindReasoning, Text: "ponder", Protocol: chat, Raw: json.RawMessage(`{"reasoning_content":"ponder"}`)}
+	chatText := albedo.Item{Kind: albedo.KindAssistant, Text: "hey", Protocol: chat, Raw: json.RawMessage(`{"role":"assistant","content":"hey"}`)}
+	chatCall := albedo.Item{Kind: albedo.KindToolCall, CallID: "k1", ToolName: "python", Arguments: `{"code":"2"}`, Protocol: chat,
+		Raw: json.RawMessage(`{"id":"k1","type":"function","function":{"name":"python","arguments":"{\"code\":\"2\"}"},"index":0}`)}
+	out := func(id, text string) albedo.Item {
+		return albedo.Item{Kind: albedo.KindToolOutput, CallID: id, ToolName: "python", Text: text}
+	}
+	user := func(text string) albedo.Item { return albedo.Item{Kind: albedo.KindUser, Text: text} }
+	noise := []albedo.Item{{Kind: albedo.KindError, Text: "boom"}, {Kind: albedo.KindTurn, Text: albedo.TurnFailed}}
+
+	tests := []struct {
+		name     string
+		items    []albedo.Item
+		protocol albedo.Protocol
+		want     string
+	}{
+		{
+			name:     "responses replays its own items verbatim",
+			items:    append([]albedo.Item{user("hi"), respReasoning, respText, respCall, out("c1", "one")}, noise...),
+			protocol: resp,
+			want: `[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]},` +
+				string(respReasoning.Raw) + `,` + string(respText.Raw) + `,` + string(respCall.Raw) + `,` +
+				`{"type":"function_call_output","call_id":"c1","output":"one"}]`,
+		},
+		{
+			name:     "responses projects chat items and drops their reasoning",
+			items:    []albedo.Item{user("hi"), chatReasoning, chatText, chatCall, out("k1", "two")},
+			protocol: resp,
+			want: `[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]},` +
+				`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"hey"}]},` +
+				`{"type":"function_call","call_id":"k1","name":"python","arguments":"{\"code\":\"2\"}"},` +
+				`{"type":"function_call_output","call_id":"k1","output":"two"}]`,
+		},
+		{
+			name:     "responses drops reasoning that has no native form",
+			items:    []albedo.Item{user("hi"), {Kind: albedo.KindReasoning, Text: "bare", Protocol: resp}, {Kind: albedo.KindAssistant, Text: "plain"}},
+			protocol: resp,
+			want: `[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]},` +
+				`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"plain"}]}]`,
+		},
+		{
+			name:     "chat merges text and calls of responses items into one message",
+			items:    append([]albedo.Item{user("hi"), respReasoning, respText, respCall, out("c1", "one")}, noise...),
+			protocol: chat,
+			want: `[{"role":"user","content":"hi"},` +
+				`{"role":"assistant","content":"hello","tool_calls":[{"id":"c1","type":"function","function":{"name":"python","arguments":"{\"code\":\"1\"}"}}]},` +
+				`{"role":"tool","tool_call_id":"c1","content":"one"}]`,
+		},
+		{
+			name:     "chat replays its own calls and never sends reasoning",
+			items:    []albedo.Item{user("hi"), chatReasoning, chatText, chatCall, out("k1", "two"), {Kind: albedo.KindAssistant, Text: "done", Protocol: chat}},
+			protocol: chat,
+			want: `[{"role":"user","content":"hi"},` +
+				`{"role":"assistant","content":"hey","tool_calls":[` + string(chatCall.Raw) + `]},` +
+				`{"role":"tool","tool_call_id":"k1","content":"two"},{"role":"assistant","content":"done"}]`,
+		},
+		{
+			name:     "chat calls without text have null content; sibling calls share a message",
+			items:    []albedo.Item{user("go"), respCall, chatCall, out("k1", "second"), out("c1", "first")},
+			protocol: chat,
+			want: `[{"role":"user","content":"go"},` +
+				`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"python","arguments":"{\"code\":\"1\"}"}},` + string(chatCall.Raw) + `]},` +
+				`{"role":"tool","tool_call_id":"k1","content":"second"},{"role":"tool","tool_call_id":"c1","content":"first"}]`,
+		},
+		{
+			name:     "chat keeps consecutive texts apart",
+			items:    []albedo.Item{user("go"), chatText, respText},
+			protocol: chat,
+			want:     `[{"role":"user","content":"go"},{"role":"assistant","content":"hey"},{"role":"assistant","content":"hello"}]`,
+		},
+		{
+			name:     "chat image",
+			items:    []albedo.Item{{Kind: albedo.KindUser, Text: "look", Image: img}},
+			protocol: chat,
+			want:     `[{"role":"user","content":[{"type":"text","text":"look"},{"type":"image_url","image_url":{"url":"` + dataURL + `"}}]}]`,
+		},
+		{
+			name:     "responses image",
+			items:    []albedo.Item{{Kind: albedo.KindUser, Text: "look", Image: img}},
+			protocol: resp,
+			want:     `[{"type":"message","role":"user","content":[{"type":"input_text","text":"look"},{"type":"input_image","image_url":"` + dataURL + `"}]}]`,
+		},
+		{
+			name: "system notes in chat",
+			items: []albedo.Item{
+				{Kind: albedo.KindUser, Source: "daemon restart", Text: "albedo restarted", Notes: []string{"n1", "n2"}},
+				{Kind: albedo.KindUser, Text: "mine", Notes: []string{"kernel gone"}},
+			},
+			protocol: chat,
+			want: `[{"role":"user","content":"<system-note origin=\"daemon restart\">albedo restarted</system-note>\n<system-note>n1</system-note>\n<system-note>n2</system-note>"},` +
+				`{"role":"user","content":"mine\n<system-note>kernel gone</system-note>"}]`,
+		},
+		{
+			name:     "system notes in responses",
+			items:    []albedo.Item{{Kind: albedo.KindUser, Source: "paperclips", Text: "reply"}},
+			protocol: resp,
+			want:     `[{"type":"message","role":"user","content":[{"type":"input_text","text":"<system-note origin=\"paperclips\">reply</system-note>"}]}]`,
+		},
+		{
+			name:     "responses answers a call without output and drops an orphan output",
+			items:    []albedo.Item{user("a"), respCall, out("ghost", "lost"), user("b")},
+			protocol: resp,
+			want: `[{"type":"message","role":"user","content":[{"type":"input_text","text":"a"}]},` + string(respCall.Raw) + `,` +
+				`{"type":"function_call_output","call_id":"c1","output":"` + albedo.UnpairedOutput + `"},` +
+				`{"type":"message","role":"user","content":[{"type":"input_text","text":"b"}]}]`,
+		},
+		{
+			name:     "chat answers a call without output at the end",
+			items:    []albedo.Item{user("a"), chatCall},
+			protocol: chat,
+			want: `[{"role":"user","content":"a"},{"role":"assistant","content":null,"tool_calls":[` + string(chatCall.Raw) + `]},` +
+				`{"role":"tool","tool_call_id":"k1","content":"` + albedo.UnpairedOutput + `"}]`,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := json.Marshal(albedo.Project(tc.items, tc.protocol))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sameJSON(t, got, []byte(tc.want)) {
+				t.Fatalf("Project =\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestProjectReplaysRawBytes(t *testing.T) {
+	raw := json.RawMessage(`{"type":"function_call","call_id":"c1","name":"python","arguments":"{}","x-vendor":{"keep":[1,2]}}`)
+	items := []albedo.Item{
+		{Kind: albedo.KindUser, Text: "u"},
+		{Kind: albedo.KindToolCall, CallID: "c1", ToolName: "python", Arguments: "{}", Protocol: resp, Raw: raw},
+	}
+	got := albedo.Project(items, resp)
+	if len(got) != 3 || string(got[1]) != string(raw) {
+		t.Fatalf("Project = %s", got)
+	}
+}
+
+func TestProjectEmpty(t *testing.T) {
+	for _, p := range []albedo.Protocol{resp, chat} {
+		if got := albedo.Project(nil, p); len(got) != 0 {
+			t.Errorf("%s: Project(nil) = %s", p, got)
+		}
+	}
+}

@@ -1,0 +1,104 @@
+package albedo
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// Message is what a user sends to a session.
+type Message struct {
+	Text  string
+	Image *ImageInput
+}
+
+// MaxMessageBytes caps the text of one user message.
+const MaxMessageBytes = 1 << 20
+
+// Send gives a session a user message. An idle session starts a turn; a
+// busy one queues the message for its next model request, and queued is
+// true. Nothing is recorded when the message is refused.
+func (s *Service) Send(ctx context.Context, id string, msg Message) (queued bool, err error) {
+	if strings.TrimSpace(msg.Text) == "" {
+		return false, Errorf(EInvalid, "message content must not be empty")
+	}
+	if len(msg.Text) > MaxMessageBytes {
+		return false, Errorf(EInvalid, "message content is larger than %d bytes", MaxMessageBytes)
+	}
+	var img *Image
+	if msg.Image != nil {
+		if img, err = DecodeImage(*msg.Image); err != nil {
+			return false, err
+		}
+	}
+	st := s.state(id)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	sess, err := s.store.Session(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	if err := checkWorkspaceExists(sess.Workspace); err != nil {
+		return false, err
+	}
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return false, Errorf(EConflict, "albedo is shutting down")
+	}
+	q := Queued{SessionID: id, Text: msg.Text, Image: img, Timestamp: s.now()}
+	sess.Title = Title(msg.Text)
+	queued = st.turn != nil
+	if !queued {
+		sess.Stage = StageRunning
+	}
+	s.touch(&sess)
+	done, err := s.store.Commit(ctx, Commit{Session: &sess, Enqueue: []Queued{q}})
+	if err != nil {
+		return false, fmt.Errorf("queue message for session %s: %w", id, err)
+	}
+	if queued {
+		st.hub.publish(Event{Type: EventQueued, Text: msg.Text, Timestamp: done.Enqueued[0].Timestamp, Image: img.Meta()})
+		return true, nil
+	}
+	s.startTurn(st, id)
+	return false, nil
+}
+
+// checkWorkspaceExists refuses a turn whose workspace folder is gone.
+func checkWorkspaceExists(path string) error {
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		return nil
+	}
+	return &Error{
+		Code:    EWorkspaceMissing,
+		Message: fmt.Sprintf("workspace %s is missing: move the session to its new path first", path),
+		Details: map[string]any{"workspace": path},
+	}
+}
+
+// Interrupt stops a session's running turn and waits until it has ended.
+// Interrupting an idle session does nothing.
+func (s *Service) Interrupt(ctx context.Context, id string) error {
+	if _, err := s.store.Session(ctx, id); err != nil {
+		return err
+	}
+	st := s.state(id)
+	st.mu.Lock()
+	t := st.turn
+	st.mu.Unlock()
+	if t == nil {
+		return nil
+	}
+	t.cancel(context.Canceled)
+	select {
+	case <-t.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func trimSpace(s string) string { return strings.TrimSpace(s) }

@@ -1,0 +1,174 @@
+package albedo
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Options wires a Service to its ports.
+type Options struct {
+	Store    Store
+	Provider Provider
+	Kernel   Kernel
+	Config   ConfigSource
+	// Clock defaults to the system clock.
+	Clock Clock
+	// Logger defaults to a logger that discards everything.
+	Logger *slog.Logger
+	// Instructions are sent to the model with every request; empty means
+	// DefaultInstructions.
+	Instructions string
+	// CellTimeout applies to cells whose call names no timeout; zero
+	// means DefaultCellTimeout.
+	CellTimeout time.Duration
+}
+
+// DefaultCellTimeout bounds a cell whose call names no timeout.
+const DefaultCellTimeout = 10 * time.Minute
+
+// errShutdown is the cause given to turns cancelled because the service is
+// closing: they are left running in the store and resume at the next start.
+var errShutdown = errors.New("albedo is shutting down")
+
+// Service is the application: sessions, their turns, and the vent ledger.
+// Frontends call its methods; it reaches the world only through its ports.
+type Service struct {
+	store        Store
+	provider     Provider
+	kernel       Kernel
+	config       ConfigSource
+	clock        Clock
+	log          *slog.Logger
+	instructions string
+	cellTimeout  time.Duration
+	commands     map[string]command
+	hostCalls    map[string]HostFunc
+
+	mu       sync.Mutex
+	sessions map[string]*sessionState
+	closed   bool
+	turns    sync.WaitGroup
+}
+
+// sessionState is the in-memory side of one session: its lock, its running
+// turn and its subscribers. Every write of the session row happens under mu.
+type sessionState struct {
+	mu   sync.Mutex
+	turn *turn
+	// kernelLive is true once a cell ran in this process and no restart of
+	// the kernel has been asked for since.
+	kernelLive bool
+	hub        hub
+}
+
+// turn is a running turn of one session.
+type turn struct {
+	cancel context.CancelCauseFunc
+	done   chan struct{}
+}
+
+// New returns a Service wired to the given ports.
+func New(opts Options) *Service {
+	s := &Service{
+		store:        opts.Store,
+		provider:     opts.Provider,
+		kernel:       opts.Kernel,
+		config:       opts.Config,
+		clock:        opts.Clock,
+		log:          opts.Logger,
+		instructions: opts.Instructions,
+		cellTimeout:  opts.CellTimeout,
+		sessions:     make(map[string]*sessionState),
+	}
+	if s.clock == nil {
+		s.clock = systemClock{}
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.instructions == "" {
+		s.instructions = DefaultInstructions
+	}
+	if s.cellTimeout <= 0 {
+		s.cellTimeout = DefaultCellTimeout
+	}
+	s.commands = s.commandTable()
+	s.hostCalls = s.hostCallTable()
+	return s
+}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
+// state returns the in-memory state of a session, creating it on first use.
+func (s *Service) state(id string) *sessionState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.sessions[id]
+	if !ok {
+		st = &sessionState{}
+		s.sessions[id] = st
+	}
+	return st
+}
+
+// Close stops every running turn, leaving it durable so that the next
+// start resumes it, and stops every kernel. It does not close the store.
+func (s *Service) Close(ctx context.Context) error {
+	s.mu.Lock()
+	s.closed = true
+	states := make([]*sessionState, 0, len(s.sessions))
+	for _, st := range s.sessions {
+		states = append(states, st)
+	}
+	s.mu.Unlock()
+	for _, st := range states {
+		st.mu.Lock()
+		if st.turn != nil {
+			st.turn.cancel(errShutdown)
+		}
+		st.mu.Unlock()
+	}
+	done := make(chan struct{})
+	go func() { s.turns.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+	for _, st := range states {
+		st.hub.closeAll()
+	}
+	if err := s.kernel.Close(ctx); err != nil {
+		return err
+	}
+	return nil
+}
+
+// now returns the current time in Unix milliseconds.
+func (s *Service) now() int64 { return s.clock.Now().UnixMilli() }
+
+// newID returns a fresh session id.
+func newID() string {
+	var b [10]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("albedo: no randomness: " + err.Error())
+	}
+	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:]))
+}
+
+// Title makes a session title from a user message: its first line, trimmed
+// to 80 characters.
+func Title(text string) string {
+	t := Preview(text, 80)
+	if t == "" {
+		return DefaultTitle
+	}
+	return t
+}

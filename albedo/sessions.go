@@ -1,0 +1,211 @@
+package albedo
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// CreateSession makes a session in workspace bound to the named provider,
+// or to the active one when provider is empty, with that provider's model.
+func (s *Service) CreateSession(ctx context.Context, workspace, provider string) (Session, error) {
+	if err := checkNewWorkspace(workspace); err != nil {
+		return Session{}, err
+	}
+	cfg, err := s.config.Load(ctx)
+	if err != nil {
+		return Session{}, err
+	}
+	pc, err := bindProvider(cfg, provider)
+	if err != nil {
+		return Session{}, err
+	}
+	now := s.clock.Now()
+	sess := Session{
+		ID:        newID(),
+		Workspace: filepath.Clean(workspace),
+		Provider:  pc.Name,
+		Model:     pc.Model,
+		Protocol:  pc.Protocol,
+		Title:     DefaultTitle,
+		Stage:     StageIdle,
+		Revision:  1,
+		CreatedAt: now,
+		UpdatedAt: now,
+	}
+	if _, err := s.store.Commit(ctx, Commit{Session: &sess}); err != nil {
+		return Session{}, fmt.Errorf("create session: %w", err)
+	}
+	return sess, nil
+}
+
+// LoginHint tells a person how to configure a provider.
+const LoginHint = "run `albedo login` (the /login command) to add one"
+
+// bindProvider picks the provider a new session binds to.
+func bindProvider(cfg Config, name string) (ProviderConfig, error) {
+	if len(cfg.Providers) == 0 {
+		return ProviderConfig{}, Errorf(ENoProvider, "no model provider is configured: %s", LoginHint)
+	}
+	if name == "" {
+		name = cfg.Active
+		if name == "" {
+			return ProviderConfig{}, Errorf(ENoProvider, "no active model provider is chosen: %s, or name a provider", LoginHint)
+		}
+	}
+	pc, ok := cfg.Providers[name]
+	if !ok {
+		return ProviderConfig{}, Errorf(ENoProvider, "provider %q is not configured: %s", name, LoginHint)
+	}
+	pc.Name = name
+	return pc, nil
+}
+
+// checkNewWorkspace validates the workspace of a new session.
+func checkNewWorkspace(path string) error {
+	if path == "" {
+		return Errorf(EInvalid, "workspace is required")
+	}
+	if !filepath.IsAbs(path) {
+		return Errorf(EInvalid, "workspace %q is not an absolute path", path)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return Errorf(EInvalid, "workspace %q does not exist", path)
+	}
+	if !info.IsDir() {
+		return Errorf(EInvalid, "workspace %q is not a folder", path)
+	}
+	return nil
+}
+
+// Session returns one session.
+func (s *Service) Session(ctx context.Context, id string) (Session, error) {
+	return s.store.Session(ctx, id)
+}
+
+// Sessions returns every session, most recently updated first.
+func (s *Service) Sessions(ctx context.Context) ([]Session, error) {
+	return s.store.Sessions(ctx)
+}
+
+// Running reports whether a session is running a turn.
+func (s *Service) Running(ctx context.Context, id string) (bool, error) {
+	if _, err := s.store.Session(ctx, id); err != nil {
+		return false, err
+	}
+	st := s.state(id)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.turn != nil, nil
+}
+
+// History returns a session's transcript.
+func (s *Service) History(ctx context.Context, id string) ([]Item, error) {
+	if _, err := s.store.Session(ctx, id); err != nil {
+		return nil, err
+	}
+	return s.store.Items(ctx, id, 0, 0)
+}
+
+// Tree returns up to limit checkpoints of a session with ids above after,
+// and whether more follow.
+func (s *Service) Tree(ctx context.Context, id string, after int64, limit int) ([]TreeNode, bool, error) {
+	if _, err := s.store.Session(ctx, id); err != nil {
+		return nil, false, err
+	}
+	if limit <= 0 || limit > 1000 {
+		limit = 1000
+	}
+	nodes := make([]TreeNode, 0, limit)
+	for {
+		items, err := s.store.Items(ctx, id, after, limit+1)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, it := range items {
+			if n, ok := NodeOf(it); ok {
+				if len(nodes) == limit {
+					return nodes, true, nil
+				}
+				nodes = append(nodes, n)
+			}
+			after = it.Seq
+		}
+		if len(items) <= limit {
+			return nodes, false, nil
+		}
+	}
+}
+
+// Tail returns the last n events of a session.
+func (s *Service) Tail(ctx context.Context, id string, n int) ([]Event, error) {
+	if n <= 0 {
+		if _, err := s.store.Session(ctx, id); err != nil {
+			return nil, err
+		}
+		return []Event{}, nil
+	}
+	items, err := s.History(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	events := Events(items)
+	if len(events) > n {
+		events = events[len(events)-n:]
+	}
+	return events, nil
+}
+
+// Rename sets a session's name if revision is its current revision.
+func (s *Service) Rename(ctx context.Context, id string, revision int64, name string) (Session, error) {
+	name = trimSpace(name)
+	if len([]rune(name)) > 100 {
+		return Session{}, Errorf(EInvalid, "a session name has at most 100 characters")
+	}
+	return s.updateSession(ctx, id, func(sess *Session) error {
+		if revision != sess.Revision {
+			return Errorf(EStale, "session %s changed since revision %d (now %d)", id, revision, sess.Revision)
+		}
+		sess.Name = name
+		return nil
+	})
+}
+
+// updateSession applies change to the stored session under its lock and
+// writes it back with a new revision.
+func (s *Service) updateSession(ctx context.Context, id string, change func(*Session) error) (Session, error) {
+	st := s.state(id)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return s.updateLocked(ctx, id, change)
+}
+
+// updateLocked is updateSession for a caller that holds the session lock.
+func (s *Service) updateLocked(ctx context.Context, id string, change func(*Session) error) (Session, error) {
+	sess, err := s.store.Session(ctx, id)
+	if err != nil {
+		return Session{}, err
+	}
+	if err := change(&sess); err != nil {
+		return Session{}, err
+	}
+	s.touch(&sess)
+	if _, err := s.store.Commit(ctx, Commit{Session: &sess}); err != nil {
+		return Session{}, fmt.Errorf("update session %s: %w", id, err)
+	}
+	return sess, nil
+}
+
+// touch marks a session as written now.
+func (s *Service) touch(sess *Session) {
+	sess.Revision++
+	sess.UpdatedAt = s.clock.Now()
+	if sess.CreatedAt.IsZero() {
+		sess.CreatedAt = sess.UpdatedAt
+	}
+}
+
+var _ = time.Second

@@ -1,0 +1,404 @@
+package albedo
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// KernelResetNote tells the model that its Python globals are gone.
+const KernelResetNote = "The python kernel was restarted: variables, imports and definitions from earlier cells are gone."
+
+// stepOutcome is how one model round trip of a turn ended.
+type stepOutcome int
+
+const (
+	// stepTools: the model called tools; ask it again with their outputs.
+	stepTools stepOutcome = iota
+	// stepAnswered: the model answered without calling a tool.
+	stepAnswered
+	// stepFailed: the request failed; the error is in the transcript.
+	stepFailed
+	// stepCancelled: the turn was interrupted or the service is closing.
+	stepCancelled
+)
+
+// startTurn runs a turn in the background. The caller holds st.mu and has
+// recorded the session as running.
+func (s *Service) startTurn(st *sessionState, id string) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	t := &turn{cancel: cancel, done: make(chan struct{})}
+	st.turn = t
+	s.turns.Add(1)
+	st.hub.publish(statusEvent(true))
+	go func() {
+		defer s.turns.Done()
+		defer close(t.done)
+		defer cancel(nil)
+		s.runTurn(ctx, st, id)
+	}()
+}
+
+func statusEvent(running bool) Event { return Event{Type: EventStatus, Running: &running} }
+
+// runTurn drives a turn: model, tools, model, ... until the model answers
+// and no message is waiting. There is no ceiling on the number of rounds.
+func (s *Service) runTurn(ctx context.Context, st *sessionState, id string) {
+	for {
+		switch s.step(ctx, st, id) {
+		case stepTools:
+			continue
+		case stepAnswered:
+			if s.finish(ctx, st, id, TurnFinished, false) {
+				return
+			}
+		case stepFailed:
+			s.finish(ctx, st, id, TurnFailed, true)
+			return
+		case stepCancelled:
+			if errors.Is(context.Cause(ctx), errShutdown) {
+				s.abandon(st)
+				return
+			}
+			s.finish(ctx, st, id, TurnInterrupted, true)
+			return
+		}
+	}
+}
+
+// step makes one model request and runs the tool calls it returns.
+func (s *Service) step(ctx context.Context, st *sessionState, id string) stepOutcome {
+	if err := s.deliverQueued(ctx, st, id); err != nil {
+		return s.failed(ctx, st, id, err)
+	}
+	sess, err := s.store.Session(ctx, id)
+	if err != nil {
+		return s.failed(ctx, st, id, err)
+	}
+	ep, err := s.endpoint(ctx, st, sess)
+	if err != nil {
+		return s.failed(ctx, st, id, err)
+	}
+	items, err := s.store.Items(ctx, id, 0, 0)
+	if err != nil {
+		return s.failed(ctx, st, id, err)
+	}
+	req := ModelRequest{
+		Endpoint:     ep,
+		Instructions: s.instructions,
+		Input:        Project(items, ep.Protocol),
+		Tools:        []Tool{PythonTool()},
+	}
+	reply, err := s.provider.Stream(ctx, req, func(d Delta) {
+		st.hub.publish(Event{Type: EventDelta, Kind: string(d.Kind), Text: d.Text})
+	})
+	if ctx.Err() != nil {
+		return stepCancelled
+	}
+	if err != nil {
+		return s.failed(ctx, st, id, fmt.Errorf("ask %s (%s): %w", ep.Provider, ep.Model, err))
+	}
+	now := s.now()
+	for i := range reply.Items {
+		reply.Items[i].Timestamp = now
+		if reply.Items[i].Protocol == "" {
+			reply.Items[i].Protocol = ep.Protocol
+		}
+	}
+	stored, err := s.append(ctx, st, id, reply.Items...)
+	if err != nil {
+		return s.failed(ctx, st, id, err)
+	}
+	st.hub.publish(Event{Type: EventStatus, Usage: &reply.Usage})
+	var calls []Item
+	for _, it := range stored {
+		if it.Kind == KindToolCall {
+			calls = append(calls, it)
+		}
+	}
+	if len(calls) == 0 {
+		return stepAnswered
+	}
+	for _, call := range calls {
+		out := s.runCall(ctx, st, sess, call)
+		if _, err := s.append(context.WithoutCancel(ctx), st, id, out); err != nil {
+			return s.failed(ctx, st, id, err)
+		}
+	}
+	if ctx.Err() != nil {
+		return stepCancelled
+	}
+	return stepTools
+}
+
+// append commits items to a session's transcript and publishes their
+// events.
+func (s *Service) append(ctx context.Context, st *sessionState, id string, items ...Item) ([]Item, error) {
+	if len(items) == 0 {
+		return nil, nil
+	}
+	done, err := s.store.Commit(ctx, Commit{SessionID: id, Items: items})
+	if err != nil {
+		return nil, fmt.Errorf("record transcript of session %s: %w", id, err)
+	}
+	s.publishItems(ctx, st, id, done.Items)
+	return done.Items, nil
+}
+
+// publishItems sends the events of newly stored items to subscribers.
+func (s *Service) publishItems(ctx context.Context, st *sessionState, id string, items []Item) {
+	events := make([]Event, 0, len(items))
+	for _, it := range items {
+		code := ""
+		if it.Kind == KindToolOutput {
+			code = s.callCode(ctx, id, it)
+		}
+		events = append(events, EventOf(it, code))
+	}
+	st.hub.publish(events...)
+}
+
+// callCode finds the code of the call an output answers, looking back over
+// the recent transcript.
+func (s *Service) callCode(ctx context.Context, id string, out Item) string {
+	after := out.Seq - 64
+	if after < 0 {
+		after = 0
+	}
+	items, err := s.store.Items(ctx, id, after, 0)
+	if err != nil {
+		return ""
+	}
+	for i := len(items) - 1; i >= 0; i-- {
+		if items[i].Kind == KindToolCall && items[i].CallID == out.CallID {
+			return CallCode(items[i])
+		}
+	}
+	return ""
+}
+
+// deliverQueued moves a session's waiting messages into its transcript.
+// When the kernel lost globals the model relied on, the last of them tells
+// the model so.
+func (s *Service) deliverQueued(ctx context.Context, st *sessionState, id string) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	queued, err := s.store.Queued(ctx, id)
+	if err != nil || len(queued) == 0 {
+		return err
+	}
+	items := make([]Item, len(queued))
+	ids := make([]int64, len(queued))
+	for i, q := range queued {
+		items[i] = Item{Kind: KindUser, Text: q.Text, Source: q.Source, Notes: q.Notes, Image: q.Image, Timestamp: q.Timestamp}
+		ids[i] = q.ID
+	}
+	change := Commit{SessionID: id, Items: items, Dequeue: ids}
+	sess, err := s.store.Session(ctx, id)
+	if err != nil {
+		return err
+	}
+	if sess.KernelUsed && !st.kernelLive {
+		last := &items[len(items)-1]
+		last.Notes = append(append([]string(nil), last.Notes...), KernelResetNote)
+		sess.KernelUsed = false
+		s.touch(&sess)
+		change.Session = &sess
+	}
+	done, err := s.store.Commit(ctx, change)
+	if err != nil {
+		return fmt.Errorf("deliver queued messages of session %s: %w", id, err)
+	}
+	s.publishItems(ctx, st, id, done.Items)
+	return nil
+}
+
+// endpoint resolves where this session's next request goes: its own
+// provider and model, with the URL, key and protocol read afresh.
+func (s *Service) endpoint(ctx context.Context, st *sessionState, sess Session) (Endpoint, error) {
+	cfg, err := s.config.Load(ctx)
+	if err != nil {
+		return Endpoint{}, err
+	}
+	pc, ok := cfg.Providers[sess.Provider]
+	if !ok {
+		return Endpoint{}, Errorf(ENoProvider, "provider %q of this session is not configured: %s, or switch the session with /model", sess.Provider, LoginHint)
+	}
+	model := sess.Model
+	if model == "" {
+		model = pc.Model
+	}
+	if pc.Protocol != sess.Protocol {
+		_, err := s.updateSession(ctx, sess.ID, func(x *Session) error {
+			x.Protocol = pc.Protocol
+			return nil
+		})
+		if err != nil {
+			return Endpoint{}, err
+		}
+	}
+	return Endpoint{
+		Provider: sess.Provider,
+		BaseURL:  pc.BaseURL,
+		APIKey:   pc.APIKey,
+		Model:    model,
+		Protocol: pc.Protocol,
+		Effort:   sess.Effort,
+	}, nil
+}
+
+// failed records a failure of the turn where people will see it.
+func (s *Service) failed(ctx context.Context, st *sessionState, id string, err error) stepOutcome {
+	if ctx.Err() != nil {
+		return stepCancelled
+	}
+	s.log.Warn("turn failed", "session", id, "err", err)
+	msg := ErrorMessage(err)
+	if ErrorCode(err) == EInternal {
+		msg = err.Error()
+	}
+	if _, aerr := s.append(context.WithoutCancel(ctx), st, id, Item{Kind: KindError, Text: msg, Timestamp: s.now()}); aerr != nil {
+		s.log.Error("record turn failure", "session", id, "err", aerr)
+	}
+	return stepFailed
+}
+
+// finish ends a turn unless messages are waiting (then it returns false and
+// the turn goes on), or force is set. Calls left without output get one.
+func (s *Service) finish(ctx context.Context, st *sessionState, id, marker string, force bool) bool {
+	ctx = context.WithoutCancel(ctx)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !force {
+		if q, err := s.store.Queued(ctx, id); err == nil && len(q) > 0 {
+			return false
+		}
+	}
+	items, err := s.closingItems(ctx, id)
+	if err != nil {
+		s.log.Error("close turn", "session", id, "err", err)
+	}
+	items = append(items, Item{Kind: KindTurn, Text: marker, Timestamp: s.now()})
+	sess, err := s.store.Session(ctx, id)
+	change := Commit{SessionID: id, Items: items}
+	if err == nil {
+		sess.Stage = StageIdle
+		s.touch(&sess)
+		change.Session = &sess
+	}
+	done, err := s.store.Commit(ctx, change)
+	if err != nil {
+		s.log.Error("record end of turn", "session", id, "err", err)
+	}
+	st.turn = nil
+	s.publishItems(ctx, st, id, done.Items)
+	st.hub.publish(statusEvent(false))
+	return true
+}
+
+// abandon forgets a turn cancelled by shutdown without writing anything:
+// it stays running in the store and resumes at the next start.
+func (s *Service) abandon(st *sessionState) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.turn = nil
+}
+
+// closingItems returns interrupted outputs for the calls at the end of the
+// transcript that have none.
+func (s *Service) closingItems(ctx context.Context, id string) ([]Item, error) {
+	items, err := s.store.Items(ctx, id, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	var out []Item
+	for _, call := range unansweredCalls(items) {
+		res := CellResult{Status: CellInterrupted, Error: "the turn was interrupted before this cell ran"}
+		out = append(out, outputItem(call, res, s.now()))
+	}
+	return out, nil
+}
+
+// unansweredCalls returns the tool calls that have no output, in order.
+func unansweredCalls(items []Item) []Item {
+	answered := make(map[string]bool)
+	for _, it := range items {
+		if it.Kind == KindToolOutput {
+			answered[it.CallID] = true
+		}
+	}
+	var calls []Item
+	for _, it := range items {
+		if it.Kind == KindToolCall && !answered[it.CallID] {
+			calls = append(calls, it)
+		}
+	}
+	return calls
+}
+
+// outputItem makes the transcript item of a cell's result.
+func outputItem(call Item, res CellResult, now int64) Item {
+	return Item{
+		Kind:      KindToolOutput,
+		CallID:    call.CallID,
+		ToolName:  call.ToolName,
+		Text:      string(mustJSON(res)),
+		Result:    &res,
+		Timestamp: now,
+	}
+}
+
+// pythonArgs are the arguments of the python tool.
+type pythonArgs struct {
+	Code      *string `json:"code"`
+	TimeoutMS int64   `json:"timeout_ms"`
+}
+
+// maxCellTimeout caps the timeout a model may ask for.
+const maxCellTimeout = 24 * time.Hour
+
+// runCall runs one tool call and returns its output item. A cancelled ctx
+// yields an interrupted output without running anything.
+func (s *Service) runCall(ctx context.Context, st *sessionState, sess Session, call Item) Item {
+	now := func() int64 { return s.now() }
+	if ctx.Err() != nil {
+		return outputItem(call, CellResult{Status: CellInterrupted, Error: "the turn was interrupted before this cell ran"}, now())
+	}
+	if call.ToolName != PythonTool().Name {
+		return outputItem(call, CellResult{Status: CellError, Error: fmt.Sprintf("unknown tool %q: the only tool is python", call.ToolName)}, now())
+	}
+	var args pythonArgs
+	if err := json.Unmarshal([]byte(call.Arguments), &args); err != nil || args.Code == nil {
+		return outputItem(call, CellResult{Status: CellError, Error: `arguments must be a JSON object {"code": string, "timeout_ms": integer}`}, now())
+	}
+	timeout := s.cellTimeout
+	if args.TimeoutMS > 0 {
+		timeout = min(time.Duration(args.TimeoutMS)*time.Millisecond, maxCellTimeout)
+	}
+	res, err := s.kernel.Run(ctx, Cell{SessionID: sess.ID, Workspace: sess.Workspace, Code: *args.Code, Timeout: timeout})
+	if err != nil {
+		res = CellResult{Status: CellError, Error: err.Error()}
+	}
+	s.markKernelUsed(ctx, st, sess.ID)
+	return outputItem(call, res, now())
+}
+
+// markKernelUsed records that the session's kernel now holds state the
+// model may rely on.
+func (s *Service) markKernelUsed(ctx context.Context, st *sessionState, id string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.kernelLive = true
+	sess, err := s.store.Session(ctx, id)
+	if err != nil || sess.KernelUsed {
+		return
+	}
+	if _, err := s.updateLocked(context.WithoutCancel(ctx), id, func(x *Session) error {
+		x.KernelUsed = true
+		return nil
+	}); err != nil {
+		s.log.Error("record kernel use", "session", id, "err", err)
+	}
+}

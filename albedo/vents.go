@@ -1,0 +1,180 @@
+package albedo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Notification states of a reply to a vent.
+const (
+	// NoteQueued: the reply will reach the filing session on its next turn.
+	NoteQueued = "queued"
+	// NoteSessionGone: the filing session no longer exists.
+	NoteSessionGone = "session_gone"
+	// NoteNoSession: the vent names no filing session.
+	NoteNoSession = "no_session"
+)
+
+// ReplySource marks the user message that carries a reply to a vent.
+const ReplySource = "paperclips"
+
+// modelVentLimit bounds the listing the model sees.
+const modelVentLimit = 50
+
+// casAttempts bounds retries of a vent write that lost a race.
+const casAttempts = 5
+
+// FileVent records a vent filed by a session's model.
+func (s *Service) FileVent(ctx context.Context, sessionID string, n NewVent) (Vent, error) {
+	if err := n.validate(); err != nil {
+		return Vent{}, err
+	}
+	v := Vent{Topic: n.Topic, Title: n.Title, Message: n.Message, Suggestion: n.Suggestion, Status: VentOpen, SessionID: sessionID}
+	if sess, err := s.store.Session(ctx, sessionID); err == nil {
+		v.Workspace = sess.Workspace
+	}
+	if v.Title == "" {
+		v.Title = v.displayTitle()
+	}
+	v, err := s.store.InsertVent(ctx, v)
+	if err != nil {
+		return Vent{}, fmt.Errorf("file vent: %w", err)
+	}
+	return v, nil
+}
+
+// Vents returns up to limit vents newest first, with IDs below before
+// (before <= 0: from the newest).
+func (s *Service) Vents(ctx context.Context, before int64, limit int) ([]Vent, error) {
+	if limit <= 0 || limit > 500 {
+		limit = 500
+	}
+	vents, err := s.store.Vents(ctx, before, limit)
+	if err != nil {
+		return nil, err
+	}
+	for i := range vents {
+		vents[i].Title = vents[i].displayTitle()
+	}
+	return vents, nil
+}
+
+// Vent returns one vent.
+func (s *Service) Vent(ctx context.Context, id int64) (Vent, error) {
+	v, err := s.store.Vent(ctx, id)
+	if err != nil {
+		return Vent{}, err
+	}
+	v.Title = v.displayTitle()
+	return v, nil
+}
+
+// ResolveVent closes a vent on behalf of a session's model.
+func (s *Service) ResolveVent(ctx context.Context, sessionID string, id int64, note string) (Vent, error) {
+	return s.changeVent(ctx, id, 0, func(v *Vent) error { return v.resolve(sessionID, note) })
+}
+
+// ReplyVent stores the user's reply to a vent if revision is current, and
+// queues it for the session that filed the vent. It returns the vent and
+// the state of that notification.
+func (s *Service) ReplyVent(ctx context.Context, id, revision int64, reply string) (Vent, string, error) {
+	v, err := s.changeVent(ctx, id, revision, func(v *Vent) error { return v.reply(reply) })
+	if err != nil {
+		return Vent{}, "", err
+	}
+	state := s.notify(ctx, v)
+	return v, state, nil
+}
+
+// notify queues a vent's reply for its filing session.
+func (s *Service) notify(ctx context.Context, v Vent) string {
+	if v.SessionID == "" {
+		return NoteNoSession
+	}
+	if _, err := s.store.Session(ctx, v.SessionID); err != nil {
+		return NoteSessionGone
+	}
+	q := Queued{
+		SessionID: v.SessionID,
+		Source:    ReplySource,
+		Text:      fmt.Sprintf("Reply to your vent #%d (%s). The user answers: %s", v.ID, v.Title, v.Reply),
+		Timestamp: s.now(),
+	}
+	st := s.state(v.SessionID)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if _, err := s.store.Commit(ctx, Commit{SessionID: v.SessionID, Enqueue: []Queued{q}}); err != nil {
+		s.log.Error("queue vent reply", "vent", v.ID, "err", err)
+		return NoteSessionGone
+	}
+	return NoteQueued
+}
+
+// SetVentStatus records the user's own decision on a vent, such as
+// dismissing it, if revision is current.
+func (s *Service) SetVentStatus(ctx context.Context, id, revision int64, status VentStatus) (Vent, error) {
+	switch status {
+	case VentOpen, VentAcknowledged, VentResolved, VentDismissed:
+	default:
+		return Vent{}, Errorf(EInvalid, "vent status %q is not one of open, acknowledged, resolved, dismissed", status)
+	}
+	return s.changeVent(ctx, id, revision, func(v *Vent) error {
+		v.Status = status
+		return nil
+	})
+}
+
+// DeleteVent removes a vent if revision is current.
+func (s *Service) DeleteVent(ctx context.Context, id, revision int64) error {
+	if revision <= 0 {
+		return Errorf(ERevisionRequired, "deleting a vent needs its current revision")
+	}
+	return s.store.DeleteVent(ctx, id, revision)
+}
+
+// changeVent applies change to a vent and writes it if no other write came
+// in between. With revision 0 a lost race is retried on the fresh vent;
+// otherwise revision must be the vent's current one.
+func (s *Service) changeVent(ctx context.Context, id, revision int64, change func(*Vent) error) (Vent, error) {
+	if revision < 0 {
+		return Vent{}, Errorf(ERevisionRequired, "this change needs the vent's current revision")
+	}
+	for attempt := 0; ; attempt++ {
+		v, err := s.store.Vent(ctx, id)
+		if err != nil {
+			return Vent{}, err
+		}
+		if revision > 0 && v.Revision != revision {
+			return Vent{}, Errorf(EStale, "vent #%d changed since revision %d (now %d)", id, revision, v.Revision)
+		}
+		v.Title = v.displayTitle()
+		if err := change(&v); err != nil {
+			return Vent{}, err
+		}
+		stored, err := s.store.UpdateVent(ctx, v)
+		if err == nil {
+			stored.Title = stored.displayTitle()
+			return stored, nil
+		}
+		var e *Error
+		if revision > 0 || attempt+1 == casAttempts || !errors.As(err, &e) || e.Code != EStale {
+			return Vent{}, err
+		}
+	}
+}
+
+// PendingReplies counts the vent replies waiting for a session's next turn.
+func (s *Service) PendingReplies(ctx context.Context, sessionID string) (int, error) {
+	queued, err := s.store.Queued(ctx, sessionID)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, q := range queued {
+		if q.Source == ReplySource {
+			n++
+		}
+	}
+	return n, nil
+}

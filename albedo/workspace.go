@@ -1,0 +1,62 @@
+package albedo
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// MoveWorkspace binds an idle session to a new workspace folder, for
+// example after the old one was renamed. History is kept; the kernel starts
+// afresh in the new folder at the next cell.
+func (s *Service) MoveWorkspace(ctx context.Context, id, path string) (Session, error) {
+	st := s.state(id)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	sess, err := s.store.Session(ctx, id)
+	if err != nil {
+		return Session{}, err
+	}
+	if st.turn != nil {
+		return Session{}, Errorf(EBusy, "session %s is running a turn: interrupt it or wait before moving its workspace", id)
+	}
+	if err := checkMove(sess.Workspace, path); err != nil {
+		return Session{}, err
+	}
+	sess, err = s.updateLocked(ctx, id, func(x *Session) error {
+		x.Workspace = filepath.Clean(path)
+		return nil
+	})
+	if err != nil {
+		return Session{}, err
+	}
+	if err := s.kernel.Stop(ctx, id); err != nil {
+		s.log.Warn("stop kernel after workspace move", "session", id, "err", err)
+	}
+	st.kernelLive = false
+	return sess, nil
+}
+
+// checkMove validates a new workspace against the old one.
+func checkMove(old, path string) error {
+	reject := func(format string, args ...any) error {
+		return &Error{Code: EWorkspaceRejected, Message: fmt.Sprintf(format, args...), Details: map[string]any{"workspace": old}}
+	}
+	switch {
+	case path == "":
+		return reject("workspace is required")
+	case !filepath.IsAbs(path):
+		return reject("workspace %q is not an absolute path", path)
+	case filepath.Clean(path) == filepath.Clean(old):
+		return reject("workspace %q is already the session's workspace", path)
+	}
+	info, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return reject("workspace %q does not exist", path)
+	case !info.IsDir():
+		return reject("workspace %q is not a folder", path)
+	}
+	return nil
+}

@@ -1,0 +1,148 @@
+"""albedo's end-to-end benchmarks: run against the built binary and print medians.
+
+    python3 bench/bench.py [NAME ...]
+
+Names: cli-cold, cli-warm, rss, list-1000, recovery (default: all). Each
+prints one line `name: median X ms (n=N, min .., max ..)` or a size. The Go
+benchmarks (`go test -bench . ./...`) cover what is better measured inside
+the process: per-turn overhead, request building, snapshots, kernel cells.
+Figures are for reading, never for asserting.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "acceptance"))
+sys.dont_write_bytecode = True
+
+from harness import Albedo, Provider, python, text  # noqa: E402
+
+
+def report(name, samples, unit="ms"):
+    samples = sorted(samples)
+    print(
+        f"{name}: median {statistics.median(samples):.1f} {unit} "
+        f"(n={len(samples)}, min {samples[0]:.1f}, max {samples[-1]:.1f})",
+        flush=True,
+    )
+
+
+def timed_cli(app, *args):
+    started = time.perf_counter()
+    app.cli(*args)
+    return (time.perf_counter() - started) * 1000
+
+
+def stop_daemon(app):
+    pid = app.connection["pid"]
+    try:
+        app.api("/shutdown", {}).close()
+    except Exception:
+        pass
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.005)
+
+
+def cli_cold(app, runs=10):
+    samples = []
+    for _ in range(runs):
+        stop_daemon(app)
+        samples.append(timed_cli(app, "sessions"))
+        app.connection = json.loads((app.home / "daemon.json").read_text())
+    report("albedo sessions, no daemon running", samples)
+
+
+def cli_warm(app, runs=30):
+    app.cli("sessions")
+    report("albedo sessions, daemon running", [timed_cli(app, "sessions") for _ in range(runs)])
+
+
+def rss(app):
+    app.cli("sessions")
+    time.sleep(1)
+    pid = app.connection["pid"]
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            print(f"idle daemon RSS: {int(line.split()[1]) / 1024:.1f} MB", flush=True)
+
+
+def list_1000(app, runs=30):
+    have = len(json.load(app.api("/sessions")))
+    for _ in range(max(0, 1000 - have)):
+        app.api("/sessions", {"workspace": str(app.workspace)}).close()
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        with app.api("/sessions") as response:
+            body = response.read()
+        samples.append((time.perf_counter() - started) * 1000)
+    assert len(json.loads(body)) >= 1000
+    report("GET /sessions over 1,000 sessions", samples)
+
+
+def recovery(provider_log, app, runs=5):
+    samples = []
+    for _ in range(runs):
+        session = app.session()
+        app.prompt(session, "hang for recovery").close()
+        deadline = time.monotonic() + 10
+        while not (app.workspace / "started").exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        start = len(provider_log.requests)
+        killed = time.perf_counter()
+        os.kill(app.connection["pid"], signal.SIGKILL)
+        app.cli("sessions")
+        while len(provider_log.requests) <= start and time.perf_counter() - killed < 15:
+            time.sleep(0.001)
+        samples.append((time.perf_counter() - killed) * 1000)
+        app.connection = json.loads((app.home / "daemon.json").read_text())
+        app.idle(session)
+        (app.workspace / "started").unlink()
+    report("kill -9 to the resumed turn's first request", samples)
+
+
+def script(request):
+    inputs = request.get("messages", request.get("input", []))
+    done = any(i.get("role") == "tool" or i.get("type") == "function_call_output" for i in inputs)
+    if done:
+        return text("done")
+    return python("from pathlib import Path\nPath('started').write_text('1')\nimport time\ntime.sleep(30)")
+
+
+def main(names):
+    names = names or ["cli-cold", "cli-warm", "rss", "list-1000", "recovery"]
+    provider = Provider(script)
+    try:
+        with Albedo(provider) as app:
+            for name in names:
+                if name == "cli-cold":
+                    cli_cold(app)
+                elif name == "cli-warm":
+                    cli_warm(app)
+                elif name == "rss":
+                    rss(app)
+                elif name == "list-1000":
+                    list_1000(app)
+                elif name == "recovery":
+                    recovery(provider, app)
+                else:
+                    raise SystemExit(f"unknown benchmark {name!r}")
+    finally:
+        provider.close()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

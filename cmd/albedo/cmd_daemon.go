@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/albedo-agent/albedo/frontends/daemon"
+)
+
+// defaultKernelIdle stops kernels idle for this long.
+const defaultKernelIdle = 30 * time.Minute
+
+func runDaemon(ctx context.Context, e *env, args []string) error {
+	fs := flags(e, "daemon")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	dir, err := e.albedoHome()
+	if err != nil {
+		return err
+	}
+	opts := daemon.Options{Home: dir, Version: version, KernelIdle: defaultKernelIdle}
+	if opts.Port, err = envInt("ALBEDO_PORT", 0); err != nil {
+		return err
+	}
+	if opts.ParentPID, err = envInt("ALBEDO_PARENT_PID", 0); err != nil {
+		return err
+	}
+	idle, err := envInt("ALBEDO_IDLE_SECONDS", -1)
+	if err != nil {
+		return err
+	}
+	if idle >= 0 {
+		opts.KernelIdle = time.Duration(idle) * time.Second
+	}
+	return daemon.Run(ctx, opts)
+}
+
+// envInt reads a whole number from the environment.
+func envInt(name string, def int) (int, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%s=%q is not a whole number", name, v)
+	}
+	return n, nil
+}

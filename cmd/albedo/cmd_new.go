@@ -1,0 +1,43 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+func runNew(ctx context.Context, e *env, args []string) error {
+	fs := flags(e, "new")
+	provider := fs.String("provider", "", "bind the session to this provider (default: the active one)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 1 {
+		return usageError{"new takes at most one workspace"}
+	}
+	workspace := fs.Arg(0)
+	if workspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return fmt.Errorf("find the current folder: %w", err)
+		}
+		workspace = wd
+	}
+	workspace, err := filepath.Abs(workspace)
+	if err != nil {
+		return fmt.Errorf("resolve workspace: %w", err)
+	}
+	c, err := e.dial(ctx)
+	if err != nil {
+		return err
+	}
+	s, err := c.CreateSession(ctx, workspace, *provider)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(e.stdout).Encode(map[string]any{
+		"session": s.ID, "workspace": s.Workspace, "provider": s.Provider, "model": s.Model, "protocol": s.Protocol, "title": s.Title,
+	})
+}

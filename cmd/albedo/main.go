@@ -1,0 +1,145 @@
+// Command albedo is the albedo coding-agent daemon, its CLI and its
+// console, in one binary. Run "albedo help" for the commands.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is albedo's version, set at build time with -ldflags.
+var version = "dev"
+
+// command is one subcommand of the CLI.
+type command struct {
+	name    string
+	usage   string
+	summary string
+	run     func(ctx context.Context, env *env, args []string) error
+}
+
+// env is what every command gets: its streams and the albedo home.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	// home is the albedo home; empty until a command asks for it.
+	home string
+}
+
+func commands() []command {
+	return []command{
+		{"sessions", "albedo sessions [--json]", "list sessions (starts the daemon when none runs)", runSessions},
+		{"new", "albedo new [WORKSPACE]", "create a session in WORKSPACE (default: the current folder) and print it as JSON", runNew},
+		{"daemon", "albedo daemon", "run the daemon in the foreground, for service managers", runDaemon},
+		{"help", "albedo help [COMMAND]", "explain a command", nil},
+	}
+}
+
+// usageError is a mistake in how a command was called (exit status 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// run runs the CLI and returns its exit status.
+func run(ctx context.Context, e *env, args []string) int {
+	if len(args) == 0 {
+		printUsage(e.stdout)
+		return 0
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "-h", "--help", "help":
+		if len(rest) > 0 {
+			if c, ok := find(rest[0]); ok && c.run != nil {
+				return run(ctx, e, []string{c.name, "--help"})
+			}
+		}
+		printUsage(e.stdout)
+		return 0
+	case "-v", "--version", "version":
+		fmt.Fprintln(e.stdout, "albedo", version)
+		return 0
+	}
+	c, ok := find(name)
+	if !ok || c.run == nil {
+		fmt.Fprintf(e.stderr, "albedo: unknown command %q\n\n", name)
+		printUsage(e.stderr)
+		return 2
+	}
+	err := c.run(ctx, e, rest)
+	var ue usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(e.stderr, "albedo %s: %v\nusage: %s\n", c.name, err, c.usage)
+		return 2
+	default:
+		fmt.Fprintf(e.stderr, "albedo %s: %v\n", c.name, err)
+		return 1
+	}
+}
+
+func find(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "albedo: a coding agent that lives in a local daemon.")
+	fmt.Fprintln(w, "\nUsage:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-34s %s\n", c.usage, c.summary)
+	}
+	fmt.Fprintln(w, "\nEnvironment: ALBEDO_HOME (default ~/.albedo), ALBEDO_PORT, ALBEDO_PARENT_PID, ALBEDO_IDLE_SECONDS.")
+	fmt.Fprintln(w, "Run 'albedo COMMAND --help' for a command's options.")
+}
+
+// flags returns a flag set for a command that prints its help on stdout.
+func flags(e *env, c string) *flag.FlagSet {
+	cmd, _ := find(c)
+	fs := flag.NewFlagSet(c, flag.ContinueOnError)
+	fs.SetOutput(e.stdout)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stdout, "usage: %s\n\n%s\n", cmd.usage, cmd.summary)
+		var any bool
+		fs.VisitAll(func(*flag.Flag) { any = true })
+		if any {
+			fmt.Fprintln(e.stdout, "\nOptions:")
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+// parse parses a command's flags; help is flag.ErrHelp, a mistake a
+// usageError.
+func parse(fs *flag.FlagSet, args []string) error {
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.Usage()
+		return err
+	}
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	return nil
+}

@@ -1,0 +1,51 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
+// Command runs a slash command (such as "/model") on a session with args
+// (any JSON-encodable value, nil for none) and returns its raw result.
+func (c *Client) Command(ctx context.Context, id, name string, args any) (json.RawMessage, error) {
+	body := struct {
+		Name string `json:"name"`
+		Args any    `json:"args,omitempty"`
+	}{name, args}
+	var out struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if _, err := c.do(ctx, http.MethodPost, sessionPath(id, "commands"), body, &out, nil); err != nil {
+		return nil, fmt.Errorf("run %s on session %s: %w", name, id, err)
+	}
+	return out.Result, nil
+}
+
+// ModelChoice is what a session is bound to after /model.
+type ModelChoice struct {
+	Provider string  `json:"provider"`
+	Model    string  `json:"model"`
+	Protocol string  `json:"protocol"`
+	Effort   *string `json:"effort"`
+}
+
+// SwitchModel rebinds an idle session to a provider (its own when empty)
+// and model with /model; the daemon makes that choice the default for new
+// sessions too.
+func (c *Client) SwitchModel(ctx context.Context, id, provider, model string) (ModelChoice, error) {
+	args := map[string]string{"model": model}
+	if provider != "" {
+		args["provider"] = provider
+	}
+	raw, err := c.Command(ctx, id, "/model", args)
+	if err != nil {
+		return ModelChoice{}, err
+	}
+	var out ModelChoice
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return ModelChoice{}, fmt.Errorf("decode result of /model: %w", err)
+	}
+	return out, nil
+}

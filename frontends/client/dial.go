@@ -1,0 +1,117 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/albedo-agent/albedo/frontends/home"
+)
+
+// DialOptions say which daemon to reach and how to start one.
+type DialOptions struct {
+	// Home is the albedo home.
+	Home string
+	// Binary is the albedo executable that runs "albedo daemon"; empty
+	// means this process's own executable.
+	Binary string
+	// NoStart makes Dial fail instead of starting a daemon.
+	NoStart bool
+	// Timeout bounds the wait for a new daemon; zero means 15 seconds.
+	Timeout time.Duration
+}
+
+// ErrNoDaemon says no daemon runs for the home and none was started.
+var ErrNoDaemon = errors.New("no albedo daemon is running")
+
+// Dial returns a client of the home's daemon, starting the daemon detached
+// (its own session and process group, output to daemon.log) when
+// daemon.json is missing or names a dead or unhealthy process.
+func Dial(ctx context.Context, opts DialOptions) (*Client, error) {
+	if c, err := reach(ctx, opts.Home); err == nil {
+		return c, nil
+	}
+	if opts.NoStart {
+		return nil, ErrNoDaemon
+	}
+	if err := start(opts); err != nil {
+		return nil, err
+	}
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = 15 * time.Second
+	}
+	deadline := time.Now().Add(timeout)
+	wait := 2 * time.Millisecond
+	for {
+		c, err := reach(ctx, opts.Home)
+		if err == nil {
+			return c, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("the albedo daemon did not start within %s (see %s): %w", timeout, filepath.Join(opts.Home, home.LogFile), err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, 50*time.Millisecond)
+	}
+}
+
+// reach connects to the daemon daemon.json names, if it is alive and well.
+func reach(ctx context.Context, dir string) (*Client, error) {
+	conn, err := home.ReadConnection(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !home.Alive(conn.PID) {
+		return nil, fmt.Errorf("daemon %d is gone", conn.PID)
+	}
+	c := New(conn)
+	hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if _, err := c.Health(hctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// start launches "albedo daemon" detached from this process.
+func start(opts DialOptions) error {
+	bin := opts.Binary
+	if bin == "" {
+		self, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("find the albedo binary: %w", err)
+		}
+		bin = self
+	}
+	if err := os.MkdirAll(opts.Home, 0o700); err != nil {
+		return fmt.Errorf("create home %s: %w", opts.Home, err)
+	}
+	logFile, err := os.OpenFile(filepath.Join(opts.Home, home.LogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("open daemon log: %w", err)
+	}
+	defer logFile.Close()
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return err
+	}
+	defer devnull.Close()
+	cmd := exec.Command(bin, "daemon")
+	cmd.Env = append(os.Environ(), "ALBEDO_HOME="+opts.Home)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start the albedo daemon: %w", err)
+	}
+	return cmd.Process.Release()
+}

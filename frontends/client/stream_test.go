@@ -1,0 +1,149 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestSSEReader(t *testing.T) {
+	tests := []struct {
+		name    string
+		input   string
+		want    []string
+		wantErr error
+	}{
+		{"one event", "data: {}\n\n", []string{"{}"}, io.EOF},
+		{"no space after colon", "data:{}\n\n", []string{"{}"}, io.EOF},
+		{"crlf", "data: a\r\n\r\ndata: b\r\n\r\n", []string{"a", "b"}, io.EOF},
+		{"comments and other fields", ": ping\n\nevent: x\nid: 3\ndata: a\n\n", []string{"a"}, io.EOF},
+		{"multi-line data", "data: a\ndata: b\n\n", []string{"a\nb"}, io.EOF},
+		{"cut short", "data: a\n\ndata: b\n", []string{"a"}, io.ErrUnexpectedEOF},
+		{"empty", "", nil, io.EOF},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newSSEReader(strings.NewReader(tt.input))
+			var got []string
+			for {
+				data, err := r.next()
+				if err != nil {
+					if err != tt.wantErr {
+						t.Errorf("err = %v, want %v", err, tt.wantErr)
+					}
+					break
+				}
+				got = append(got, string(data))
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("data = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// streamHandler serves a stream: the snapshot, then each message, then
+// either ends or waits for the client to leave.
+func streamHandler(snapshot string, messages []string, hold bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		fmt.Fprintf(w, "data: %s\n\n", snapshot)
+		for _, m := range messages {
+			fmt.Fprintf(w, ": ping\n\ndata: %s\n\n", m)
+		}
+		w.(http.Flusher).Flush()
+		if hold {
+			<-r.Context().Done()
+		}
+	}
+}
+
+func TestSubscribe(t *testing.T) {
+	c, f := newFake(t, streamHandler(
+		`{"events":[{"type":"user","seq":1,"text":"hi","timestamp":5}]}`,
+		[]string{
+			`{"events":[{"type":"status","running":true}]}`,
+			`{"events":[{"type":"delta","kind":"text","text":"he"},{"type":"message","seq":2,"text":"hello"}]}`,
+		}, false))
+	s, err := c.Subscribe(context.Background(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if want := []Event{{Type: "user", Seq: 1, Text: "hi", Timestamp: 5}}; !reflect.DeepEqual(s.Snapshot, want) {
+		t.Errorf("snapshot = %+v", s.Snapshot)
+	}
+	if got := f.requests()[0].Path; got != "/sessions/s1/stream" {
+		t.Errorf("path = %s", got)
+	}
+	var got []string
+	var last error
+	for ev, err := range s.Events() {
+		if err != nil {
+			last = err
+			break
+		}
+		got = append(got, ev.Type)
+	}
+	if want := []string{"status", "delta", "message"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("events = %q, want %q", got, want)
+	}
+	if !errors.Is(last, ErrStreamEnded) {
+		t.Errorf("end = %v, want ErrStreamEnded", last)
+	}
+}
+
+func TestSubscribeEndsWithContext(t *testing.T) {
+	c, _ := newFake(t, streamHandler(`{"events":[]}`, nil, true))
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := c.Subscribe(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Snapshot == nil || len(s.Snapshot) != 0 {
+		t.Errorf("snapshot = %#v, want empty", s.Snapshot)
+	}
+	cancel()
+	for _, err := range s.Events() {
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("end = %v, want context.Canceled", err)
+		}
+		break
+	}
+}
+
+func TestSubscribeBreakStops(t *testing.T) {
+	c, _ := newFake(t, streamHandler(`{"events":[]}`, []string{`{"events":[{"type":"status"},{"type":"status"}]}`}, true))
+	s, err := c.Subscribe(context.Background(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for range s.Events() {
+		n++
+		break
+	}
+	if n != 1 {
+		t.Errorf("yielded %d events after break", n)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+}
+
+func TestSubscribeRefused(t *testing.T) {
+	c, _ := newFake(t, func(w http.ResponseWriter, r *http.Request) {
+		reply(w, http.StatusNotFound, map[string]any{"error": "no session nope", "code": "not_found"})
+	})
+	_, err := c.Subscribe(context.Background(), "nope")
+	if ErrorCode(err) != "not_found" {
+		t.Errorf("err = %v, want not_found", err)
+	}
+}

@@ -1,0 +1,196 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/albedo-agent/albedo/frontends/client"
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+)
+
+// Options configure a console.
+type Options struct {
+	// Dial reaches the daemon, starting it when none runs. The console
+	// calls it again whenever its connection drops.
+	Dial func(ctx context.Context) (*client.Client, error)
+	// Session is the session to open. When empty, the console makes a new
+	// session in NewSession if that is set, and shows the session picker
+	// otherwise.
+	Session    string
+	NewSession string
+	// Workspace is where the picker makes new sessions; usually the
+	// current folder.
+	Workspace string
+	// Screen is what the console draws on; nil means the terminal.
+	Screen tcell.Screen
+}
+
+// Result is how a console ended.
+type Result struct {
+	// Session is the session that was open when the user left, or "".
+	Session string
+}
+
+// Page names.
+const (
+	pageSession = "session"
+	pagePicker  = "picker"
+	pageVents   = "vents"
+)
+
+// Console is a running console: one tview application and its screens.
+type Console struct {
+	ctx  context.Context
+	opts Options
+	app  *tview.Application
+	// pages holds the session, picker and vents screens.
+	pages *tview.Pages
+	mail  *mailbox
+	th    *theme
+
+	session *sessionScreen
+	picker  *pickerScreen
+	vents   *ventsScreen
+
+	// mu guards cl, which the stream goroutines replace on reconnect.
+	mu sync.Mutex
+	cl *client.Client
+
+	result Result
+}
+
+// Run shows the console until the user leaves it or ctx is done. The daemon
+// is reached, and a new session made, before the screen is taken over, so
+// that those errors print plainly.
+func Run(ctx context.Context, opts Options) (Result, error) {
+	if opts.Dial == nil {
+		return Result{}, errors.New("console: Options.Dial is required")
+	}
+	cl, err := opts.Dial(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	id := opts.Session
+	if id == "" && opts.NewSession != "" {
+		s, err := cl.CreateSession(ctx, opts.NewSession, "")
+		if err != nil {
+			return Result{}, fmt.Errorf("create a session in %s: %w", opts.NewSession, err)
+		}
+		id = s.ID
+	} else if id != "" {
+		if _, err := cl.Session(ctx, id, 0); err != nil {
+			return Result{}, err
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	c := &Console{ctx: ctx, opts: opts, app: tview.NewApplication(), pages: tview.NewPages(), th: defaultTheme(), cl: cl}
+	c.mail = &mailbox{app: c.app}
+	defer c.mail.close()
+	c.session = newSessionScreen(c)
+	c.picker = newPickerScreen(c)
+	c.vents = newVentsScreen(c)
+	c.pages.AddPage(pageSession, c.session.root, true, false)
+	c.pages.AddPage(pagePicker, c.picker.root, true, false)
+	c.pages.AddPage(pageVents, c.vents.root, true, false)
+	if opts.Screen != nil {
+		c.app.SetScreen(opts.Screen)
+	}
+	c.app.EnableMouse(true).EnablePaste(true).SetRoot(c.pages, true).SetInputCapture(c.keys)
+	if id != "" {
+		c.session.open(id)
+	} else {
+		c.showPicker()
+	}
+	go func() {
+		<-ctx.Done()
+		c.app.Stop()
+	}()
+	if err := c.app.Run(); err != nil {
+		return Result{}, fmt.Errorf("run the console: %w", err)
+	}
+	return c.result, nil
+}
+
+// client returns the current client of the daemon.
+func (c *Console) client() *client.Client {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cl
+}
+
+// redial reaches the daemon again and makes that the current client.
+func (c *Console) redial(ctx context.Context) (*client.Client, error) {
+	cl, err := c.opts.Dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.cl = cl
+	c.mu.Unlock()
+	return cl, nil
+}
+
+// keys handles the keys that work everywhere.
+func (c *Console) keys(ev *tcell.EventKey) *tcell.EventKey {
+	switch ev.Key() {
+	case tcell.KeyCtrlD:
+		c.quit()
+		return nil
+	case tcell.KeyCtrlC:
+		if name, _ := c.pages.GetFrontPage(); name == pageSession {
+			c.session.ctrlC()
+		} else {
+			c.quit()
+		}
+		return nil
+	}
+	return ev
+}
+
+// quit leaves the console; an open session goes on in the daemon.
+func (c *Console) quit() {
+	c.result.Session = c.session.id
+	c.app.Stop()
+}
+
+// showSession brings the session screen forward.
+func (c *Console) showSession() {
+	c.pages.SwitchToPage(pageSession)
+	c.app.SetFocus(c.session.input)
+}
+
+// showPicker brings the session picker forward and reloads it.
+func (c *Console) showPicker() {
+	c.pages.SwitchToPage(pagePicker)
+	c.app.SetFocus(c.picker.table)
+	c.picker.load()
+}
+
+// showVents brings the vent ledger forward and reloads it.
+func (c *Console) showVents() {
+	c.vents.back = pagePicker
+	if c.session.id != "" {
+		c.vents.back = pageSession
+	}
+	c.pages.SwitchToPage(pageVents)
+	c.app.SetFocus(c.vents.table)
+	c.vents.load()
+}
+
+// back returns from the vents screen to where it was opened from.
+func (c *Console) back(page string) {
+	if page == pageSession && c.session.id != "" {
+		c.showSession()
+		return
+	}
+	c.showPicker()
+}
+
+// plain gives a primitive the terminal's own background.
+func plain(b *tview.Box) *tview.Box {
+	return b.SetBackgroundColor(tcell.ColorDefault)
+}

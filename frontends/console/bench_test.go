@@ -1,0 +1,125 @@
+package console
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/albedo-agent/albedo/frontends/client"
+	"github.com/gdamore/tcell/v2"
+)
+
+// largeSession returns n events of a long working session: prompts,
+// thinking, cells with output and traces, answers.
+func largeSession(n int) []client.Event {
+	events := make([]client.Event, 0, n)
+	for seq := int64(1); len(events) < n; seq++ {
+		call := fmt.Sprintf("call-%d", seq)
+		var ev client.Event
+		switch seq % 5 {
+		case 1:
+			ev = client.Event{Type: "user", Text: fmt.Sprintf("step %d: look at the failing test and fix what it finds", seq)}
+		case 2:
+			ev = client.Event{Type: "thinking", Text: strings.Repeat("The test reads the config and compares it. ", 6)}
+		case 3:
+			ev = client.Event{Type: "tool_call", CallID: call, Name: "python", Code: "import pathlib\nfor p in pathlib.Path('.').glob('*.go'):\n    print(p, len(p.read_text()))"}
+		case 4:
+			ev = client.Event{Type: "tool", CallID: fmt.Sprintf("call-%d", seq-1), Name: "python", Status: "ok",
+				Result: `{"status":"ok","output":"` + strings.Repeat(`main.go 1234\n`, 30) + `"}`,
+				Trace:  &client.Trace{Activities: []client.Activity{{Kind: "read", Target: "main.go"}}, Changes: []client.Change{{Path: "main.go"}}}}
+		case 0:
+			ev = client.Event{Type: "message", Text: strings.Repeat("I changed the comparison so that it ignores the order of keys. ", 4)}
+		}
+		ev.Seq = seq
+		events = append(events, ev)
+	}
+	return events
+}
+
+// benchScreen returns a 120×40 simulation screen.
+func benchScreen(b *testing.B) tcell.SimulationScreen {
+	s := tcell.NewSimulationScreen("UTF-8")
+	if err := s.Init(); err != nil {
+		b.Fatal(err)
+	}
+	s.SetSize(120, 40)
+	return s
+}
+
+// BenchmarkRenderLargeTranscript measures a 5,000-event session: building
+// the transcript model, drawing the first frame (nothing laid out yet),
+// drawing a frame again, scrolling by pages through it, and drawing after a
+// resize.
+func BenchmarkRenderLargeTranscript(b *testing.B) {
+	events := largeSession(5000)
+	b.Run("model", func(b *testing.B) {
+		for b.Loop() {
+			var tr Transcript
+			tr.Reset(events)
+		}
+	})
+	b.Run("first-frame", func(b *testing.B) {
+		s := benchScreen(b)
+		for b.Loop() {
+			var tr Transcript
+			tr.Reset(events)
+			v := NewTranscriptView(&tr)
+			v.SetRect(0, 0, 120, 40)
+			v.Draw(s)
+		}
+	})
+	b.Run("frame", func(b *testing.B) {
+		s := benchScreen(b)
+		var tr Transcript
+		tr.Reset(events)
+		v := NewTranscriptView(&tr)
+		v.SetRect(0, 0, 120, 40)
+		v.Draw(s)
+		for b.Loop() {
+			v.Draw(s)
+		}
+	})
+	b.Run("scroll-page", func(b *testing.B) {
+		s := benchScreen(b)
+		var tr Transcript
+		tr.Reset(events)
+		v := NewTranscriptView(&tr)
+		v.SetRect(0, 0, 120, 40)
+		v.Draw(s)
+		for b.Loop() {
+			v.ScrollBy(-v.PageSize())
+			if v.current() == (anchor{}) {
+				v.ScrollToEnd()
+			}
+			v.Draw(s)
+		}
+	})
+	b.Run("resize", func(b *testing.B) {
+		s := benchScreen(b)
+		var tr Transcript
+		tr.Reset(events)
+		v := NewTranscriptView(&tr)
+		w := 120
+		for b.Loop() {
+			w = 200 - w // 120, 80, 120, ...
+			v.SetRect(0, 0, w, 40)
+			v.Draw(s)
+		}
+	})
+	b.Run("delta", func(b *testing.B) {
+		s := benchScreen(b)
+		var tr Transcript
+		tr.Reset(events)
+		v := NewTranscriptView(&tr)
+		v.SetRect(0, 0, 120, 40)
+		n := 0
+		for b.Loop() {
+			// An answer of 100 fragments streams in, then completes.
+			if n++; n%100 == 0 {
+				tr.Apply(client.Event{Type: "message", Seq: int64(10000 + n), Text: "done"})
+			}
+			tr.Apply(client.Event{Type: "delta", Kind: "text", Text: "more words "})
+			v.Draw(s)
+		}
+	})
+}

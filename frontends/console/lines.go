@@ -1,0 +1,193 @@
+package console
+
+import (
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/uniseg"
+)
+
+// segment is a run of text in one style.
+type segment struct {
+	text  string
+	style tcell.Style
+}
+
+// line is one row of the transcript as it is drawn: styled segments whose
+// widths add up to at most the width it was laid out for.
+type line []segment
+
+// plain returns the line's text without styles.
+func (l line) plain() string {
+	var b strings.Builder
+	for _, s := range l {
+		b.WriteString(s.text)
+	}
+	return b.String()
+}
+
+// width returns how many cells text takes on a terminal.
+func width(text string) int {
+	for i := 0; i < len(text); i++ {
+		if text[i] >= 0x80 {
+			return uniseg.StringWidth(text)
+		}
+	}
+	return len(text)
+}
+
+// nextCluster splits the first grapheme cluster off text and returns it,
+// the rest, and its width in cells. A printable ASCII byte not followed by
+// a combining byte is a cluster of its own, found without Unicode tables.
+func nextCluster(text string) (cluster, rest string, cells int) {
+	if c := text[0]; c >= 0x20 && c < 0x7f && (len(text) == 1 || text[1] < 0x80) {
+		return text[:1], text[1:], 1
+	}
+	cluster, rest, boundaries, _ := uniseg.StepString(text, -1)
+	return cluster, rest, boundaries >> uniseg.ShiftWidth
+}
+
+// sanitize makes text safe to draw: tabs become spaces, terminal escape
+// sequences and other control characters go, and \r\n becomes \n.
+func sanitize(text string) string {
+	clean := true
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c < 0x20 && c != '\n' || c == 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return text
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == '\t':
+			b.WriteString("    ")
+		case c == 0x1b:
+			i = skipEscape(text, i)
+		case c == '\r':
+			if i+1 < len(text) && text[i+1] == '\n' {
+				continue
+			}
+			b.WriteByte('\n')
+		case c < 0x20 && c != '\n', c == 0x7f:
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// skipEscape returns the index of the last byte of the escape sequence
+// that starts at text[i] (an ESC).
+func skipEscape(text string, i int) int {
+	if i+1 >= len(text) {
+		return i
+	}
+	switch text[i+1] {
+	case '[': // CSI: parameters, then a final byte in @..~
+		for j := i + 2; j < len(text); j++ {
+			if text[j] >= 0x40 && text[j] <= 0x7e {
+				return j
+			}
+		}
+		return len(text) - 1
+	case ']': // OSC: up to BEL or ESC \
+		for j := i + 2; j < len(text); j++ {
+			if text[j] == 0x07 {
+				return j
+			}
+			if text[j] == 0x1b && j+1 < len(text) && text[j+1] == '\\' {
+				return j + 1
+			}
+		}
+		return len(text) - 1
+	}
+	return i + 1
+}
+
+// wrap breaks text into rows of at most w cells, at spaces where it can
+// and inside words where it must. Newlines always break. Each row of the
+// result has trailing spaces removed; an empty text is one empty row.
+func wrap(text string, w int) []string {
+	if w < 1 {
+		w = 1
+	}
+	var rows []string
+	for _, para := range strings.Split(text, "\n") {
+		rows = wrapParagraph(rows, para, w)
+	}
+	return rows
+}
+
+// wrapParagraph appends the rows of one paragraph (text without newlines).
+func wrapParagraph(rows []string, para string, w int) []string {
+	if width(para) <= w {
+		return append(rows, strings.TrimRight(para, " "))
+	}
+	var (
+		start     = 0  // byte offset where the current row starts
+		cells     = 0  // width of the current row so far
+		lastSpace = -1 // byte offset just after the last space in the row
+		spaceCell = 0  // row width up to lastSpace
+		rest      = para
+		pos       = 0
+	)
+	for len(rest) > 0 {
+		var cluster string
+		var cw int
+		cluster, rest, cw = nextCluster(rest)
+		if cells+cw > w && cells > 0 {
+			if cluster == " " {
+				rows = append(rows, strings.TrimRight(para[start:pos], " "))
+				start, cells, lastSpace = pos+1, 0, -1
+				pos += len(cluster)
+				continue
+			}
+			if lastSpace > start {
+				rows = append(rows, strings.TrimRight(para[start:lastSpace], " "))
+				start, cells, lastSpace = lastSpace, cells-spaceCell, -1
+			} else {
+				rows = append(rows, para[start:pos])
+				start, cells, lastSpace = pos, 0, -1
+			}
+		}
+		cells += cw
+		pos += len(cluster)
+		if cluster == " " {
+			lastSpace, spaceCell = pos, cells
+		}
+	}
+	if tail := strings.TrimRight(para[start:], " "); tail != "" || start == 0 {
+		rows = append(rows, tail)
+	}
+	return rows
+}
+
+// truncate shortens text to at most w cells, ending it with … when cut.
+func truncate(text string, w int) string {
+	if width(text) <= w {
+		return text
+	}
+	if w <= 1 {
+		return "…"
+	}
+	var b strings.Builder
+	cells := 0
+	for len(text) > 0 {
+		var cluster string
+		var cw int
+		cluster, text, cw = nextCluster(text)
+		if cells+cw > w-1 {
+			break
+		}
+		b.WriteString(cluster)
+		cells += cw
+	}
+	b.WriteString("…")
+	return b.String()
+}

@@ -1,0 +1,175 @@
+package console
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/albedo-agent/albedo/frontends/client"
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+)
+
+// pickerScreen lists the sessions for the user to open one.
+type pickerScreen struct {
+	c      *Console
+	root   *tview.Flex
+	table  *tview.Table
+	status *tview.TextView
+	// sessions are the rows of the table, most recent first.
+	sessions []client.Session
+}
+
+// pickerColumns are the table's column titles.
+func pickerColumns() []string {
+	return []string{"STATE", "UPDATED", "TITLE", "WORKSPACE", "PROVIDER", "MODEL"}
+}
+
+func newPickerScreen(c *Console) *pickerScreen {
+	p := &pickerScreen{c: c}
+	p.table = tview.NewTable().SetSelectable(true, false).SetFixed(1, 0).SetSeparator(' ')
+	p.table.SetSelectedStyle(tcell.StyleDefault.Reverse(true))
+	plain(p.table.Box)
+	p.table.SetInputCapture(p.keys)
+	p.table.SetSelectedFunc(func(row, _ int) { p.openRow(row) })
+	header := tview.NewTextView().SetDynamicColors(true).SetText("[white::b] albedo [-::-][white] sessions")
+	header.SetBackgroundColor(tcell.ColorNavy)
+	p.status = tview.NewTextView().SetDynamicColors(true)
+	plain(p.status.Box)
+	help := tview.NewTextView().SetDynamicColors(true).SetText("[::d]Enter open · n new session here · v vents · r reload · q quit")
+	plain(help.Box)
+	p.root = tview.NewFlex().SetDirection(tview.FlexRow).
+		AddItem(header, 1, 0, false).
+		AddItem(p.table, 0, 1, true).
+		AddItem(p.status, 1, 0, false).
+		AddItem(help, 1, 0, false)
+	return p
+}
+
+// load fetches the sessions.
+func (p *pickerScreen) load() {
+	p.status.SetText("[::d]loading…")
+	cl := p.c.client()
+	go func() {
+		sessions, err := cl.Sessions(p.c.ctx)
+		p.c.mail.post(func() {
+			if err != nil {
+				p.status.SetText("[red]" + tview.Escape(describe(err)))
+				return
+			}
+			slices.SortStableFunc(sessions, func(a, b client.Session) int { return cmp.Compare(b.UpdatedAt, a.UpdatedAt) })
+			p.sessions = sessions
+			p.fill()
+		})
+	}()
+}
+
+// fill shows the sessions in the table.
+func (p *pickerScreen) fill() {
+	p.table.Clear()
+	for i, title := range pickerColumns() {
+		p.table.SetCell(0, i, tview.NewTableCell(title).SetSelectable(false).SetAttributes(tcell.AttrBold))
+	}
+	now := time.Now()
+	for r, s := range p.sessions {
+		state := tview.NewTableCell("idle").SetTextColor(tcell.ColorGreen)
+		if s.Stage == "running" {
+			state = tview.NewTableCell("running").SetTextColor(tcell.ColorOlive)
+		}
+		title := s.Title
+		if s.Name != "" {
+			title = s.Name + ": " + title
+		}
+		cells := []*tview.TableCell{
+			state,
+			tview.NewTableCell(ago(now, s.Updated())),
+			tview.NewTableCell(tview.Escape(title)).SetMaxWidth(48).SetExpansion(1),
+			tview.NewTableCell(tview.Escape(home(s.Workspace))).SetMaxWidth(40),
+			tview.NewTableCell(tview.Escape(s.Provider)),
+			tview.NewTableCell(tview.Escape(s.Model)),
+		}
+		for i, cell := range cells {
+			p.table.SetCell(r+1, i, cell)
+		}
+	}
+	if len(p.sessions) == 0 {
+		p.status.SetText("no sessions yet: press n to start one in " + tview.Escape(home(p.c.opts.Workspace)))
+		return
+	}
+	p.status.SetText(fmt.Sprintf("[::d]%s", plural(len(p.sessions), "session")))
+	p.table.Select(1, 0)
+}
+
+// openRow opens the session of a table row.
+func (p *pickerScreen) openRow(row int) {
+	if row < 1 || row > len(p.sessions) {
+		return
+	}
+	p.c.session.open(p.sessions[row-1].ID)
+}
+
+// keys handles the picker's keys.
+func (p *pickerScreen) keys(ev *tcell.EventKey) *tcell.EventKey {
+	if ev.Key() == tcell.KeyEscape {
+		if p.c.session.id != "" {
+			p.c.showSession()
+		} else {
+			p.c.quit()
+		}
+		return nil
+	}
+	if ev.Key() != tcell.KeyRune {
+		return ev
+	}
+	switch ev.Rune() {
+	case 'q':
+		p.c.quit()
+	case 'r':
+		p.load()
+	case 'v':
+		p.c.showVents()
+	case 'n':
+		p.create()
+	default:
+		return ev
+	}
+	return nil
+}
+
+// create makes a session in the console's workspace and opens it.
+func (p *pickerScreen) create() {
+	ws := p.c.opts.Workspace
+	if ws == "" {
+		p.status.SetText("[red]no folder to start a session in")
+		return
+	}
+	cl := p.c.client()
+	p.status.SetText("[::d]creating a session in " + tview.Escape(ws) + "…")
+	go func() {
+		s, err := cl.CreateSession(p.c.ctx, ws, "")
+		p.c.mail.post(func() {
+			if err != nil {
+				p.status.SetText("[red]" + tview.Escape(describe(err)))
+				return
+			}
+			p.c.session.open(s.ID)
+		})
+	}()
+}
+
+// ago says briefly how long ago t was.
+func ago(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case t.IsZero() || d < 0:
+		return ""
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return t.Format(time.DateOnly)
+}

@@ -1,0 +1,273 @@
+package console
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+// Limits of a cell's code and output when details are hidden.
+const (
+	foldedCodeRows   = 12
+	foldedOutputRows = 12
+	liveThinkingRows = 3
+)
+
+// layoutOptions say how blocks are laid out.
+type layoutOptions struct {
+	width int
+	// detail shows thinking and whole cell outputs.
+	detail bool
+	theme  *theme
+}
+
+// layoutCache keeps a block's rows for the options they were made with.
+type layoutCache struct {
+	valid  bool
+	width  int
+	detail bool
+	rev    int
+	rows   []line
+}
+
+// rows returns the block laid out for o, from its cache when nothing
+// changed. The first row is always blank: it separates blocks.
+func (b *Block) rows(o layoutOptions) []line {
+	c := &b.layout
+	if c.valid && c.width == o.width && c.detail == o.detail && c.rev == b.rev {
+		return c.rows
+	}
+	*c = layoutCache{valid: true, width: o.width, detail: o.detail, rev: b.rev, rows: layout(b, o)}
+	return c.rows
+}
+
+// layout lays a block out: a blank row, then its content.
+func layout(b *Block, o layoutOptions) []line {
+	if o.width < 12 {
+		o.width = 12
+	}
+	l := &layouter{o: o, th: o.theme, rows: []line{nil}}
+	th := o.theme
+	switch b.Kind {
+	case BlockUser:
+		if b.Source != "" {
+			l.para("⚙ ", th.dim, "from "+b.Source+": "+b.Text, th.dim)
+		} else {
+			l.para("❯ ", th.user, b.Text, th.userText)
+		}
+		l.image(b)
+		l.label(b.Seq)
+	case BlockQueued:
+		l.para("⧗ ", th.queued, b.Text, th.dim)
+		l.image(b)
+		l.rows = append(l.rows, line{{"  ", th.dim}, {"queued: it joins the next model request", th.queued}})
+	case BlockAssistant:
+		l.para("● ", th.assistant, b.Text, th.text)
+		if b.Cut {
+			l.rows = append(l.rows, line{{"  ", th.dim}, {"(cut short)", th.warn}})
+		}
+		l.label(b.Seq)
+	case BlockThinking:
+		l.thinking(b)
+	case BlockTool:
+		l.tool(b)
+	case BlockError:
+		l.para("✗ ", th.fail, b.Text, th.fail)
+	case BlockTurn:
+		style := th.warn
+		if b.Status == "failed" {
+			style = th.fail
+		}
+		l.rows = append(l.rows, line{{"── turn " + b.Status + " ──", style}})
+	case BlockNotice:
+		if b.Failed {
+			l.para("! ", th.fail, b.Text, th.fail)
+		} else {
+			l.para("· ", th.dim, b.Text, th.dim)
+		}
+	}
+	return l.rows
+}
+
+// layouter accumulates the rows of one block.
+type layouter struct {
+	o    layoutOptions
+	th   *theme
+	rows []line
+}
+
+// para wraps text after a two-cell gutter: gutter on the first row, spaces
+// after it.
+func (l *layouter) para(gutter string, gs tcell.Style, text string, ts tcell.Style) {
+	l.indented(gutter, gs, "  ", gs, text, ts, -1)
+}
+
+// indented wraps text after a first-row and a later-row prefix, keeping
+// at most max rows (all when max < 0) and the last ones when tail is set.
+func (l *layouter) indented(first string, fs tcell.Style, rest string, rs tcell.Style, text string, ts tcell.Style, max int) {
+	rows := wrap(sanitize(text), l.o.width-width(first))
+	for i, r := range rows {
+		if max >= 0 && i >= max {
+			break
+		}
+		p, ps := rest, rs
+		if i == 0 {
+			p, ps = first, fs
+		}
+		l.rows = append(l.rows, line{{p, ps}, {r, ts}})
+	}
+}
+
+// image notes an attached image.
+func (l *layouter) image(b *Block) {
+	if img := b.Image; img != nil {
+		l.rows = append(l.rows, line{{"  ", l.th.dim}, {fmt.Sprintf("[image %dx%d %s, %s]", img.Width, img.Height, img.MimeType, size(img.Bytes)), l.th.dim}})
+	}
+}
+
+// label puts the item's id (#seq, the checkpoint /fork names) at the right
+// end of the block's first row when there is room.
+func (l *layouter) label(seq int64) {
+	if seq == 0 || len(l.rows) < 2 {
+		return
+	}
+	tag := "#" + itoa(seq)
+	row := l.rows[1]
+	used := width(row.plain())
+	if gap := l.o.width - used - width(tag); gap >= 2 {
+		l.rows[1] = append(row, segment{strings.Repeat(" ", gap), l.th.dim}, segment{tag, l.th.dim})
+	}
+}
+
+// thinking lays out reasoning: folded to one row unless details are on;
+// while it streams, its last rows.
+func (l *layouter) thinking(b *Block) {
+	th := l.th
+	rows := wrap(sanitize(strings.TrimSpace(b.Text)), l.o.width-2)
+	switch {
+	case l.o.detail:
+		l.rows = append(l.rows, line{{"∴ ", th.thinking}, {"thinking", th.thinking}})
+		for _, r := range rows {
+			l.rows = append(l.rows, line{{"  ", th.thinking}, {r, th.thinking}})
+		}
+	case b.Live:
+		l.rows = append(l.rows, line{{"∴ ", th.thinking}, {"thinking…", th.thinking}})
+		for _, r := range rows[max(0, len(rows)-liveThinkingRows):] {
+			l.rows = append(l.rows, line{{"  ", th.thinking}, {r, th.thinking}})
+		}
+	default:
+		l.rows = append(l.rows, line{{"∴ ", th.thinking}, {fmt.Sprintf("thinking · %s (Ctrl-T shows)", plural(len(rows), "line")), th.thinking}})
+	}
+}
+
+// tool lays out a cell: a header with its status, its code, its output,
+// and what files it touched.
+func (l *layouter) tool(b *Block) {
+	th := l.th
+	name := b.Name
+	if name == "" {
+		name = "python"
+	}
+	head := line{{"⚙ ", th.tool}, {name, th.tool}}
+	if b.Seq != 0 {
+		head = append(head, segment{" #" + itoa(b.Seq), th.dim})
+	}
+	switch {
+	case b.Cell != nil:
+		head = append(head, segment{" · ", th.dim}, segment{b.Cell.Status, statusStyle(th, b.Cell.Status)})
+	case b.Live && b.Code == "":
+		head = append(head, segment{" · writing the cell… " + plural(b.Args, "character"), th.warn})
+	case b.Live:
+		head = append(head, segment{" · running…", th.warn})
+	case b.Cut:
+		head = append(head, segment{" · cut short", th.warn})
+	}
+	l.rows = append(l.rows, head)
+	codeMax := foldedCodeRows
+	if l.o.detail {
+		codeMax = -1
+	}
+	l.block("│ ", strings.TrimRight(b.Code, "\n"), th.code, codeMax, false)
+	if c := b.Cell; c != nil {
+		outMax := foldedOutputRows
+		if l.o.detail {
+			outMax = -1
+		}
+		out := strings.TrimRight(c.Output, "\n")
+		if out != "" {
+			l.rows = append(l.rows, line{{"├ ", th.frame}, {"output", th.dim}})
+			l.block("│ ", out, th.text, outMax, true)
+		}
+		if c.Value != "" {
+			l.indented("│ = ", th.frame, "│   ", th.frame, c.Value, th.text, outMax)
+		}
+		if e := strings.TrimRight(c.Error, "\n"); e != "" {
+			l.rows = append(l.rows, line{{"├ ", th.frame}, {"error", th.fail}})
+			l.block("│ ", e, th.fail, outMax, true)
+		}
+	}
+	if b.Trace != "" {
+		l.indented("└ ", th.frame, "  ", th.frame, b.Trace, th.dim, -1)
+	} else if b.Cell != nil || b.Code != "" {
+		l.rows = append(l.rows, line{{"└", th.frame}})
+	}
+}
+
+// block lays out multi-line text after a frame, keeping max rows (all when
+// max < 0): the first ones, or the last ones when tail is set.
+func (l *layouter) block(frame, text string, style tcell.Style, max int, tail bool) {
+	if text == "" {
+		return
+	}
+	rows := wrap(sanitize(text), l.o.width-width(frame))
+	hidden := 0
+	if max >= 0 && len(rows) > max {
+		hidden = len(rows) - max
+		if tail {
+			rows = rows[hidden:]
+		} else {
+			rows = rows[:max]
+		}
+	}
+	note := line{{frame, l.th.frame}, {fmt.Sprintf("… %s more (Ctrl-T shows all)", plural(hidden, "line")), l.th.dim}}
+	if hidden > 0 && tail {
+		l.rows = append(l.rows, note)
+	}
+	for _, r := range rows {
+		l.rows = append(l.rows, line{{frame, l.th.frame}, {r, style}})
+	}
+	if hidden > 0 && !tail {
+		l.rows = append(l.rows, note)
+	}
+}
+
+// statusStyle colours a cell status.
+func statusStyle(th *theme, status string) tcell.Style {
+	switch status {
+	case "ok":
+		return th.ok
+	case "interrupted":
+		return th.warn
+	}
+	return th.fail
+}
+
+// plural says "1 line", "3 lines".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// size formats a byte count.
+func size(n int) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}

@@ -1,0 +1,122 @@
+package console
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/albedo-agent/albedo/frontends/client"
+)
+
+// plainRows lays a block out at width and returns its rows as text.
+func plainRows(b *Block, width int, detail bool) string {
+	var out []string
+	for _, l := range b.rows(layoutOptions{width: width, detail: detail, theme: defaultTheme()}) {
+		out = append(out, strings.TrimRight(l.plain(), " "))
+	}
+	return strings.Join(out, "\n")
+}
+
+func TestLayout(t *testing.T) {
+	longOutput := strings.Repeat("line\n", 20)
+	tests := []struct {
+		name   string
+		block  *Block
+		width  int
+		detail bool
+		want   string
+	}{
+		{
+			name:  "user message with its checkpoint id",
+			block: &Block{Kind: BlockUser, Seq: 3, Text: "fix the bug in main.go please"},
+			width: 30,
+			want:  "\n❯ fix the bug in main.go    #3\n  please",
+		},
+		{
+			name:  "note from albedo",
+			block: &Block{Kind: BlockUser, Text: "albedo restarted", Source: "daemon restart"},
+			width: 60,
+			want:  "\n⚙ from daemon restart: albedo restarted",
+		},
+		{
+			name:  "queued message",
+			block: &Block{Kind: BlockQueued, Text: "and then this"},
+			width: 60,
+			want:  "\n⧗ and then this\n  queued: it joins the next model request",
+		},
+		{
+			name:  "folded thinking",
+			block: &Block{Kind: BlockThinking, Text: "one\ntwo"},
+			width: 40,
+			want:  "\n∴ thinking · 2 lines (Ctrl-T shows)",
+		},
+		{
+			name:   "unfolded thinking",
+			block:  &Block{Kind: BlockThinking, Text: "one\ntwo"},
+			width:  40,
+			detail: true,
+			want:   "\n∴ thinking\n  one\n  two",
+		},
+		{
+			name: "finished cell",
+			block: &Block{Kind: BlockTool, Seq: 4, Name: "python", Code: "print(open('a').read())",
+				Cell: &client.CellResult{Status: "ok", Output: "hello\n", Value: "3"}, Trace: "read a · changed b"},
+			width: 40,
+			want:  "\n⚙ python #4 · ok\n│ print(open('a').read())\n├ output\n│ hello\n│ = 3\n└ read a · changed b",
+		},
+		{
+			name:  "running cell",
+			block: &Block{Kind: BlockTool, Seq: 4, Name: "python", Code: "sleep(2)", Live: true},
+			width: 40,
+			want:  "\n⚙ python #4 · running…\n│ sleep(2)\n└",
+		},
+		{
+			name:  "failed cell",
+			block: &Block{Kind: BlockTool, Name: "python", Code: "1/0", Cell: &client.CellResult{Status: "error", Error: "ZeroDivisionError"}},
+			width: 40,
+			want:  "\n⚙ python · error\n│ 1/0\n├ error\n│ ZeroDivisionError\n└",
+		},
+		{
+			name:  "long output keeps its end",
+			block: &Block{Kind: BlockTool, Name: "python", Code: "x", Cell: &client.CellResult{Status: "ok", Output: "first\n" + longOutput}},
+			width: 50,
+			want:  "\n⚙ python · ok\n│ x\n├ output\n│ … 9 lines more (Ctrl-T shows all)\n" + strings.Repeat("│ line\n", 12) + "└",
+		},
+		{
+			name:  "error",
+			block: &Block{Kind: BlockError, Text: "provider said no"},
+			width: 40,
+			want:  "\n✗ provider said no",
+		},
+		{
+			name:  "interrupted turn",
+			block: &Block{Kind: BlockTurn, Status: "interrupted"},
+			width: 40,
+			want:  "\n── turn interrupted ──",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := plainRows(tt.block, tt.width, tt.detail); got != tt.want {
+				t.Errorf("rows:\n%s\nwant:\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLayoutCache(t *testing.T) {
+	b := &Block{Kind: BlockAssistant, Text: "a b c d e f g h"}
+	o := layoutOptions{width: 12, theme: defaultTheme()}
+	first := b.rows(o)
+	if again := b.rows(o); &again[0] != &first[0] {
+		t.Error("an unchanged block was laid out again")
+	}
+	b.Text += " i j k l m n o p"
+	b.changed()
+	if got := b.rows(o); len(got) <= len(first) {
+		t.Errorf("a grown block kept its old layout: %d rows", len(got))
+	}
+	o.width = 40
+	if got := b.rows(o); len(got) != 2 {
+		t.Errorf("at width 40: %d rows, want 2", len(got))
+	}
+}

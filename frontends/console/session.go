@@ -1,0 +1,495 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/albedo-agent/albedo/frontends/client"
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+)
+
+// Input heights, in rows.
+const (
+	minInputRows = 1
+	maxInputRows = 8
+)
+
+// sessionScreen shows one session: its transcript, a status line and the
+// input. It follows the session's event stream in a goroutine and
+// resubscribes when the stream drops.
+type sessionScreen struct {
+	c      *Console
+	root   *tview.Flex
+	header *tview.TextView
+	view   *TranscriptView
+	status *tview.TextView
+	input  *tview.TextArea
+	help   *tview.TextView
+
+	// id is the open session, "" before one is opened.
+	id   string
+	info client.Session
+	// pendingReplies counts vent replies waiting for the session.
+	pendingReplies int
+	t              *Transcript
+	// gen counts opens; work posted for an earlier open is dropped.
+	gen    int
+	cancel context.CancelFunc
+	hist   inputHistory
+	// conn says how the stream is: "" when fine.
+	conn    string
+	connErr bool
+	// note is a passing message for the status line.
+	note    string
+	noteErr bool
+}
+
+func newSessionScreen(c *Console) *sessionScreen {
+	s := &sessionScreen{c: c, t: &Transcript{}}
+	s.header = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
+	s.header.SetBackgroundColor(tcell.ColorNavy)
+	s.view = NewTranscriptView(s.t)
+	plain(s.view.Box)
+	s.status = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
+	plain(s.status.Box)
+	s.input = tview.NewTextArea().SetLabel("❯ ").SetPlaceholder("Message albedo. Enter sends, /help lists commands.")
+	s.input.SetTextStyle(tcell.StyleDefault).SetPlaceholderStyle(tcell.StyleDefault.Dim(true)).SetLabelStyle(c.th.user)
+	plain(s.input.Box)
+	s.input.SetChangedFunc(s.resizeInput)
+	s.input.SetInputCapture(s.keys)
+	s.help = tview.NewTextView().SetDynamicColors(true).SetWrap(false).
+		SetText("[::d]Enter send · Alt-Enter/Ctrl-J newline · Esc/Ctrl-C interrupt · PgUp/PgDn scroll · Ctrl-T details · Ctrl-D detach · /help")
+	plain(s.help.Box)
+	s.root = tview.NewFlex().SetDirection(tview.FlexRow).
+		AddItem(s.header, 1, 0, false).
+		AddItem(s.view, 0, 1, false).
+		AddItem(s.status, 1, 0, false).
+		AddItem(s.input, minInputRows, 0, true).
+		AddItem(s.help, 1, 0, false)
+	return s
+}
+
+// open shows a session and starts following its events.
+func (s *sessionScreen) open(id string) {
+	if s.cancel != nil {
+		s.cancel()
+	}
+	s.gen++
+	s.id, s.info, s.pendingReplies = id, client.Session{ID: id}, 0
+	s.t = &Transcript{}
+	s.view.SetTranscript(s.t)
+	s.conn, s.note = "connecting…", ""
+	ctx, cancel := context.WithCancel(s.c.ctx)
+	s.cancel = cancel
+	go s.follow(ctx, s.gen, id)
+	s.refresh()
+	s.c.showSession()
+}
+
+// post runs f on the event loop if the session is still the one open.
+func (s *sessionScreen) post(gen int, f func()) {
+	s.c.mail.post(func() {
+		if s.gen == gen {
+			f()
+			s.refresh()
+		}
+	})
+}
+
+// follow subscribes to the session's stream and applies its events until
+// ctx is done, reconnecting (dialling the daemon again, so a restarted one
+// is found) whenever the stream drops. Each subscription's snapshot
+// replaces the transcript.
+func (s *sessionScreen) follow(ctx context.Context, gen int, id string) {
+	cl := s.c.client()
+	wait := 100 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+			wait = min(wait*2, 2*time.Second)
+			var err error
+			if cl, err = s.c.redial(ctx); err != nil {
+				s.post(gen, func() { s.setConn("daemon unreachable, retrying: "+err.Error(), true) })
+				continue
+			}
+		}
+		stream, err := cl.Subscribe(ctx, id)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			if client.ErrorCode(err) == "not_found" {
+				s.post(gen, func() { s.setConn("this session no longer exists", true) })
+				return
+			}
+			s.post(gen, func() { s.setConn("connection lost, reconnecting…", true) })
+			continue
+		}
+		detail, derr := cl.Session(ctx, id, 0)
+		reconnected := attempt > 0
+		s.post(gen, func() {
+			s.t.Reset(stream.Snapshot)
+			if derr == nil {
+				s.setInfo(detail)
+			}
+			s.view.ScrollToEnd()
+			if reconnected {
+				s.setConn("reconnected to the daemon", false)
+			} else {
+				s.setConn("", false)
+			}
+		})
+		wait = 100 * time.Millisecond
+		for ev, err := range stream.Events() {
+			if err != nil {
+				break
+			}
+			s.post(gen, func() { s.apply(ev) })
+		}
+		stream.Close()
+		if ctx.Err() != nil {
+			return
+		}
+		s.post(gen, func() { s.setConn("the daemon went away, reconnecting…", true) })
+	}
+}
+
+// setInfo takes in what the daemon says of the session.
+func (s *sessionScreen) setInfo(d client.SessionDetail) {
+	s.info = d.Session
+	s.t.Running = d.Running
+	s.pendingReplies = 0
+	for _, g := range d.Glances {
+		if g.Extension() == "paperclips" {
+			if n, ok := g["pending_replies"].(float64); ok {
+				s.pendingReplies = int(n)
+			}
+		}
+	}
+}
+
+// apply shows one live event.
+func (s *sessionScreen) apply(ev client.Event) {
+	s.t.Apply(ev)
+	if ev.Type == client.EventUser && ev.Source == "" {
+		s.info.Title = strings.TrimSpace(ev.Text)
+	}
+	if ev.Type == client.EventTurn && s.note == "interrupting…" {
+		s.note = ""
+	}
+}
+
+// setConn sets the connection part of the status line.
+func (s *sessionScreen) setConn(text string, failed bool) { s.conn, s.connErr = text, failed }
+
+// setNote sets the passing message of the status line.
+func (s *sessionScreen) setNote(text string, failed bool) { s.note, s.noteErr = text, failed }
+
+// refresh redraws the header and the status line.
+func (s *sessionScreen) refresh() {
+	title := s.info.Title
+	if s.info.Name != "" {
+		title = s.info.Name
+	}
+	if title == "" {
+		title = "new session"
+	}
+	head := fmt.Sprintf("[white::b] albedo [-::-][white] %s [::d]· %s · %s[-::-]", tview.Escape(truncate(title, 60)), tview.Escape(home(s.info.Workspace)), s.id)
+	if s.pendingReplies > 0 {
+		head += fmt.Sprintf(" [yellow]✉ %s pending[-]", plural(s.pendingReplies, "vent reply"))
+	}
+	s.header.SetText(head)
+	s.status.SetText(statusText(statusLine{
+		Provider: s.info.Provider, Model: s.info.Model, Running: s.t.Running, Usage: s.t.Usage,
+		Conn: s.conn, ConnFailed: s.connErr, Note: s.note, NoteFailed: s.noteErr,
+		Queued: len(s.t.Queued()), Scrolled: !s.view.Following(), Detail: s.view.Detail(),
+	}))
+}
+
+// keys handles the session screen's keys; the input gets the rest.
+func (s *sessionScreen) keys(ev *tcell.EventKey) *tcell.EventKey {
+	switch key := ev.Key(); {
+	case key == tcell.KeyEnter && ev.Modifiers()&tcell.ModAlt != 0, key == tcell.KeyCtrlJ:
+		return tcell.NewEventKey(tcell.KeyEnter, 0, tcell.ModNone) // a newline
+	case key == tcell.KeyEnter:
+		s.submit()
+		return nil
+	case key == tcell.KeyEscape:
+		s.interrupt()
+		return nil
+	case key == tcell.KeyCtrlT:
+		s.view.SetDetail(!s.view.Detail())
+		s.refresh()
+		return nil
+	case key == tcell.KeyPgUp, key == tcell.KeyUp && ev.Modifiers()&tcell.ModShift != 0:
+		s.scroll(key, -1)
+		return nil
+	case key == tcell.KeyPgDn, key == tcell.KeyDown && ev.Modifiers()&tcell.ModShift != 0:
+		s.scroll(key, 1)
+		return nil
+	case key == tcell.KeyUp:
+		if row, _, _, _ := s.input.GetCursor(); row == 0 {
+			if text, ok := s.hist.prev(s.input.GetText()); ok {
+				s.input.SetText(text, true)
+			}
+			return nil
+		}
+	case key == tcell.KeyDown:
+		if row, _, _, _ := s.input.GetCursor(); s.hist.browsing() && row == strings.Count(s.input.GetText(), "\n") {
+			if text, ok := s.hist.next(); ok {
+				s.input.SetText(text, true)
+			}
+			return nil
+		}
+	}
+	return ev
+}
+
+// scroll moves the transcript by a page or, with Shift, a row.
+func (s *sessionScreen) scroll(key tcell.Key, dir int) {
+	n := 1
+	if key == tcell.KeyPgUp || key == tcell.KeyPgDn {
+		n = s.view.PageSize()
+	}
+	s.view.ScrollBy(dir * n)
+	s.refresh()
+}
+
+// resizeInput fits the input's height to its text.
+func (s *sessionScreen) resizeInput() {
+	_, _, w, _ := s.input.GetInnerRect()
+	rows := len(wrap(s.input.GetText(), max(1, w-2)))
+	s.root.ResizeItem(s.input, min(max(rows, minInputRows), maxInputRows), 0)
+}
+
+// ctrlC interrupts a running turn, or clears the input.
+func (s *sessionScreen) ctrlC() {
+	switch {
+	case s.t.Running:
+		s.interrupt()
+	case s.input.GetText() != "":
+		s.input.SetText("", false)
+	default:
+		s.setNote("Ctrl-D or /quit detaches; the session stays in the daemon", false)
+		s.refresh()
+	}
+}
+
+// submit sends the input as a message, or runs it as a command.
+func (s *sessionScreen) submit() {
+	text := s.input.GetText()
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	s.hist.add(text)
+	s.input.SetText("", false)
+	cmd, isCmd, err := parseCommand(text)
+	switch {
+	case isCmd && err != nil:
+		s.t.Notice(err.Error(), true)
+	case isCmd:
+		s.run(cmd)
+	default:
+		s.send(unescapeMessage(text))
+	}
+	s.view.ScrollToEnd()
+	s.refresh()
+}
+
+// send gives the session a message.
+func (s *sessionScreen) send(text string) {
+	gen, id, cl := s.gen, s.id, s.c.client()
+	s.setNote("sending…", false)
+	go func() {
+		queued, err := cl.Send(s.c.ctx, id, text, nil)
+		s.post(gen, func() {
+			switch {
+			case err != nil:
+				s.setNote("", false)
+				s.t.Notice(describe(err), true)
+				if s.input.GetText() == "" {
+					s.input.SetText(text, true) // nothing is lost
+				}
+			case queued:
+				s.setNote("queued: your message joins the next model request", false)
+			default:
+				s.setNote("", false)
+			}
+		})
+	}()
+}
+
+// interrupt stops the running turn.
+func (s *sessionScreen) interrupt() {
+	if !s.t.Running {
+		s.setNote("nothing to interrupt", false)
+		s.refresh()
+		return
+	}
+	gen, id, cl := s.gen, s.id, s.c.client()
+	s.setNote("interrupting…", false)
+	s.refresh()
+	go func() {
+		err := cl.Interrupt(s.c.ctx, id)
+		s.post(gen, func() {
+			if err != nil {
+				s.setNote(describe(err), true)
+			} else if s.note == "interrupting…" {
+				s.setNote("interrupted", false)
+			}
+		})
+	}()
+}
+
+// run runs a slash command.
+func (s *sessionScreen) run(cmd command) {
+	gen, id, cl, ctx := s.gen, s.id, s.c.client(), s.c.ctx
+	// async runs a daemon call off the event loop and shows its outcome.
+	async := func(call func() (string, error)) {
+		go func() {
+			msg, err := call()
+			s.post(gen, func() {
+				if err != nil {
+					s.t.Notice(describe(err), true)
+				} else if msg != "" {
+					s.t.Notice(msg, false)
+				}
+			})
+		}()
+	}
+	switch cmd.name {
+	case "/help":
+		s.t.Notice(helpText(), false)
+	case "/quit":
+		s.c.quit()
+	case "/vents":
+		s.c.showVents()
+	case "/sessions":
+		s.c.showPicker()
+	case "/model":
+		provider, model := cmd.modelArgs()
+		async(func() (string, error) {
+			choice, err := cl.SwitchModel(ctx, id, provider, model)
+			if err != nil {
+				return "", err
+			}
+			s.post(gen, func() {
+				s.info.Provider, s.info.Model, s.info.Protocol = choice.Provider, choice.Model, choice.Protocol
+			})
+			return fmt.Sprintf("now on %s · %s (%s)", choice.Provider, choice.Model, choice.Protocol), nil
+		})
+	case "/name":
+		async(func() (string, error) {
+			cfg, err := cl.Rename(ctx, id, cmd.rest)
+			if err != nil {
+				return "", err
+			}
+			s.post(gen, func() { s.info.Name = cfg.Name })
+			return "this session is now named " + cfg.Name, nil
+		})
+	case "/workspace":
+		path, err := absPath(cmd.rest)
+		if err != nil {
+			s.t.Notice(err.Error(), true)
+			return
+		}
+		async(func() (string, error) {
+			sess, err := cl.MoveWorkspace(ctx, id, path)
+			if err != nil {
+				return "", err
+			}
+			s.post(gen, func() { s.info.Workspace = sess.Workspace })
+			return "this session now works in " + sess.Workspace, nil
+		})
+	case "/fork":
+		at := cmd.checkpoint()
+		go func() {
+			fork, err := cl.Fork(ctx, id, at)
+			s.post(gen, func() {
+				if err != nil {
+					s.t.Notice(describe(err), true)
+					return
+				}
+				s.open(fork.ID)
+				s.t.Notice(fmt.Sprintf("forked from session %s at #%d: this is the new session %s", id, at, fork.ID), false)
+			})
+		}()
+	}
+}
+
+// absPath makes a path typed by the user absolute, expanding a leading ~.
+func absPath(p string) (string, error) {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		dir, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("expand ~: %w", err)
+		}
+		p = filepath.Join(dir, p[1:])
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", p, err)
+	}
+	return abs, nil
+}
+
+// home shortens a path under the user's home to ~/...
+func home(p string) string {
+	dir, err := os.UserHomeDir()
+	if err != nil || dir == "" || dir == "/" {
+		return p
+	}
+	if rel, err := filepath.Rel(dir, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.Join("~", rel)
+	}
+	return p
+}
+
+// describe says what went wrong in words for the transcript.
+func describe(err error) string {
+	var e *client.Error
+	if errors.As(err, &e) {
+		if e.Code == "workspace_missing" {
+			return e.Message + " (/workspace PATH moves the session)"
+		}
+		return e.Message
+	}
+	return err.Error()
+}
+
+// helpText is what /help shows.
+func helpText() string {
+	var b strings.Builder
+	b.WriteString("commands:\n")
+	for _, c := range commandHelp() {
+		fmt.Fprintf(&b, "  %-24s %s\n", c.usage, c.summary)
+	}
+	b.WriteString("keys:\n")
+	for _, k := range keyHelp() {
+		fmt.Fprintf(&b, "  %-24s %s\n", k[0], k[1])
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// keyHelp lists the session screen's keys.
+func keyHelp() [][2]string {
+	return [][2]string{
+		{"Enter", "send the message (queued while the model works)"},
+		{"Alt-Enter, Ctrl-J", "new line"},
+		{"Up, Down", "recall sent messages"},
+		{"Esc, Ctrl-C", "interrupt the running turn (Ctrl-C clears the input when idle)"},
+		{"PgUp, PgDn, Shift-Up/Down", "scroll; scrolling to the end follows again"},
+		{"Ctrl-T", "show or fold thinking and long cell output"},
+		{"Ctrl-D", "detach: the session goes on in the daemon"},
+	}
+}

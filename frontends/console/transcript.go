@@ -1,0 +1,362 @@
+package console
+
+import (
+	"strings"
+
+	"github.com/albedo-agent/albedo/frontends/client"
+)
+
+// BlockKind says what a block of the transcript shows.
+type BlockKind int
+
+// Block kinds.
+const (
+	// BlockUser is a message of the user, or a system note albedo sent on
+	// the user's behalf (Source says where it came from).
+	BlockUser BlockKind = iota
+	// BlockQueued is a message waiting for the session's next model request.
+	BlockQueued
+	// BlockAssistant is the model's text.
+	BlockAssistant
+	// BlockThinking is the model's reasoning summary.
+	BlockThinking
+	// BlockTool is one Python cell: its code, then its result.
+	BlockTool
+	// BlockError is a failure recorded in the transcript.
+	BlockError
+	// BlockTurn marks a turn that ended otherwise than finished.
+	BlockTurn
+	// BlockNotice is the console's own message, such as a command's result.
+	BlockNotice
+)
+
+// Block is one thing the transcript shows: a message, a cell, a note.
+type Block struct {
+	Kind BlockKind
+	// Seq is the transcript item's id (a fork checkpoint); 0 while the
+	// block is live or for blocks that stand for no item.
+	Seq       int64
+	Text      string
+	Source    string
+	Image     *client.ImageMeta
+	Timestamp int64
+	// Live is true while the block streams in (text, thinking) or runs (a
+	// cell without its result yet).
+	Live bool
+	// Cut is true when the turn ended while the block was still live.
+	Cut bool
+	// Tool cells.
+	CallID string
+	Name   string
+	Code   string
+	// Args counts the characters of a tool call's arguments streamed so far.
+	Args int
+	// Cell is the cell's result; nil while it runs.
+	Cell  *client.CellResult
+	Trace string
+	// Status is the cell's or the turn's status.
+	Status string
+	// Failed marks a notice that reports an error.
+	Failed bool
+
+	// rev counts changes; layouts are cached per rev.
+	rev int
+	// layout caches the block's rows for one width and one detail setting.
+	layout layoutCache
+}
+
+// changed records that the block must be laid out again.
+func (b *Block) changed() { b.rev++ }
+
+// Usage sums what the model requests of this view cost.
+type Usage struct {
+	// Context is the input tokens of the latest request: the size of the
+	// conversation the model saw.
+	Context int64
+	// Output is the output tokens of every request seen.
+	Output int64
+	// Requests counts the requests seen.
+	Requests int
+}
+
+// Transcript turns a session's events into display blocks. Live deltas
+// grow a block in place; the durable event that follows completes it.
+// Its zero value is an empty transcript.
+type Transcript struct {
+	Blocks []*Block
+	// Running says whether the session is running a turn.
+	Running bool
+	Usage   Usage
+	// liveText, liveThinking and liveTool are the blocks deltas grow.
+	liveText, liveThinking, liveTool *Block
+	// calls maps call ids to their cells.
+	calls map[string]*Block
+}
+
+// Reset replaces the transcript with a snapshot of durable events. Running
+// and Usage are kept.
+func (t *Transcript) Reset(snapshot []client.Event) {
+	t.Blocks = make([]*Block, 0, len(snapshot))
+	t.liveText, t.liveThinking, t.liveTool = nil, nil, nil
+	t.calls = make(map[string]*Block)
+	for _, ev := range snapshot {
+		t.Apply(ev)
+	}
+}
+
+// Notice adds the console's own message at the end.
+func (t *Transcript) Notice(text string, failed bool) {
+	t.add(&Block{Kind: BlockNotice, Text: text, Failed: failed})
+}
+
+// Apply adds an event to the transcript and reports whether anything
+// shown changed.
+func (t *Transcript) Apply(ev client.Event) bool {
+	switch ev.Type {
+	case client.EventUser:
+		t.user(ev)
+	case client.EventQueued:
+		t.Blocks = append(t.Blocks, &Block{Kind: BlockQueued, Text: ev.Text, Image: ev.Image, Timestamp: ev.Timestamp})
+	case client.EventMessage:
+		t.complete(&t.liveText, BlockAssistant, ev)
+	case client.EventThinking:
+		t.complete(&t.liveThinking, BlockThinking, ev)
+	case client.EventToolCall:
+		t.toolCall(ev)
+	case client.EventTool:
+		t.toolResult(ev)
+	case client.EventError:
+		t.add(&Block{Kind: BlockError, Seq: ev.Seq, Text: ev.Text, Timestamp: ev.Timestamp})
+	case client.EventTurn:
+		t.endTurn(ev)
+	case client.EventDelta:
+		t.delta(ev)
+	case client.EventStatus:
+		return t.status(ev)
+	default:
+		return false
+	}
+	return true
+}
+
+// add appends a block, keeping queued messages last: they join the
+// conversation only at the next model request.
+func (t *Transcript) add(b *Block) {
+	i := len(t.Blocks)
+	for i > 0 && t.Blocks[i-1].Kind == BlockQueued {
+		i--
+	}
+	t.Blocks = append(t.Blocks, nil)
+	copy(t.Blocks[i+1:], t.Blocks[i:])
+	t.Blocks[i] = b
+}
+
+// user shows a delivered user message: a queued one it stood for becomes
+// the message.
+func (t *Transcript) user(ev client.Event) {
+	// Queued messages are always the last blocks.
+	first := len(t.Blocks)
+	for first > 0 && t.Blocks[first-1].Kind == BlockQueued {
+		first--
+	}
+	for _, b := range t.Blocks[first:] {
+		if b.Text == ev.Text && ev.Source == "" {
+			b.Kind, b.Seq, b.Source, b.Image, b.Timestamp = BlockUser, ev.Seq, ev.Source, ev.Image, ev.Timestamp
+			b.changed()
+			t.moveBeforeQueued(b)
+			return
+		}
+	}
+	t.add(&Block{Kind: BlockUser, Seq: ev.Seq, Text: ev.Text, Source: ev.Source, Image: ev.Image, Timestamp: ev.Timestamp})
+}
+
+// moveBeforeQueued moves a block that stopped being queued in front of the
+// blocks that still are.
+func (t *Transcript) moveBeforeQueued(b *Block) {
+	for i := len(t.Blocks) - 1; i >= 0; i-- {
+		if t.Blocks[i] == b {
+			t.Blocks = append(t.Blocks[:i], t.Blocks[i+1:]...)
+			break
+		}
+	}
+	t.add(b)
+}
+
+// complete finishes the live block of a kind with its durable event, or
+// adds the event as a new block when nothing streamed.
+func (t *Transcript) complete(live **Block, kind BlockKind, ev client.Event) {
+	b := *live
+	*live = nil
+	if b == nil {
+		t.add(&Block{Kind: kind, Seq: ev.Seq, Text: ev.Text, Timestamp: ev.Timestamp})
+		return
+	}
+	b.Seq, b.Text, b.Timestamp, b.Live = ev.Seq, ev.Text, ev.Timestamp, false
+	b.changed()
+}
+
+// delta grows the live block a fragment belongs to.
+func (t *Transcript) delta(ev client.Event) {
+	switch ev.Kind {
+	case client.DeltaText:
+		t.grow(&t.liveText, BlockAssistant).Text += ev.Text
+	case client.DeltaReasoning:
+		t.grow(&t.liveThinking, BlockThinking).Text += ev.Text
+	case client.DeltaToolCall:
+		b := t.grow(&t.liveTool, BlockTool)
+		b.Args += len(ev.Text)
+		if b.Name == "" {
+			b.Name = "python"
+		}
+	}
+}
+
+// grow returns the live block of a kind, making it when there is none.
+func (t *Transcript) grow(live **Block, kind BlockKind) *Block {
+	if *live == nil {
+		*live = &Block{Kind: kind, Live: true}
+		t.add(*live)
+	}
+	(*live).changed()
+	return *live
+}
+
+// toolCall shows a cell about to run.
+func (t *Transcript) toolCall(ev client.Event) {
+	b := t.liveTool
+	t.liveTool = nil
+	if b == nil {
+		b = &Block{Kind: BlockTool}
+		t.add(b)
+	}
+	b.Seq, b.CallID, b.Name, b.Code, b.Timestamp, b.Live = ev.Seq, ev.CallID, ev.Name, ev.Code, ev.Timestamp, true
+	b.changed()
+	if t.calls == nil {
+		t.calls = make(map[string]*Block)
+	}
+	t.calls[ev.CallID] = b
+}
+
+// toolResult completes a cell with its result.
+func (t *Transcript) toolResult(ev client.Event) {
+	b := t.calls[ev.CallID]
+	if b == nil {
+		b = &Block{Kind: BlockTool, Seq: ev.Seq, CallID: ev.CallID, Name: ev.Name, Code: ev.Code}
+		t.add(b)
+	}
+	cell, err := ev.Cell()
+	if err != nil {
+		cell = client.CellResult{Status: ev.Status, Error: "the result could not be read: " + err.Error()}
+	}
+	if cell.Status == "" {
+		cell.Status = ev.Status
+	}
+	if b.Code == "" {
+		b.Code = ev.Code
+	}
+	b.Cell, b.Status, b.Trace, b.Live = &cell, cell.Status, ev.Trace.Summary(), false
+	b.changed()
+}
+
+// endTurn closes the live blocks; a turn that did not finish leaves a
+// marker.
+func (t *Transcript) endTurn(ev client.Event) {
+	for _, live := range []**Block{&t.liveText, &t.liveThinking, &t.liveTool} {
+		if b := *live; b != nil {
+			b.Live, b.Cut = false, true
+			b.changed()
+			*live = nil
+		}
+	}
+	if ev.Status != client.TurnFinished {
+		t.add(&Block{Kind: BlockTurn, Seq: ev.Seq, Status: ev.Status, Timestamp: ev.Timestamp})
+	}
+}
+
+// status records whether the session runs and what its requests cost.
+func (t *Transcript) status(ev client.Event) bool {
+	changed := false
+	if ev.Running != nil {
+		changed = t.Running != *ev.Running
+		t.Running = *ev.Running
+	}
+	if u := ev.Usage; u != nil {
+		t.Usage.Context = u.InputTokens
+		t.Usage.Output += u.OutputTokens
+		t.Usage.Requests++
+		changed = true
+	}
+	return changed
+}
+
+// Queued returns the texts of the messages still waiting, in order.
+func (t *Transcript) Queued() []string {
+	var out []string
+	for _, b := range t.Blocks {
+		if b.Kind == BlockQueued {
+			out = append(out, b.Text)
+		}
+	}
+	return out
+}
+
+// String renders the blocks as plain text, one per line with its kind, for
+// tests and debugging.
+func (t *Transcript) String() string {
+	var b strings.Builder
+	for _, x := range t.Blocks {
+		b.WriteString(x.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// String describes the block in one line.
+func (b *Block) String() string {
+	var s strings.Builder
+	s.WriteString(b.Kind.String())
+	if b.Live {
+		s.WriteString("~")
+	}
+	if b.Cut {
+		s.WriteString("!")
+	}
+	if b.Seq != 0 {
+		s.WriteString("#")
+		s.WriteString(itoa(b.Seq))
+	}
+	for _, part := range []string{b.Source, b.Name, b.Code, b.Text, b.Status, b.Trace} {
+		if part != "" {
+			s.WriteString(" ")
+			s.WriteString(part)
+		}
+	}
+	if b.Cell != nil && b.Cell.Output != "" {
+		s.WriteString(" out=")
+		s.WriteString(strings.TrimSpace(b.Cell.Output))
+	}
+	return s.String()
+}
+
+// String names a block kind.
+func (k BlockKind) String() string {
+	switch k {
+	case BlockUser:
+		return "user"
+	case BlockQueued:
+		return "queued"
+	case BlockAssistant:
+		return "assistant"
+	case BlockThinking:
+		return "thinking"
+	case BlockTool:
+		return "tool"
+	case BlockError:
+		return "error"
+	case BlockTurn:
+		return "turn"
+	case BlockNotice:
+		return "notice"
+	}
+	return "block"
+}

@@ -1,0 +1,146 @@
+package console
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/albedo-agent/albedo/frontends/client"
+)
+
+func running(on bool) *bool { return &on }
+
+func TestTranscriptApply(t *testing.T) {
+	tests := []struct {
+		name   string
+		events []client.Event
+		want   string
+		// check, when set, looks further at the result.
+		check func(t *testing.T, tr *Transcript)
+	}{
+		{
+			name: "streamed answer completes in place",
+			events: []client.Event{
+				{Type: "user", Seq: 1, Text: "hi"},
+				{Type: "delta", Kind: "reasoning", Text: "let me "},
+				{Type: "delta", Kind: "reasoning", Text: "think"},
+				{Type: "delta", Kind: "text", Text: "hel"},
+				{Type: "delta", Kind: "text", Text: "lo"},
+			},
+			want: "user#1 hi\nthinking~ let me think\nassistant~ hello\n",
+		},
+		{
+			name: "durable events finish live blocks",
+			events: []client.Event{
+				{Type: "user", Seq: 1, Text: "hi"},
+				{Type: "delta", Kind: "reasoning", Text: "hmm"},
+				{Type: "delta", Kind: "text", Text: "hel"},
+				{Type: "thinking", Seq: 2, Text: "hmm."},
+				{Type: "message", Seq: 3, Text: "hello"},
+				{Type: "turn", Seq: 4, Status: "finished"},
+			},
+			want: "user#1 hi\nthinking#2 hmm.\nassistant#3 hello\n",
+		},
+		{
+			name: "a cell runs, then its result arrives",
+			events: []client.Event{
+				{Type: "delta", Kind: "tool_call", Text: `{"code":`},
+				{Type: "tool_call", Seq: 2, CallID: "c1", Name: "python", Code: "print(1)"},
+				{Type: "tool", Seq: 3, CallID: "c1", Name: "python", Code: "print(1)", Status: "ok",
+					Result: `{"status":"ok","output":"1\n"}`,
+					Trace:  &client.Trace{Activities: []client.Activity{{Kind: "read", Target: "a.txt"}}}},
+			},
+			want: "tool#2 python print(1) ok read a.txt out=1\n",
+		},
+		{
+			name: "a running cell",
+			events: []client.Event{
+				{Type: "tool_call", Seq: 2, CallID: "c1", Name: "python", Code: "sleep()"},
+			},
+			want: "tool~#2 python sleep()\n",
+		},
+		{
+			name: "queued messages stay last until delivered",
+			events: []client.Event{
+				{Type: "user", Seq: 1, Text: "first"},
+				{Type: "tool_call", Seq: 2, CallID: "c1", Name: "python", Code: "x"},
+				{Type: "queued", Text: "second"},
+				{Type: "tool", Seq: 3, CallID: "c1", Code: "x", Status: "ok", Result: `{"status":"ok","output":""}`},
+				{Type: "delta", Kind: "text", Text: "partial"},
+				{Type: "user", Seq: 4, Text: "second"},
+			},
+			want: "user#1 first\ntool#2 python x ok\nassistant~ partial\nuser#4 second\n",
+		},
+		{
+			name: "an interrupted turn cuts live blocks and leaves a marker",
+			events: []client.Event{
+				{Type: "delta", Kind: "text", Text: "half"},
+				{Type: "turn", Seq: 5, Status: "interrupted"},
+			},
+			want: "assistant! half\nturn#5 interrupted\n",
+		},
+		{
+			name: "errors and notes from albedo",
+			events: []client.Event{
+				{Type: "user", Seq: 1, Text: "albedo restarted", Source: "daemon restart"},
+				{Type: "error", Seq: 2, Text: "ask fixture: 500"},
+				{Type: "turn", Seq: 3, Status: "failed"},
+			},
+			want: "user#1 daemon restart albedo restarted\nerror#2 ask fixture: 500\nturn#3 failed\n",
+		},
+		{
+			name: "a broken result is shown plainly",
+			events: []client.Event{
+				{Type: "tool", Seq: 3, CallID: "c9", Status: "ok", Result: "{"},
+			},
+			want: "tool#3 ok\n",
+			check: func(t *testing.T, tr *Transcript) {
+				if b := tr.Blocks[0]; b.Cell == nil || !strings.Contains(b.Cell.Error, "could not be read") {
+					t.Errorf("cell = %+v, want an error saying the result could not be read", b.Cell)
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var tr Transcript
+			for _, ev := range tt.events {
+				tr.Apply(ev)
+			}
+			if got := tr.String(); got != tt.want {
+				t.Errorf("transcript:\n%s\nwant:\n%s", got, tt.want)
+			}
+			if tt.check != nil {
+				tt.check(t, &tr)
+			}
+		})
+	}
+}
+
+func TestTranscriptStatusAndReset(t *testing.T) {
+	var tr Transcript
+	tr.Apply(client.Event{Type: "status", Running: running(true)})
+	tr.Apply(client.Event{Type: "status", Usage: &client.Usage{InputTokens: 100, OutputTokens: 8}})
+	tr.Apply(client.Event{Type: "status", Usage: &client.Usage{InputTokens: 150, OutputTokens: 9}})
+	if !tr.Running || tr.Usage != (Usage{Context: 150, Output: 17, Requests: 2}) {
+		t.Errorf("running %v usage %+v", tr.Running, tr.Usage)
+	}
+	tr.Apply(client.Event{Type: "delta", Kind: "text", Text: "x"})
+	tr.Reset([]client.Event{{Type: "user", Seq: 1, Text: "a"}, {Type: "message", Seq: 2, Text: "b"}})
+	if got, want := tr.String(), "user#1 a\nassistant#2 b\n"; got != want {
+		t.Errorf("after reset:\n%s\nwant:\n%s", got, want)
+	}
+	// The live block from before the reset is gone: a new delta starts anew.
+	tr.Apply(client.Event{Type: "delta", Kind: "text", Text: "y"})
+	if got := tr.Blocks[len(tr.Blocks)-1].String(); got != "assistant~ y" {
+		t.Errorf("last block = %q", got)
+	}
+	tr.Notice("switched", false)
+	tr.Apply(client.Event{Type: "queued", Text: "q"})
+	tr.Notice("later", true)
+	if got := tr.Queued(); len(got) != 1 || got[0] != "q" {
+		t.Errorf("queued = %q", got)
+	}
+	if last := tr.Blocks[len(tr.Blocks)-1]; last.Kind != BlockQueued {
+		t.Errorf("last block is %v, want the queued message", last.Kind)
+	}
+}

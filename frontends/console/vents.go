@@ -1,0 +1,348 @@
+package console
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/albedo-agent/albedo/frontends/client"
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+)
+
+// ventLimit is how many vents the screen shows.
+const ventLimit = 500
+
+// ventsScreen is the vent ledger: a list, newest first, and the selected
+// vent in full, with keys to reply, dismiss and delete.
+type ventsScreen struct {
+	c      *Console
+	root   *tview.Flex
+	table  *tview.Table
+	detail *tview.TextView
+	reply  *tview.InputField
+	status *tview.TextView
+	// body holds the list and the detail; the reply field joins it while
+	// the user writes.
+	body *tview.Flex
+
+	vents []client.Vent
+	// sessions maps session ids to what the user calls them.
+	sessions map[string]client.Session
+	// back is the page to return to.
+	back string
+	// deleting is the vent a first x asked to delete.
+	deleting string
+}
+
+func newVentsScreen(c *Console) *ventsScreen {
+	v := &ventsScreen{c: c, back: pagePicker}
+	v.table = tview.NewTable().SetSelectable(true, false).SetFixed(1, 0).SetSeparator(' ')
+	v.table.SetSelectedStyle(tcell.StyleDefault.Reverse(true))
+	plain(v.table.Box)
+	v.table.SetInputCapture(v.keys)
+	v.table.SetSelectionChangedFunc(func(row, _ int) { v.deleting = ""; v.show(row) })
+	v.detail = tview.NewTextView().SetDynamicColors(true).SetWrap(true).SetWordWrap(true)
+	plain(v.detail.Box)
+	v.detail.SetBorder(true).SetBorderPadding(0, 0, 1, 1)
+	v.reply = tview.NewInputField().SetLabel("reply: ").SetFieldStyle(tcell.StyleDefault.Underline(true))
+	plain(v.reply.Box)
+	v.reply.SetDoneFunc(v.replyDone)
+	v.status = tview.NewTextView().SetDynamicColors(true)
+	plain(v.status.Box)
+	header := tview.NewTextView().SetDynamicColors(true).SetText("[white::b] albedo [-::-][white] vents")
+	header.SetBackgroundColor(tcell.ColorNavy)
+	help := tview.NewTextView().SetDynamicColors(true).SetText("[::d]r reply · d dismiss · x delete · g reload · Esc back · Ctrl-D quit")
+	plain(help.Box)
+	v.body = tview.NewFlex().
+		AddItem(v.table, 0, 1, true).
+		AddItem(v.detail, 0, 1, false)
+	v.root = tview.NewFlex().SetDirection(tview.FlexRow).
+		AddItem(header, 1, 0, false).
+		AddItem(v.body, 0, 1, true).
+		AddItem(v.reply, 0, 0, false).
+		AddItem(v.status, 1, 0, false).
+		AddItem(help, 1, 0, false)
+	return v
+}
+
+// load fetches the ledger and the sessions that filed it.
+func (v *ventsScreen) load() {
+	v.setStatus("loading…", false)
+	cl := v.c.client()
+	go func() {
+		page, err := cl.Vents(v.c.ctx, ventLimit, "")
+		sessions, serr := cl.Sessions(v.c.ctx)
+		v.c.mail.post(func() {
+			if err != nil {
+				v.setStatus(describe(err), true)
+				return
+			}
+			if serr == nil {
+				v.sessions = make(map[string]client.Session, len(sessions))
+				for _, s := range sessions {
+					v.sessions[s.ID] = s
+				}
+			}
+			v.fill(page.Items)
+		})
+	}()
+}
+
+// setStatus shows a message under the ledger.
+func (v *ventsScreen) setStatus(text string, failed bool) {
+	if failed {
+		text = "[red]" + tview.Escape(text)
+	} else {
+		text = tview.Escape(text)
+	}
+	v.status.SetText(text)
+}
+
+// fill shows the vents, keeping the selected one selected.
+func (v *ventsScreen) fill(vents []client.Vent) {
+	selected := ""
+	if row, _ := v.table.GetSelection(); row >= 1 && row <= len(v.vents) {
+		selected = v.vents[row-1].ID
+	}
+	v.vents = vents
+	v.table.Clear()
+	for i, title := range []string{"ID", "STATUS", "TOPIC", "TITLE"} {
+		v.table.SetCell(0, i, tview.NewTableCell(title).SetSelectable(false).SetAttributes(tcell.AttrBold))
+	}
+	row := 1
+	for i, x := range vents {
+		v.table.SetCell(i+1, 0, tview.NewTableCell("#"+x.ID))
+		v.table.SetCell(i+1, 1, tview.NewTableCell(x.Status).SetTextColor(ventColor(x.Status)))
+		v.table.SetCell(i+1, 2, tview.NewTableCell(tview.Escape(x.Topic)))
+		v.table.SetCell(i+1, 3, tview.NewTableCell(tview.Escape(x.Title)).SetExpansion(1).SetMaxWidth(60))
+		if x.ID == selected {
+			row = i + 1
+		}
+	}
+	if len(vents) == 0 {
+		v.detail.SetText("[::d]No vents. Models file them with vent() when something gets in their way.")
+		v.setStatus("the ledger is empty", false)
+		return
+	}
+	open := 0
+	for _, x := range vents {
+		if !x.Closed() {
+			open++
+		}
+	}
+	v.setStatus(fmt.Sprintf("%s, %d open", plural(len(vents), "vent"), open), false)
+	v.table.Select(row, 0)
+	v.show(row)
+}
+
+// ventColor colours a vent status.
+func ventColor(status string) tcell.Color {
+	switch status {
+	case client.VentOpen:
+		return tcell.ColorOlive
+	case client.VentAcknowledged:
+		return tcell.ColorTeal
+	case client.VentResolved:
+		return tcell.ColorGreen
+	}
+	return tcell.ColorGray
+}
+
+// selected returns the vent of the selected row.
+func (v *ventsScreen) selected() (client.Vent, bool) {
+	row, _ := v.table.GetSelection()
+	if row < 1 || row > len(v.vents) {
+		return client.Vent{}, false
+	}
+	return v.vents[row-1], true
+}
+
+// show fills the detail pane with a table row's vent.
+func (v *ventsScreen) show(row int) {
+	if row < 1 || row > len(v.vents) {
+		v.detail.SetText("")
+		return
+	}
+	v.detail.SetText(ventDetail(v.vents[row-1], v.sessions)).ScrollToBeginning()
+}
+
+// ventDetail renders a vent in full, with tview colour tags.
+func ventDetail(x client.Vent, sessions map[string]client.Session) string {
+	var b strings.Builder
+	e := tview.Escape
+	fmt.Fprintf(&b, "[::b]#%s %s[::-]\n[%s]%s[-] · %s", x.ID, e(x.Title), ventColor(x.Status).String(), x.Status, e(x.Topic))
+	if x.CreatedAt > 0 {
+		fmt.Fprintf(&b, " · filed %s", x.Created().Format(time.DateTime))
+	}
+	b.WriteString("\n\n")
+	field := func(name, value string) {
+		if strings.TrimSpace(value) != "" {
+			fmt.Fprintf(&b, "[::b]%s[::-]\n%s\n\n", name, e(value))
+		}
+	}
+	field("Message", x.Message)
+	field("Suggestion", x.Suggestion)
+	field("Filed by", sessionLabel(x.Session(), x.SessionName, sessions))
+	field("Workspace", x.Workspace)
+	field("Reply", x.Reply)
+	if x.Resolution != "" {
+		by := ""
+		if x.ResolvingSessionID != nil {
+			by = " (by " + sessionLabel(*x.ResolvingSessionID, "", sessions) + ")"
+		}
+		field("Resolution", x.Resolution+by)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// sessionLabel names a session the way the user knows it.
+func sessionLabel(id, name string, sessions map[string]client.Session) string {
+	if id == "" {
+		return "an unknown session"
+	}
+	s, ok := sessions[id]
+	switch {
+	case name != "":
+		return name + " (" + id + ")"
+	case ok && s.Name != "":
+		return s.Name + " (" + id + ")"
+	case ok:
+		return "“" + truncate(s.Title, 60) + "” (" + id + ")"
+	case sessions != nil:
+		return id + " (gone)"
+	}
+	return id
+}
+
+// keys handles the ledger's keys.
+func (v *ventsScreen) keys(ev *tcell.EventKey) *tcell.EventKey {
+	if ev.Key() == tcell.KeyEscape {
+		v.c.back(v.back)
+		return nil
+	}
+	if ev.Key() != tcell.KeyRune {
+		return ev
+	}
+	x, ok := v.selected()
+	if r := ev.Rune(); r != 'x' {
+		v.deleting = ""
+	}
+	switch ev.Rune() {
+	case 'q':
+		v.c.back(v.back)
+	case 'g':
+		v.load()
+	case 'r':
+		if ok {
+			v.startReply(x)
+		}
+	case 'd':
+		if ok {
+			v.dismiss(x)
+		}
+	case 'x':
+		if ok {
+			v.delete(x)
+		}
+	default:
+		return ev
+	}
+	return nil
+}
+
+// startReply opens the reply field for a vent.
+func (v *ventsScreen) startReply(x client.Vent) {
+	v.reply.SetLabel(fmt.Sprintf("reply to #%s: ", x.ID)).SetText(x.Reply)
+	v.root.ResizeItem(v.reply, 1, 0)
+	v.setStatus("Enter sends the reply · Esc cancels", false)
+	v.c.app.SetFocus(v.reply)
+}
+
+// replyDone sends or abandons a reply.
+func (v *ventsScreen) replyDone(key tcell.Key) {
+	text := strings.TrimSpace(v.reply.GetText())
+	x, ok := v.selected()
+	v.root.ResizeItem(v.reply, 0, 0)
+	v.c.app.SetFocus(v.table)
+	if key != tcell.KeyEnter || !ok {
+		v.setStatus("reply abandoned", false)
+		return
+	}
+	if text == "" {
+		v.setStatus("a reply must not be empty", true)
+		return
+	}
+	cl := v.c.client()
+	v.setStatus("sending the reply…", false)
+	go func() {
+		r, err := cl.ReplyVent(v.c.ctx, x.ID, text)
+		v.c.mail.post(func() {
+			if err != nil {
+				v.setStatus(describe(err), true)
+				return
+			}
+			if r.Queued() {
+				v.setStatus(fmt.Sprintf("replied to #%s: the filing session gets it on its next turn", x.ID), false)
+			} else {
+				v.setStatus(fmt.Sprintf("replied to #%s: the filing session is gone, the reply is kept", x.ID), false)
+			}
+			v.reload()
+		})
+	}()
+}
+
+// dismiss closes a vent without resolving it.
+func (v *ventsScreen) dismiss(x client.Vent) {
+	cl := v.c.client()
+	go func() {
+		_, err := cl.DismissVent(v.c.ctx, x.ID)
+		v.c.mail.post(func() {
+			if err != nil {
+				v.setStatus(describe(err), true)
+				return
+			}
+			v.setStatus(fmt.Sprintf("dismissed #%s", x.ID), false)
+			v.reload()
+		})
+	}()
+}
+
+// delete removes a vent once x was pressed twice on it.
+func (v *ventsScreen) delete(x client.Vent) {
+	if v.deleting != x.ID {
+		v.deleting = x.ID
+		v.setStatus(fmt.Sprintf("press x again to delete #%s for good", x.ID), false)
+		return
+	}
+	v.deleting = ""
+	cl := v.c.client()
+	go func() {
+		err := cl.DeleteVent(v.c.ctx, x.ID)
+		v.c.mail.post(func() {
+			if err != nil {
+				v.setStatus(describe(err), true)
+				return
+			}
+			v.setStatus(fmt.Sprintf("deleted #%s", x.ID), false)
+			v.reload()
+		})
+	}()
+}
+
+// reload fetches the ledger again, keeping the status message.
+func (v *ventsScreen) reload() {
+	cl := v.c.client()
+	status := v.status.GetText(false)
+	go func() {
+		page, err := cl.Vents(v.c.ctx, ventLimit, "")
+		v.c.mail.post(func() {
+			if err != nil {
+				v.setStatus(describe(err), true)
+				return
+			}
+			v.fill(page.Items)
+			v.status.SetText(status)
+		})
+	}()
+}

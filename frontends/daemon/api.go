@@ -1,0 +1,204 @@
+package daemon
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/albedo-agent/albedo/albedo"
+	"github.com/gin-gonic/gin"
+)
+
+// APIVersion is the version /health reports.
+const APIVersion = 2
+
+// maxBody caps a request body: room for one image at albedo.MaxImageBytes
+// in base64 and its message.
+const maxBody = albedo.MaxImageBytes*4/3 + 2<<20
+
+// Capabilities are the features /health advertises.
+func Capabilities() []string {
+	return []string{"session_provider", "session_workspace", "session_fork", "session_stream", "images", "commands", "paperclips"}
+}
+
+// APIOptions configure the HTTP API.
+type APIOptions struct {
+	Service *albedo.Service
+	// Token is the bearer token every request must carry.
+	Token string
+	// Port is the daemon's port, used to recognise its own Origin.
+	Port string
+	// Shutdown is called by POST /shutdown.
+	Shutdown func()
+	// Done is closed when the daemon stops, ending open streams.
+	Done   <-chan struct{}
+	Logger *slog.Logger
+	// Version is albedo's version string.
+	Version string
+}
+
+// api holds what the handlers share.
+type api struct {
+	svc      *albedo.Service
+	token    string
+	port     string
+	shutdown func()
+	done     <-chan struct{}
+	log      *slog.Logger
+	version  string
+}
+
+// NewHandler returns the daemon's HTTP API.
+func NewHandler(opts APIOptions) http.Handler {
+	a := &api{svc: opts.Service, token: opts.Token, port: opts.Port, shutdown: opts.Shutdown, done: opts.Done, log: opts.Logger, version: opts.Version}
+	if a.log == nil {
+		a.log = slog.New(slog.DiscardHandler)
+	}
+	if a.shutdown == nil {
+		a.shutdown = func() {}
+	}
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	r.ContextWithFallback = true
+	r.HandleMethodNotAllowed = true
+	r.Use(a.recoverPanic, a.withLogger, a.guard, limitBody)
+	r.NoRoute(func(c *gin.Context) {
+		fail(c, albedo.Errorf(albedo.ENotFound, "no route %s %s", c.Request.Method, c.Request.URL.Path))
+	})
+	r.NoMethod(func(c *gin.Context) {
+		c.AbortWithStatusJSON(http.StatusMethodNotAllowed, gin.H{"error": "method " + c.Request.Method + " is not allowed here", "code": "method_not_allowed"})
+	})
+
+	r.GET("/health", a.health)
+	r.POST("/shutdown", a.postShutdown)
+	r.GET("/sessions", a.listSessions)
+	r.POST("/sessions", a.createSession)
+	r.GET("/sessions/:id", a.getSession)
+	r.PATCH("/sessions/:id", a.patchSession)
+	r.POST("/sessions/:id/events", a.postEvent)
+	r.GET("/sessions/:id/status", a.status)
+	r.GET("/sessions/:id/stream", a.stream)
+	r.GET("/sessions/:id/history", a.history)
+	r.GET("/sessions/:id/tree", a.tree)
+	r.POST("/sessions/:id/fork", a.fork)
+	r.POST("/sessions/:id/interrupt", a.interrupt)
+	r.POST("/sessions/:id/workspace", a.moveWorkspace)
+	r.POST("/sessions/:id/commands", a.command)
+	r.GET("/extensions/paperclips/items", a.listVents)
+	r.GET("/extensions/paperclips/items/:vent", a.getVent)
+	r.PATCH("/extensions/paperclips/items/:vent", a.patchVent)
+	r.DELETE("/extensions/paperclips/items/:vent", a.deleteVent)
+	return r
+}
+
+func (a *api) withLogger(c *gin.Context) {
+	c.Set("logger", a.log)
+	c.Next()
+}
+
+func logger(c *gin.Context) *slog.Logger {
+	if l, ok := c.Get("logger"); ok {
+		return l.(*slog.Logger)
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+func (a *api) recoverPanic(c *gin.Context) {
+	defer func() {
+		if r := recover(); r != nil {
+			a.log.Error("handler panicked", "path", c.Request.URL.Path, "panic", fmt.Sprint(r))
+			fail(c, fmt.Errorf("panic: %v", r))
+		}
+	}()
+	c.Next()
+}
+
+func limitBody(c *gin.Context) {
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, maxBody)
+	c.Next()
+}
+
+// bind decodes a JSON body into v; an empty body counts as {} when
+// optional is true. It writes the 400 itself and reports false.
+func bind(c *gin.Context, v any, optional bool) bool {
+	data, err := io.ReadAll(c.Request.Body)
+	if err != nil {
+		invalid(c, "read request body: %v", err)
+		return false
+	}
+	if len(strings.TrimSpace(string(data))) == 0 {
+		if optional {
+			return true
+		}
+		invalid(c, "request body must be a JSON object")
+		return false
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		invalid(c, "request body is not valid: %s", describeJSONError(err))
+		return false
+	}
+	return true
+}
+
+// describeJSONError turns a decoding error into a sentence for people.
+func describeJSONError(err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Sprintf("malformed JSON at byte %d: %v", syn.Offset, syn)
+	case errors.As(err, &typ):
+		if typ.Field != "" {
+			return fmt.Sprintf("field %q must be %s, not %s", typ.Field, kindName(typ.Type.Kind().String()), typ.Value)
+		}
+		return fmt.Sprintf("expected %s, not %s", kindName(typ.Type.Kind().String()), typ.Value)
+	}
+	return err.Error()
+}
+
+func kindName(k string) string {
+	switch k {
+	case "struct", "map":
+		return "an object"
+	case "slice":
+		return "an array"
+	case "int", "int64", "float64":
+		return "a number"
+	case "ptr":
+		return "a value"
+	}
+	return "a " + k
+}
+
+// revision reads a revision from an If-Match header ("3", "\"3\"" or
+// W/"3"); 0 when the header is absent.
+func revision(c *gin.Context) (int64, bool) {
+	h := strings.TrimSpace(c.GetHeader("If-Match"))
+	if h == "" {
+		fail(c, albedo.Errorf(albedo.ERevisionRequired, "this change needs an If-Match header with the current ETag"))
+		return 0, false
+	}
+	h = strings.Trim(strings.TrimPrefix(h, "W/"), `"`)
+	n, err := strconv.ParseInt(h, 10, 64)
+	if err != nil || n <= 0 {
+		fail(c, albedo.Errorf(albedo.EStale, "If-Match %q is not a revision albedo gave out", c.GetHeader("If-Match")))
+		return 0, false
+	}
+	return n, true
+}
+
+func etag(rev int64) string { return `"` + strconv.FormatInt(rev, 10) + `"` }
+
+func (a *api) health(c *gin.Context) {
+	c.JSON(http.StatusOK, gin.H{"ok": true, "version": APIVersion, "capabilities": Capabilities(), "albedo": a.version})
+}
+
+func (a *api) postShutdown(c *gin.Context) {
+	c.JSON(http.StatusOK, gin.H{"ok": true})
+	go a.shutdown()
+}

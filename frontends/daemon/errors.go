@@ -1,0 +1,53 @@
+package daemon
+
+import (
+	"net/http"
+
+	"github.com/albedo-agent/albedo/albedo"
+	"github.com/gin-gonic/gin"
+)
+
+// statusOf maps application error codes to HTTP statuses. It is the only
+// place that does.
+func statusOf(code string) int {
+	switch code {
+	case albedo.EInvalid, albedo.ENoProvider:
+		return http.StatusBadRequest
+	case albedo.EUnauthorized:
+		return http.StatusUnauthorized
+	case albedo.EForbidden:
+		return http.StatusForbidden
+	case albedo.ENotFound:
+		return http.StatusNotFound
+	case albedo.EConflict, albedo.EBusy, albedo.EWorkspaceMissing, albedo.EWorkspaceRejected,
+		albedo.EImageMismatch, albedo.EConfig:
+		return http.StatusConflict
+	case albedo.EStale:
+		return http.StatusPreconditionFailed
+	case albedo.ERevisionRequired:
+		return http.StatusPreconditionRequired
+	case "provider_error":
+		return http.StatusBadGateway
+	}
+	return http.StatusInternalServerError
+}
+
+// fail writes err as {"error", "code", ...details} with its status.
+func fail(c *gin.Context, err error) {
+	code := albedo.ErrorCode(err)
+	body := gin.H{}
+	for k, v := range albedo.ErrorDetails(err) {
+		body[k] = v
+	}
+	body["error"] = albedo.ErrorMessage(err)
+	body["code"] = code
+	if code == albedo.EInternal {
+		logger(c).Error("request failed", "method", c.Request.Method, "path", c.FullPath(), "err", err)
+	}
+	c.AbortWithStatusJSON(statusOf(code), body)
+}
+
+// invalid writes a 400 with a message.
+func invalid(c *gin.Context, format string, args ...any) {
+	fail(c, albedo.Errorf(albedo.EInvalid, format, args...))
+}

@@ -1,0 +1,240 @@
+package daemon
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/albedo-agent/albedo/adapters/configfile"
+	"github.com/albedo-agent/albedo/adapters/openai"
+	"github.com/albedo-agent/albedo/adapters/pykernel"
+	"github.com/albedo-agent/albedo/adapters/sqlite"
+	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/frontends/home"
+)
+
+// Options configure a daemon process.
+type Options struct {
+	// Home is the albedo home (ALBEDO_HOME).
+	Home string
+	// Port fixes the port; 0 picks a free one.
+	Port int
+	// ParentPID, when positive, is a process whose end stops the daemon.
+	ParentPID int
+	// KernelIdle stops kernels idle this long; 0 keeps them.
+	KernelIdle time.Duration
+	// Version is reported by /health.
+	Version string
+	// Ready, if not nil, is called once the daemon serves.
+	Ready func(home.Connection)
+}
+
+// shutdownGrace bounds how long a stopping daemon waits for requests and
+// turns to wind down.
+const shutdownGrace = 5 * time.Second
+
+// Run runs a daemon until it is told to stop (POST /shutdown, SIGTERM,
+// SIGINT, ctx, or the end of its parent process). When another daemon
+// already serves the home, Run waits until that one is healthy and returns
+// nil.
+func Run(ctx context.Context, opts Options) error {
+	if err := os.MkdirAll(opts.Home, 0o700); err != nil {
+		return fmt.Errorf("create home %s: %w", opts.Home, err)
+	}
+	logFile, err := os.OpenFile(filepath.Join(opts.Home, home.LogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("open log: %w", err)
+	}
+	defer logFile.Close()
+	log := slog.New(slog.NewTextHandler(logFile, &slog.HandlerOptions{Level: slog.LevelInfo}))
+
+	lock, err := lockHome(opts.Home)
+	if errors.Is(err, errLocked) {
+		log.Info("another daemon holds the lock; leaving it to serve", "pid", os.Getpid())
+		return waitForOther(ctx, opts.Home)
+	}
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+
+	d, err := assemble(ctx, opts, log)
+	if err != nil {
+		log.Error("start failed", "err", err)
+		return err
+	}
+	return d.serve(ctx, opts)
+}
+
+// daemon is one assembled daemon process.
+type daemon struct {
+	dir   string
+	log   *slog.Logger
+	store *sqlite.Store
+	svc   *albedo.Service
+}
+
+// assemble wires the adapters into the domain service.
+func assemble(ctx context.Context, opts Options, log *slog.Logger) (*daemon, error) {
+	store, err := sqlite.Open(ctx, filepath.Join(opts.Home, home.DatabaseFile))
+	if err != nil {
+		return nil, err
+	}
+	var svc *albedo.Service
+	kernel := pykernel.New(pykernel.Options{
+		Host: func(ctx context.Context, session, name string, args json.RawMessage) (json.RawMessage, error) {
+			return svc.HostCall(ctx, session, name, args)
+		},
+		IdleTimeout: opts.KernelIdle,
+		Logger:      log,
+	})
+	svc = albedo.New(albedo.Options{
+		Store:    store,
+		Provider: openai.New(openai.Options{Logger: log}),
+		Kernel:   kernel,
+		Config:   configfile.New(filepath.Join(opts.Home, home.ConfigFile)),
+		Logger:   log,
+	})
+	return &daemon{dir: opts.Home, log: log, store: store, svc: svc}, nil
+}
+
+// serve listens, publishes daemon.json, resumes interrupted turns and
+// waits for the end.
+func (d *daemon) serve(ctx context.Context, opts Options) error {
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.Port)))
+	if err != nil {
+		d.store.Close()
+		return fmt.Errorf("listen: %w", err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	token, err := newToken()
+	if err != nil {
+		d.store.Close()
+		return err
+	}
+	stop := make(chan struct{})
+	var once sync.Once
+	shutdown := func() { once.Do(func() { close(stop) }) }
+	srv := &http.Server{
+		Handler: NewHandler(APIOptions{
+			Service: d.svc, Token: token, Port: strconv.Itoa(port),
+			Shutdown: shutdown, Done: stop, Logger: d.log, Version: opts.Version,
+		}),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(d.log.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	conn := home.Connection{PID: os.Getpid(), Port: port, Token: token}
+	data, _ := json.Marshal(conn)
+	if err := home.WriteFileAtomic(filepath.Join(d.dir, home.ConnectionFile), data, 0o600); err != nil {
+		shutdown()
+	}
+	d.log.Info("serving", "pid", conn.PID, "port", port)
+	if n, err := d.svc.Recover(ctx); err != nil {
+		d.log.Error("recover interrupted turns", "err", err)
+	} else if n > 0 {
+		d.log.Info("resumed interrupted turns", "count", n)
+	}
+	if opts.Ready != nil {
+		opts.Ready(conn)
+	}
+
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer signal.Stop(signals)
+	if opts.ParentPID > 0 {
+		go watchParent(opts.ParentPID, stop, shutdown)
+	}
+	var serveErr error
+	select {
+	case <-stop:
+	case sig := <-signals:
+		d.log.Info("stopping on signal", "signal", sig.String())
+	case <-ctx.Done():
+	case serveErr = <-served:
+	}
+	shutdown()
+	return d.stop(srv, conn, serveErr)
+}
+
+// stop winds the daemon down: requests finish, turns are left resumable,
+// kernels end, the store closes and daemon.json goes away.
+func (d *daemon) stop(srv *http.Server, conn home.Connection, serveErr error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		d.log.Warn("close http server", "err", err)
+	}
+	if err := d.svc.Close(ctx); err != nil {
+		d.log.Warn("close service", "err", err)
+	}
+	if err := d.store.Close(); err != nil {
+		d.log.Warn("close store", "err", err)
+	}
+	if cur, err := home.ReadConnection(d.dir); err == nil && cur.PID == conn.PID {
+		os.Remove(filepath.Join(d.dir, home.ConnectionFile))
+	}
+	d.log.Info("stopped", "pid", conn.PID)
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", serveErr)
+	}
+	return nil
+}
+
+func newToken() (string, error) {
+	var b [32]byte
+	if _, err := io.ReadFull(rand.Reader, b[:]); err != nil {
+		return "", fmt.Errorf("make token: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// watchParent stops the daemon once the parent process is gone.
+func watchParent(pid int, stop <-chan struct{}, shutdown func()) {
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			if !home.Alive(pid) {
+				shutdown()
+				return
+			}
+		}
+	}
+}
+
+// waitForOther waits for the daemon holding the lock to publish a live
+// connection.
+func waitForOther(ctx context.Context, dir string) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if conn, err := home.ReadConnection(dir); err == nil && home.Alive(conn.PID) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return errors.New("another daemon holds the lock but never became ready")
+}

@@ -1,0 +1,252 @@
+package daemon
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/albedo-agent/albedo/albedo"
+	"github.com/gin-gonic/gin"
+)
+
+func (a *api) listSessions(c *gin.Context) {
+	sessions, err := a.svc.Sessions(c)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	out := make([]sessionView, len(sessions))
+	for i, s := range sessions {
+		out[i] = viewSession(s)
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+func (a *api) createSession(c *gin.Context) {
+	var body struct {
+		Workspace string `json:"workspace"`
+		Provider  string `json:"provider"`
+	}
+	if !bind(c, &body, false) {
+		return
+	}
+	s, err := a.svc.CreateSession(c, body.Workspace, body.Provider)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, viewSession(s))
+}
+
+// glance is one item an extension contributes to a session's sidebar.
+type glance map[string]any
+
+func (a *api) getSession(c *gin.Context) {
+	id := c.Param("id")
+	s, err := a.svc.Session(c, id)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	if c.Query("view") == "configuration" {
+		c.Header("ETag", etag(s.Revision))
+		c.JSON(http.StatusOK, viewConfig(s))
+		return
+	}
+	tail := 50
+	if q := c.Query("tail"); q != "" {
+		n, err := strconv.Atoi(q)
+		if err != nil || n < 0 {
+			invalid(c, "tail must be a whole number, not %q", q)
+			return
+		}
+		tail = n
+	}
+	events, err := a.svc.Tail(c, id, tail)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	running, err := a.svc.Running(c, id)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	glances := []glance{{"extension": "model", "provider": s.Provider, "model": s.Model, "protocol": s.Protocol}}
+	if n, err := a.svc.PendingReplies(c, id); err == nil && n > 0 {
+		glances = append(glances, glance{"extension": "paperclips", "pending_replies": n})
+	}
+	c.JSON(http.StatusOK, gin.H{"session": viewSession(s), "id": s.ID, "title": s.Title, "running": running, "events": events, "glances": glances})
+}
+
+func (a *api) patchSession(c *gin.Context) {
+	if c.Query("view") != "configuration" {
+		invalid(c, "PATCH /sessions/{id} needs ?view=configuration")
+		return
+	}
+	var body struct {
+		Name *string `json:"name"`
+	}
+	if !bind(c, &body, false) {
+		return
+	}
+	if body.Name == nil {
+		invalid(c, `nothing to change: send {"name": ...}`)
+		return
+	}
+	rev, ok := revision(c)
+	if !ok {
+		return
+	}
+	s, err := a.svc.Rename(c, c.Param("id"), rev, *body.Name)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.Header("ETag", etag(s.Revision))
+	c.JSON(http.StatusOK, viewConfig(s))
+}
+
+// imageBody is an attached image as clients send it.
+type imageBody struct {
+	MimeType string `json:"mimeType"`
+	Data     string `json:"data"`
+	Width    int    `json:"width"`
+	Height   int    `json:"height"`
+	Bytes    int    `json:"bytes"`
+}
+
+func (a *api) postEvent(c *gin.Context) {
+	var body struct {
+		Content *string    `json:"content"`
+		Image   *imageBody `json:"image"`
+	}
+	if !bind(c, &body, false) {
+		return
+	}
+	if body.Content == nil {
+		invalid(c, `a message needs "content"`)
+		return
+	}
+	msg := albedo.Message{Text: *body.Content}
+	if img := body.Image; img != nil {
+		msg.Image = &albedo.ImageInput{MimeType: img.MimeType, Data: img.Data, Width: img.Width, Height: img.Height, Bytes: img.Bytes}
+	}
+	queued, err := a.svc.Send(c, c.Param("id"), msg)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusAccepted, gin.H{"queued": queued})
+}
+
+func (a *api) status(c *gin.Context) {
+	running, err := a.svc.Running(c, c.Param("id"))
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"running": running})
+}
+
+func (a *api) history(c *gin.Context) {
+	items, err := a.svc.History(c, c.Param("id"))
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"items": viewHistory(items)})
+}
+
+func (a *api) tree(c *gin.Context) {
+	after, err := queryInt(c, "after", 0)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	limit, err := queryInt(c, "limit", 100)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	nodes, more, err := a.svc.Tree(c, c.Param("id"), after, int(limit))
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"items": nodes, "hasMore": more})
+}
+
+func queryInt(c *gin.Context, name string, def int64) (int64, error) {
+	q := c.Query(name)
+	if q == "" {
+		return def, nil
+	}
+	n, err := strconv.ParseInt(q, 10, 64)
+	if err != nil || n < 0 {
+		return 0, albedo.Errorf(albedo.EInvalid, "%s must be a whole number, not %q", name, q)
+	}
+	return n, nil
+}
+
+func (a *api) fork(c *gin.Context) {
+	var body struct {
+		Checkpoint *int64 `json:"checkpoint"`
+	}
+	if !bind(c, &body, false) {
+		return
+	}
+	if body.Checkpoint == nil {
+		invalid(c, `a fork needs "checkpoint": a tree item id`)
+		return
+	}
+	s, err := a.svc.Fork(c, c.Param("id"), *body.Checkpoint)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, viewSession(s))
+}
+
+func (a *api) interrupt(c *gin.Context) {
+	if err := a.svc.Interrupt(c, c.Param("id")); err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"running": false})
+}
+
+func (a *api) moveWorkspace(c *gin.Context) {
+	var body struct {
+		Workspace string `json:"workspace"`
+	}
+	if !bind(c, &body, false) {
+		return
+	}
+	s, err := a.svc.MoveWorkspace(c, c.Param("id"), body.Workspace)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"workspace": s.Workspace, "session": viewSession(s)})
+}
+
+func (a *api) command(c *gin.Context) {
+	var body struct {
+		Name string          `json:"name"`
+		Args json.RawMessage `json:"args"`
+	}
+	if !bind(c, &body, false) {
+		return
+	}
+	if _, err := a.svc.Session(c, c.Param("id")); err != nil {
+		fail(c, err)
+		return
+	}
+	result, err := a.svc.RunCommand(c, c.Param("id"), body.Name, body.Args)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"result": result})
+}

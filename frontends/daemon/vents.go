@@ -1,0 +1,131 @@
+package daemon
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/albedo-agent/albedo/albedo"
+	"github.com/gin-gonic/gin"
+)
+
+// ventResource wraps a vent the way the extension API returns it.
+func (a *api) ventResource(c *gin.Context, v albedo.Vent) gin.H {
+	name := ""
+	if v.SessionID != "" {
+		if s, err := a.svc.Session(c, v.SessionID); err == nil {
+			name = s.Name
+		}
+	}
+	return gin.H{"value": viewVent(v, name)}
+}
+
+func (a *api) listVents(c *gin.Context) {
+	limit, err := queryInt(c, "limit", 50)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	before, err := queryInt(c, "cursor", 0)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	vents, err := a.svc.Vents(c, before, int(limit)+1)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	body := gin.H{}
+	if limit == 0 {
+		limit = 50
+	}
+	if len(vents) > int(limit) {
+		vents = vents[:limit]
+		body["next"] = strconv.FormatInt(vents[len(vents)-1].ID, 10)
+	}
+	items := make([]gin.H, len(vents))
+	for i, v := range vents {
+		items[i] = a.ventResource(c, v)
+	}
+	body["items"] = items
+	c.JSON(http.StatusOK, body)
+}
+
+func ventParam(c *gin.Context) (int64, bool) {
+	id, err := strconv.ParseInt(c.Param("vent"), 10, 64)
+	if err != nil || id <= 0 {
+		fail(c, albedo.Errorf(albedo.ENotFound, "no vent %q", c.Param("vent")))
+		return 0, false
+	}
+	return id, true
+}
+
+func (a *api) getVent(c *gin.Context) {
+	id, ok := ventParam(c)
+	if !ok {
+		return
+	}
+	v, err := a.svc.Vent(c, id)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.Header("ETag", etag(v.Revision))
+	c.JSON(http.StatusOK, a.ventResource(c, v))
+}
+
+func (a *api) patchVent(c *gin.Context) {
+	id, ok := ventParam(c)
+	if !ok {
+		return
+	}
+	var body struct {
+		Reply  *string `json:"reply"`
+		Status *string `json:"status"`
+	}
+	if !bind(c, &body, false) {
+		return
+	}
+	if body.Reply == nil && body.Status == nil {
+		invalid(c, `nothing to change: send {"reply": ...} or {"status": ...}`)
+		return
+	}
+	rev, ok := revision(c)
+	if !ok {
+		return
+	}
+	state := "none"
+	var v albedo.Vent
+	var err error
+	if body.Reply != nil {
+		if v, state, err = a.svc.ReplyVent(c, id, rev, *body.Reply); err != nil {
+			fail(c, err)
+			return
+		}
+		rev = v.Revision
+	}
+	if body.Status != nil {
+		if v, err = a.svc.SetVentStatus(c, id, rev, albedo.VentStatus(*body.Status)); err != nil {
+			fail(c, err)
+			return
+		}
+	}
+	c.Header("ETag", etag(v.Revision))
+	c.JSON(http.StatusOK, gin.H{"notification": gin.H{"state": state}, "resource": a.ventResource(c, v)})
+}
+
+func (a *api) deleteVent(c *gin.Context) {
+	id, ok := ventParam(c)
+	if !ok {
+		return
+	}
+	rev, ok := revision(c)
+	if !ok {
+		return
+	}
+	if err := a.svc.DeleteVent(c, id, rev); err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"deleted": strconv.FormatInt(id, 10)})
+}

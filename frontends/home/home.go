@@ -1,0 +1,92 @@
+// Package home knows the files of an albedo home (ALBEDO_HOME): their
+// names, the daemon's connection file, and how to write them safely. The
+// daemon writes them; clients read them.
+package home
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// File names under the albedo home.
+const (
+	DatabaseFile   = "albedo.sqlite"
+	ConnectionFile = "daemon.json"
+	LogFile        = "daemon.log"
+	ConfigFile     = "config.json"
+	ExtensionsFile = "extensions.json"
+	LockFile       = "daemon.lock"
+)
+
+// Dir returns the albedo home: $ALBEDO_HOME, or ~/.albedo.
+func Dir() (string, error) {
+	if dir := os.Getenv("ALBEDO_HOME"); dir != "" {
+		return filepath.Abs(dir)
+	}
+	user, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find the albedo home: set ALBEDO_HOME: %w", err)
+	}
+	return filepath.Join(user, ".albedo"), nil
+}
+
+// Connection is the content of daemon.json: how clients reach the daemon.
+type Connection struct {
+	PID   int    `json:"pid"`
+	Port  int    `json:"port"`
+	Token string `json:"token"`
+}
+
+// ReadConnection reads daemon.json from dir.
+func ReadConnection(dir string) (Connection, error) {
+	var conn Connection
+	path := filepath.Join(dir, ConnectionFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return conn, err
+	}
+	if err := json.Unmarshal(data, &conn); err != nil {
+		return conn, fmt.Errorf("read %s: %w", path, err)
+	}
+	return conn, nil
+}
+
+// WriteFileAtomic writes data to path through a temporary file and a
+// rename, so readers see the old content or the new, never a part.
+func WriteFileAtomic(path string, data []byte, mode os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	err = tmp.Chmod(mode)
+	if err == nil {
+		_, err = tmp.Write(data)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// Alive reports whether a process with this pid exists.
+func Alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

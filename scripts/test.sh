@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Runs every albedo test on a fresh machine: installs what the tests need,
+# checks formatting and vet, runs the Go tests with the race detector, builds
+# the binary, and runs the acceptance suites (ours, and the seed suites from
+# ../shared/seeds when that folder exists).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need() { command -v "$1" >/dev/null 2>&1; }
+if ! need python3; then
+	echo "albedo's tests need python3 (3.9 or newer)" >&2
+	exit 1
+fi
+if ! need tmux; then
+	if [ "$(id -u)" = 0 ] && need apt-get; then
+		echo "== installing tmux for the console tests"
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux) >/dev/null
+	else
+		echo "albedo's console tests need tmux; install it first" >&2
+		exit 1
+	fi
+fi
+
+echo "== gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change:" >&2
+	echo "$unformatted" >&2
+	exit 1
+fi
+
+echo "== go vet"
+go vet ./...
+
+echo "== go test -race"
+go test -race -count=1 ./...
+
+echo "== build"
+go build -o bin/albedo ./cmd/albedo
+
+echo "== acceptance"
+python3 acceptance/run.py
