@@ -36,6 +36,8 @@ const (
 	EStale = "precondition_failed"
 	// ERevisionRequired: a conditional write named no revision.
 	ERevisionRequired = "precondition_required"
+	// EProvider: the model provider failed or refused the request.
+	EProvider = "provider_error"
 )
 
 // Error is an application error: a code for programs, a message for people,

@@ -11,7 +11,7 @@ func projectResponses(items []Item) []json.RawMessage {
 		native := it.Protocol == ProtocolResponses && len(it.Raw) > 0
 		switch it.Kind {
 		case KindReasoning:
-			if native {
+			if native && replayableReasoning(it.Raw) {
 				out = append(out, it.Raw)
 			}
 		case KindAssistant:
@@ -49,4 +49,14 @@ func responsesUser(it Item) json.RawMessage {
 		parts = append(parts, map[string]any{"type": "input_image", "image_url": dataURL(it.Image)})
 	}
 	return mustJSON(map[string]any{"type": "message", "role": "user", "content": parts})
+}
+
+// replayableReasoning reports whether a Responses reasoning item can be sent
+// back: without its encrypted content a provider that stores nothing cannot
+// resolve it and refuses the whole request.
+func replayableReasoning(raw json.RawMessage) bool {
+	var item struct {
+		EncryptedContent *string `json:"encrypted_content"`
+	}
+	return json.Unmarshal(raw, &item) == nil && item.EncryptedContent != nil && *item.EncryptedContent != ""
 }

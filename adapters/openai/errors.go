@@ -13,9 +13,8 @@ import (
 
 // CodeProviderError is the albedo error code of every failure this package
 // reports: the provider refused, failed, went silent or could not be
-// reached. It is not one of the domain's codes; frontends treat it as a
-// failure of an upstream service.
-const CodeProviderError = "provider_error"
+// reached.
+const CodeProviderError = albedo.EProvider
 
 // maxMessage caps the provider's own words quoted in an error message.
 const maxMessage = 500

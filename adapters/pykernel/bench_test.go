@@ -31,7 +31,7 @@ func BenchmarkWarmCell(b *testing.B) {
 		took = append(took, time.Since(began))
 	}
 	b.StopTimer()
-	b.ReportMetric(median(took), "ms/median")
+	b.ReportMetric(milliseconds(median(took)), "ms/median")
 }
 
 // BenchmarkColdStart measures a fresh kernel's start up to its first
@@ -41,7 +41,7 @@ func BenchmarkColdStart(b *testing.B) {
 	workspace := b.TempDir()
 	ctx := context.Background()
 	took := make([]time.Duration, 0, b.N)
-	rss := make([]time.Duration, 0, b.N) // kilobytes, sorted by median()
+	rss := make([]float64, 0, b.N) // MB
 	b.ResetTimer()
 	for i := range b.N {
 		session := "cold-" + strconv.Itoa(i)
@@ -52,7 +52,7 @@ func BenchmarkColdStart(b *testing.B) {
 		took = append(took, time.Since(began))
 		b.StopTimer()
 		if kb, err := residentKB(pidOf(k, session)); err == nil {
-			rss = append(rss, time.Duration(kb)*time.Millisecond)
+			rss = append(rss, float64(kb)/1024)
 		}
 		if err := k.Stop(ctx, session); err != nil {
 			b.Fatal(err)
@@ -60,19 +60,24 @@ func BenchmarkColdStart(b *testing.B) {
 		b.StartTimer()
 	}
 	b.StopTimer()
-	b.ReportMetric(median(took), "ms/median")
+	b.ReportMetric(milliseconds(median(took)), "ms/median")
 	if len(rss) > 0 {
-		b.ReportMetric(median(rss)/1024, "MB-idle-rss")
+		b.ReportMetric(median(rss), "MB-idle-rss")
 	}
 }
 
-// median returns the median of durations in milliseconds.
-func median(d []time.Duration) float64 {
-	if len(d) == 0 {
+// median returns the median of values, sorting them.
+func median[T time.Duration | float64](values []T) T {
+	if len(values) == 0 {
 		return 0
 	}
-	slices.Sort(d)
-	return float64(d[len(d)/2]) / float64(time.Millisecond)
+	slices.Sort(values)
+	return values[len(values)/2]
+}
+
+// milliseconds returns d in milliseconds.
+func milliseconds(d time.Duration) float64 {
+	return float64(d) / float64(time.Millisecond)
 }
 
 // residentKB reads a process's resident set size from /proc.

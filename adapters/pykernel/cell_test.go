@@ -4,6 +4,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -139,6 +140,27 @@ func TestGlobalsPersistWithinASession(t *testing.T) {
 			t.Fatalf("step %d (%s: %q) = %q %q, want %q %q; error: %s",
 				i, step.session, step.code, res.Status, res.Value, step.status, step.value, res.Error)
 		}
+	}
+}
+
+func TestCellsOfASessionTakeTurns(t *testing.T) {
+	k := newKernels(t, Options{})
+	workspace := t.TempDir()
+	run(t, k, "turns", workspace, "n = 0")
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 5 {
+				// Without turns, the read and the write would interleave.
+				if res := run(t, k, "turns", workspace, "m = n\nimport time\ntime.sleep(0.001)\nn = m + 1"); res.Status != albedo.CellOK {
+					t.Errorf("status %q: %s", res.Status, res.Error)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if res := run(t, k, "turns", workspace, "n"); res.Value != "20" {
+		t.Errorf("n = %s, want 20", res.Value)
 	}
 }
 

@@ -45,8 +45,8 @@ func TestInterrupts(t *testing.T) {
 			errors: []string{"KeyboardInterrupt"},
 		},
 		{
-			name: "ignored interrupt kills the kernel",
-			code: "while True:\n    try:\n        while True:\n            pass\n    except KeyboardInterrupt:\n        pass",
+			name:    "ignored interrupt kills the kernel",
+			code:    "while True:\n    try:\n        while True:\n            pass\n    except KeyboardInterrupt:\n        pass",
 			timeout: 300 * time.Millisecond, status: albedo.CellTimeout, killed: true,
 			errors: []string{"did not stop and was killed"},
 		},

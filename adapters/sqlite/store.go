@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
-	"strings"
 
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/uptrace/bun"
@@ -53,7 +52,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := checkSchema(ctx, abs); err != nil {
 		return nil, err
 	}
-	write, err := openDB(ctx, abs, 1, "_txlock=immediate")
+	write, err := openDB(ctx, abs, 1, url.Values{"_txlock": {"immediate"}})
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", abs, err)
 	}
@@ -65,8 +64,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		}
 		return nil, fmt.Errorf("open store %s: %w", abs, err)
 	}
-	read, err := openDB(ctx, abs, readConns,
-		"_pragma=query_only(1)", fmt.Sprintf("_pragma=cache_size(-%d)", readCacheKiB))
+	read, err := openDB(ctx, abs, readConns, url.Values{"_pragma": {
+		"query_only(1)",
+		fmt.Sprintf("cache_size(-%d)", readCacheKiB),
+	}})
 	if err != nil {
 		write.Close()
 		return nil, fmt.Errorf("open store %s: %w", abs, err)
@@ -81,20 +82,20 @@ func (s *Store) Close() error {
 }
 
 // openDB opens a pool of up to conns connections to the database at path.
-// Every connection gets the store's pragmas; extra DSN parameters, given
-// as key=value, follow them.
-func openDB(ctx context.Context, path string, conns int, extra ...string) (*bun.DB, error) {
-	query := url.Values{}
-	for _, pragma := range []string{
+// The driver applies the DSN's _pragma parameters to every connection it
+// opens: the store's own, then those in extra, with extra's other
+// parameters.
+func openDB(ctx context.Context, path string, conns int, extra url.Values) (*bun.DB, error) {
+	params := url.Values{"_pragma": {
 		fmt.Sprintf("busy_timeout(%d)", busyTimeout),
 		"journal_mode(WAL)",
 		"foreign_keys(ON)",
 		"synchronous(NORMAL)",
-	} {
-		query.Add("_pragma", pragma)
+	}}
+	for key, values := range extra {
+		params[key] = append(params[key], values...)
 	}
-	dsn := strings.Join(append([]string{fileURI(path) + "?" + query.Encode()}, extra...), "&")
-	sqldb, err := sql.Open("sqlite", dsn)
+	sqldb, err := sql.Open("sqlite", fileURI(path)+"?"+params.Encode())
 	if err != nil {
 		return nil, err
 	}

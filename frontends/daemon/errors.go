@@ -26,7 +26,7 @@ func statusOf(code string) int {
 		return http.StatusPreconditionFailed
 	case albedo.ERevisionRequired:
 		return http.StatusPreconditionRequired
-	case "provider_error":
+	case albedo.EProvider:
 		return http.StatusBadGateway
 	}
 	return http.StatusInternalServerError

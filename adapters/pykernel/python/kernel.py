@@ -106,11 +106,14 @@ class Kernel:
                 message = None
             if message is None:
                 self.orphaned()
-            kind = message.get("type")
-            if kind == "run":
-                self.requests.put(message)
-            elif kind == "reply":
-                self.settle(message)
+            try:
+                kind = message.get("type")
+                if kind == "run":
+                    self.requests.put(message)
+                elif kind == "reply":
+                    self.settle(message)
+            except Exception:  # one bad request must not stop the reader
+                pass
 
     def settle(self, message):
         """Hands a host call's reply to the coroutine awaiting it."""

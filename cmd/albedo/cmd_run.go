@@ -1,0 +1,321 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/albedo-agent/albedo/frontends/client"
+)
+
+// reconnectFor bounds how long run waits for a daemon that went away.
+const reconnectFor = 60 * time.Second
+
+func runRun(ctx context.Context, e *env, args []string) error {
+	fs := flags(e, "run")
+	sessionRef := fs.String("session", "", "send to this session (id, name or unique id prefix) instead of a new one")
+	workspace := fs.String("workspace", "", "make the new session in `DIR` (default: the current folder)")
+	asJSON := fs.Bool("json", false, "print the turn's events as JSON lines on stdout instead of the answer")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *sessionRef != "" && *workspace != "" {
+		return usageError{"--session and --workspace exclude each other: a session has its workspace"}
+	}
+	prompt, err := readPrompt(e, fs.Args())
+	if err != nil {
+		return err
+	}
+	c, err := e.dial(ctx)
+	if err != nil {
+		return err
+	}
+	id, err := runSession(ctx, e, c, *sessionRef, *workspace)
+	if err != nil {
+		return err
+	}
+	r := &turnRun{e: e, id: id, json: *asJSON}
+	return r.run(ctx, c, prompt)
+}
+
+// readPrompt takes the prompt from the arguments, or else from stdin.
+func readPrompt(e *env, args []string) (string, error) {
+	prompt := strings.Join(args, " ")
+	if prompt == "" {
+		if isTerminal(e.stdin) {
+			fmt.Fprintln(e.stderr, "albedo: type the prompt, then Ctrl-D")
+		}
+		data, err := io.ReadAll(e.stdin)
+		if err != nil {
+			return "", fmt.Errorf("read the prompt from stdin: %w", err)
+		}
+		prompt = strings.TrimRight(string(data), "\r\n")
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return "", usageError{"nothing to send: give a PROMPT or pipe one on stdin"}
+	}
+	return prompt, nil
+}
+
+// runSession finds the session named, or makes a new one in workspace.
+func runSession(ctx context.Context, e *env, c *client.Client, ref, workspace string) (string, error) {
+	if ref != "" {
+		return findSession(ctx, c, ref)
+	}
+	if workspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("find the current folder: %w", err)
+		}
+		workspace = wd
+	}
+	abs, err := filepath.Abs(workspace)
+	if err != nil {
+		return "", fmt.Errorf("resolve workspace: %w", err)
+	}
+	s, err := c.CreateSession(ctx, abs, "")
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(e.stderr, "albedo: new session %s in %s (%s · %s)\n", s.ID, s.Workspace, s.Provider, s.Model)
+	return s.ID, nil
+}
+
+// turnRun sends one prompt and follows its turn to the end.
+type turnRun struct {
+	e    *env
+	id   string
+	json bool
+}
+
+// run subscribes, sends, and follows the turn, reconnecting when the
+// daemon goes away and interrupting the turn when ctx is cancelled.
+func (r *turnRun) run(ctx context.Context, c *client.Client, prompt string) error {
+	stream, err := c.Subscribe(ctx, r.id)
+	if err != nil {
+		return err
+	}
+	w := newTurnWatcher(prompt, lastSeq(stream.Snapshot))
+	queued, err := c.Send(ctx, r.id, prompt, nil)
+	if err != nil {
+		stream.Close()
+		return err
+	}
+	if queued && !r.json {
+		fmt.Fprintln(r.e.stderr, "albedo: the session is busy; the prompt joins its running turn")
+	}
+	for !w.done {
+		for ev, err := range stream.Events() {
+			if err != nil {
+				break
+			}
+			if r.take(w, ev) {
+				break
+			}
+		}
+		stream.Close()
+		if w.done {
+			break
+		}
+		if ctx.Err() != nil {
+			return r.interrupt(c)
+		}
+		if !r.json {
+			fmt.Fprintln(r.e.stderr, "albedo: lost the daemon, reconnecting…")
+		}
+		if c, stream, err = r.resubscribe(ctx); err != nil {
+			if ctx.Err() != nil {
+				return r.interrupt(c)
+			}
+			return fmt.Errorf("follow session %s: %w", r.id, err)
+		}
+		for _, ev := range stream.Snapshot {
+			if r.take(w, ev) {
+				break
+			}
+		}
+	}
+	if answer := w.answer(); answer != "" && !r.json {
+		fmt.Fprintln(r.e.stdout, answer)
+	}
+	return w.err()
+}
+
+// take shows an event of the turn and reports whether the turn is over.
+func (r *turnRun) take(w *turnWatcher, ev client.Event) bool {
+	if !w.take(ev) {
+		return false
+	}
+	if r.json {
+		data, err := json.Marshal(ev)
+		if err == nil {
+			fmt.Fprintf(r.e.stdout, "%s\n", data)
+		}
+	} else {
+		progress(r.e.stderr, ev)
+	}
+	return w.done
+}
+
+// resubscribe dials the daemon again (starting one if none runs, so an
+// interrupted turn resumes) and reopens the stream.
+func (r *turnRun) resubscribe(ctx context.Context) (*client.Client, *client.Stream, error) {
+	deadline := time.Now().Add(reconnectFor)
+	wait := 100 * time.Millisecond
+	for {
+		c, err := r.e.dial(ctx)
+		if err == nil {
+			var s *client.Stream
+			if s, err = c.Subscribe(ctx, r.id); err == nil {
+				return c, s, nil
+			}
+		}
+		if time.Now().After(deadline) || client.ErrorCode(err) == "not_found" {
+			return c, nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return c, nil, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, 2*time.Second)
+	}
+}
+
+// interrupt stops the turn after the user pressed Ctrl-C.
+func (r *turnRun) interrupt(c *client.Client) error {
+	if c != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := c.Interrupt(ctx, r.id); err != nil {
+			return fmt.Errorf("interrupt the turn: %w", err)
+		}
+	}
+	return errors.New("interrupted: the turn was stopped")
+}
+
+// lastSeq returns the highest item id among events.
+func lastSeq(events []client.Event) int64 {
+	var n int64
+	for _, ev := range events {
+		n = max(n, ev.Seq)
+	}
+	return n
+}
+
+// progress tells stderr what the turn does: cells, their outcomes, errors
+// and notes from albedo.
+func progress(w io.Writer, ev client.Event) {
+	switch ev.Type {
+	case client.EventToolCall:
+		code := strings.TrimSpace(ev.Code)
+		first, _, more := strings.Cut(code, "\n")
+		suffix := ""
+		if more {
+			suffix = fmt.Sprintf(" (+%d lines)", strings.Count(code, "\n"))
+		}
+		fmt.Fprintf(w, "⚙ %s #%d: %s%s\n", ev.Name, ev.Seq, clip(first, 100), suffix)
+	case client.EventTool:
+		cell, _ := ev.Cell()
+		line := "  → " + cell.Status
+		if s := ev.Trace.Summary(); s != "" {
+			line += " · " + s
+		}
+		if cell.Status != "ok" && cell.Error != "" {
+			lines := strings.Split(strings.TrimSpace(cell.Error), "\n")
+			line += ": " + clip(lines[len(lines)-1], 120)
+		}
+		fmt.Fprintln(w, line)
+	case client.EventError:
+		fmt.Fprintln(w, "✗ "+ev.Text)
+	case client.EventUser:
+		if ev.Source != "" {
+			fmt.Fprintf(w, "· %s: %s\n", ev.Source, clip(firstLine(ev.Text), 100))
+		}
+	case client.EventTurn:
+		if ev.Status != client.TurnFinished {
+			fmt.Fprintf(w, "── turn %s\n", ev.Status)
+		}
+	}
+}
+
+// firstLine returns the first line of text.
+func firstLine(text string) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	return first
+}
+
+// turnWatcher follows the events of the turn a prompt starts: from the
+// user item holding the prompt to the turn marker. Replayed events (a
+// snapshot after a reconnect) are recognised by their item ids.
+type turnWatcher struct {
+	prompt string
+	// after is the last item id before the prompt was sent.
+	after int64
+	// seen is the highest item id seen.
+	seen    int64
+	started bool
+	done    bool
+	status  string
+	errors  []string
+	answers []string
+}
+
+func newTurnWatcher(prompt string, after int64) *turnWatcher {
+	return &turnWatcher{prompt: prompt, after: after, seen: after}
+}
+
+// take considers an event and reports whether it belongs to the turn.
+func (w *turnWatcher) take(ev client.Event) bool {
+	if w.done {
+		return false
+	}
+	if ev.Seq != 0 {
+		if ev.Seq <= w.seen {
+			return false
+		}
+		w.seen = ev.Seq
+	}
+	if !w.started {
+		if ev.Type != client.EventUser || ev.Source != "" || ev.Seq <= w.after || ev.Text != w.prompt {
+			return false
+		}
+		w.started = true
+	}
+	switch ev.Type {
+	case client.EventMessage:
+		w.answers = append(w.answers, ev.Text)
+	case client.EventError:
+		w.errors = append(w.errors, ev.Text)
+	case client.EventTurn:
+		w.done, w.status = true, ev.Status
+	}
+	return true
+}
+
+// answer returns the model's text of the turn.
+func (w *turnWatcher) answer() string {
+	return strings.TrimSpace(strings.Join(w.answers, "\n\n"))
+}
+
+// err says why the turn did not finish well, or nil.
+func (w *turnWatcher) err() error {
+	switch {
+	case w.status == client.TurnInterrupted:
+		return errors.New("the turn was interrupted")
+	case w.status == client.TurnFailed || len(w.errors) > 0:
+		if n := len(w.errors); n > 0 {
+			return fmt.Errorf("the turn failed: %s", w.errors[n-1])
+		}
+		return errors.New("the turn failed")
+	case !w.done:
+		return errors.New("the turn did not end")
+	}
+	return nil
+}
