@@ -102,3 +102,25 @@ func (s *Service) Interrupt(ctx context.Context, id string) error {
 }
 
 func trimSpace(s string) string { return strings.TrimSpace(s) }
+
+// Wait blocks until the session runs no turn, or ctx ends. A turn that
+// continues because messages were queued is waited for as well.
+func (s *Service) Wait(ctx context.Context, id string) error {
+	if _, err := s.store.Session(ctx, id); err != nil {
+		return err
+	}
+	st := s.state(id)
+	for {
+		st.mu.Lock()
+		t := st.turn
+		st.mu.Unlock()
+		if t == nil {
+			return nil
+		}
+		select {
+		case <-t.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
