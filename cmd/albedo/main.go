@@ -37,6 +37,8 @@ func commands() []command {
 		{"sessions", "albedo sessions [--json]", "list sessions (starts the daemon when none runs)", runSessions},
 		{"new", "albedo new [WORKSPACE]", "create a session in WORKSPACE (default: the current folder) and print it as JSON", runNew},
 		{"daemon", "albedo daemon", "run the daemon in the foreground, for service managers", runDaemon},
+		{"login", "albedo login --name N --base-url URL --model M [--protocol P]", "add or update a model provider (the key is read from a prompt or stdin)", runLogin},
+		{"model", "albedo model [PROVIDER] MODEL", "choose the provider and model new sessions use", runModel},
 		{"help", "albedo help [COMMAND]", "explain a command", nil},
 	}
 }
