@@ -48,12 +48,13 @@ _SCRUBBED = ("ALBEDO_API_KEY", "ALBEDO_TOKEN", "ALBEDO_PORT")
 class Reply:
     """One scripted model answer: assistant text or a ``python`` tool call."""
 
-    __slots__ = ("kind", "value", "reasoning")
+    __slots__ = ("kind", "value", "reasoning", "timeout_ms")
 
-    def __init__(self, kind: str, value: str, reasoning: str | None):
+    def __init__(self, kind: str, value: str, reasoning: str | None, timeout_ms: int = PYTHON_TIMEOUT_MS):
         self.kind = kind
         self.value = value
         self.reasoning = reasoning
+        self.timeout_ms = timeout_ms
 
     def __repr__(self) -> str:
         return f"Reply({self.kind!r}, {self.value!r}, reasoning={self.reasoning!r})"
@@ -64,9 +65,9 @@ def text(value: str, *, reasoning: str | None = None) -> Reply:
     return Reply("text", str(value), reasoning)
 
 
-def python(code: str, *, reasoning: str | None = None) -> Reply:
-    """A reply that calls the ``python`` tool with ``code``."""
-    return Reply("python", str(code), reasoning)
+def python(code: str, *, reasoning: str | None = None, timeout_ms: int = PYTHON_TIMEOUT_MS) -> Reply:
+    """A reply that calls the ``python`` tool with ``code`` (and ``timeout_ms``)."""
+    return Reply("python", str(code), reasoning, timeout_ms)
 
 
 def exclusive(target):
@@ -254,7 +255,7 @@ class _ProviderHandler(http.server.BaseHTTPRequestHandler):
             for piece in _few(reply.reasoning):
                 chunk({"reasoning_content": piece})
         if reply.kind == "python":
-            arguments = json.dumps({"code": reply.value, "timeout_ms": PYTHON_TIMEOUT_MS})
+            arguments = json.dumps({"code": reply.value, "timeout_ms": reply.timeout_ms})
             for i, piece in enumerate(_pieces(arguments, 20)):
                 call = {"index": 0, "function": {"arguments": piece}}
                 if i == 0:
@@ -329,7 +330,7 @@ class _ProviderHandler(http.server.BaseHTTPRequestHandler):
                 }
             )
         if reply.kind == "python":
-            arguments = json.dumps({"code": reply.value, "timeout_ms": PYTHON_TIMEOUT_MS})
+            arguments = json.dumps({"code": reply.value, "timeout_ms": reply.timeout_ms})
             item_id = f"fc_fixture_{number}"
             for piece in _pieces(arguments, 20):
                 event(

@@ -1,0 +1,121 @@
+"""The Python tool as the model meets it: a persistent REPL per session."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import unittest
+
+from harness import Albedo, Provider, python
+from scripts import by_prompt
+
+
+def results(app, session):
+    """Every python result of a session, oldest first, as dicts."""
+    return [
+        json.loads(part["value"])
+        for entry in app.history(session)["items"]
+        if entry["kind"] == "tool_result"
+        for part in entry["content"]
+        if part["kind"] == "json" and part["field"] == "result"
+    ]
+
+
+def gone(pid: int, seconds: float = 10) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+class KernelTest(unittest.TestCase):
+    def start(self, replies, **kwargs):
+        provider = Provider(by_prompt(replies))
+        self.addCleanup(provider.close)
+        app = Albedo(provider, **kwargs)
+        app.__enter__()
+        self.addCleanup(app.__exit__, None, None, None)
+        return app
+
+    def turn(self, app, session, prompt):
+        app.prompt(session, prompt).close()
+        app.idle(session, timeout=60)
+        return results(app, session)[-1]
+
+    def test_globals_live_as_long_as_their_session_and_no_longer(self):
+        app = self.start({"remember": python("answer = 41"), "recall": python("print(answer + 1)")})
+        first, second = app.session(), app.session()
+        self.assertEqual(self.turn(app, first, "remember a number")["status"], "ok")
+        recalled = self.turn(app, first, "recall it")
+        self.assertEqual((recalled["status"], recalled["output"].strip()), ("ok", "42"))
+        elsewhere = self.turn(app, second, "recall it")
+        self.assertEqual(elsewhere["status"], "error")
+        self.assertIn("NameError", elsewhere.get("error", "") + elsewhere.get("output", ""))
+
+    def test_a_cell_that_never_ends_times_out_and_the_next_cell_runs(self):
+        app = self.start({
+            "forever": python("while True:\n    pass", timeout_ms=500),
+            "check": python("print('still here')"),
+        })
+        session = app.session()
+        self.assertEqual(self.turn(app, session, "spin forever")["status"], "timeout")
+        after = self.turn(app, session, "check the kernel")
+        self.assertEqual((after["status"], after["output"].strip()), ("ok", "still here"))
+
+    def test_a_flood_of_output_is_capped(self):
+        app = self.start({"flood": python("import sys\nfor _ in range(100):\n    sys.stdout.write('x' * 1_000_000)")})
+        session = app.session()
+        result = self.turn(app, session, "flood the output")
+        self.assertEqual(result["status"], "ok")
+        self.assertLess(len(result["output"]), 1_000_000)
+        self.assertGreater(len(result["output"]), 1000)
+
+    def test_a_cell_that_kills_its_interpreter_is_an_error_and_the_kernel_comes_back(self):
+        app = self.start({"die": python("import os\nos._exit(3)"), "revive": python("print('back')")})
+        session = app.session()
+        died = self.turn(app, session, "die now")
+        self.assertEqual(died["status"], "error")
+        revived = self.turn(app, session, "revive")
+        self.assertEqual((revived["status"], revived["output"].strip()), ("ok", "back"))
+
+    def test_input_fails_instead_of_hanging(self):
+        app = self.start({"ask": python("input('your name? ')")})
+        session = app.session()
+        result = self.turn(app, session, "ask the user")
+        self.assertEqual(result["status"], "error")
+        self.assertIn("EOF", result.get("error", "") + result.get("output", ""))
+
+    def test_secrets_never_reach_the_kernel(self):
+        planted = {"OPENAI_API_KEY": "sk-planted", "ALBEDO_SECRET_TOKEN": "planted", "GITHUB_TOKEN": "planted"}
+        saved = {name: os.environ.get(name) for name in planted}
+        os.environ.update(planted)
+        try:
+            app = self.start({"env": python("import os\nprint(sorted(k for k in os.environ if 'KEY' in k or 'TOKEN' in k or k.startswith('ALBEDO')))\nprint('fixture-key' in repr(dict(os.environ)))")})
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+        session = app.session()
+        result = self.turn(app, session, "show the env")
+        self.assertEqual(result["status"], "ok")
+        self.assertEqual(result["output"].split(), ["[]", "False"])
+
+    def test_no_kernel_outlives_the_daemon(self):
+        app = self.start({"pid": python("import os\nprint(os.getpid())")})
+        session = app.session()
+        for crash in (False, True):
+            with self.subTest(crash=crash):
+                pid = int(self.turn(app, session, "which pid")["output"])
+                app.restart(crash=crash)
+                self.assertTrue(gone(pid), f"kernel {pid} survived the daemon (crash={crash})")
+
+
+if __name__ == "__main__":
+    unittest.main()
