@@ -1,0 +1,176 @@
+"""Providers: binding, live configuration, /model and the secrecy of keys."""
+
+from __future__ import annotations
+
+import json
+import http.server
+import threading
+import unittest
+import urllib.error
+
+from harness import Albedo, Provider, python, text
+from scripts import by_prompt
+
+SECRET = "sk-never-shown-anywhere-4242"
+
+
+class RefusingProvider:
+    """A model server that refuses every request and echoes the key back."""
+
+    def __init__(self):
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *_):
+                pass
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                body = json.dumps({"error": {"message": "invalid api key " + self.headers.get("Authorization", "")}}).encode()
+                self.send_response(401)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def read(app, path):
+    with app.api(path) as response:
+        return json.load(response)
+
+
+def error_of(test, call):
+    with test.assertRaises(urllib.error.HTTPError) as caught:
+        call().close()
+    return caught.exception.code, json.load(caught.exception)
+
+
+class ProviderTest(unittest.TestCase):
+    def test_a_refused_request_is_shown_without_the_key_and_the_session_lives_on(self):
+        refusing = RefusingProvider()
+        self.addCleanup(refusing.close)
+        providers = {"strict": {"baseUrl": refusing.url + "/v1", "apiKey": SECRET, "model": "m", "protocol": "chat_completions"}}
+        with Albedo(providers=providers) as app:
+            (app.home / "config.json").write_text(json.dumps({"active": "strict", "providers": providers}))
+            session = app.session()
+            app.prompt(session, "hello").close()
+            app.idle(session)
+            events = app.events(session)
+            errors = [e for e in events if e.get("type") == "error"]
+            self.assertEqual(len(errors), 1)
+            self.assertIn("401", errors[0]["text"])
+            self.assertTrue(any(e.get("type") == "turn" and e.get("status") == "failed" for e in events))
+            exposed = json.dumps(events) + json.dumps(read(app, "/sessions")) + json.dumps(app.history(session))
+            exposed += (app.home / "daemon.log").read_text()
+            self.assertNotIn(SECRET, exposed)
+            self.assertFalse(read(app, f"/sessions/{session}/status")["running"])
+
+    def test_model_command_refuses_bad_input_and_changes_nothing(self):
+        provider = Provider(lambda request: text("ok"))
+        self.addCleanup(provider.close)
+        with Albedo(provider) as app:
+            session = app.session()
+            route = f"/sessions/{session}/commands"
+            before = read(app, "/sessions")
+            config = (app.home / "config.json").read_text()
+            cases = [
+                ({"name": "/model", "args": {"model": "  "}}, 400),
+                ({"name": "/model", "args": {"provider": "nobody", "model": "m"}}, 409),
+                ({"name": "/model", "args": {"model": "m", "effort": "extreme"}}, 400),
+                ({"name": "/model", "args": {"model": 7}}, 400),
+                ({"name": "/teleport", "args": {}}, 400),
+                ({"name": "/model", "args": "not an object"}, 400),
+            ]
+            for body, status in cases:
+                with self.subTest(body=body):
+                    code, failure = error_of(self, lambda: app.api(route, body))
+                    self.assertEqual(code, status, failure)
+                    self.assertTrue(failure["error"])
+                    self.assertTrue(failure["code"])
+            _, unknown = error_of(self, lambda: app.api(route, {"name": "/teleport"}))
+            self.assertIn("/model", unknown["error"])
+            self.assertEqual(read(app, "/sessions"), before)
+            self.assertEqual((app.home / "config.json").read_text(), config)
+
+    def test_effort_is_reported_and_sent_in_the_protocols_own_field(self):
+        provider = Provider(lambda request: text("ok"))
+        self.addCleanup(provider.close)
+        for protocol in ("chat_completions", "responses"):
+            with self.subTest(protocol=protocol), Albedo(provider, protocol=protocol) as app:
+                session = app.session()
+                with app.api(f"/sessions/{session}/commands", {"name": "/model", "args": {"model": "thinker", "effort": "high"}}) as response:
+                    self.assertEqual(json.load(response)["result"]["effort"], "high")
+                start = len(provider.requests)
+                app.prompt(session, "think hard").close()
+                app.idle(session)
+                request = provider.requests[start]["request"]
+                if protocol == "chat_completions":
+                    self.assertEqual(request["reasoning_effort"], "high")
+                else:
+                    self.assertEqual(request["reasoning"]["effort"], "high")
+
+    def test_a_vanished_provider_fails_the_turn_by_name_and_model_recovers_it(self):
+        provider = Provider(by_prompt({}))
+        self.addCleanup(provider.close)
+        with Albedo(provider) as app:
+            session = app.session()
+            config = json.loads((app.home / "config.json").read_text())
+            config["providers"]["spare"] = config["providers"].pop("fixture")
+            config["active"] = "spare"
+            (app.home / "config.json").write_text(json.dumps(config))
+            app.prompt(session, "are you there").close()
+            app.idle(session)
+            errors = [e["text"] for e in app.events(session) if e.get("type") == "error"]
+            self.assertTrue(errors and "fixture" in errors[-1], errors)
+            app.api(f"/sessions/{session}/commands", {"name": "/model", "args": {"provider": "spare", "model": "fixture-model"}}).close()
+            app.prompt(session, "and now").close()
+            app.idle(session)
+            self.assertEqual([e["text"] for e in app.events(session) if e.get("type") == "message"], ["done"])
+
+    def test_an_unusable_config_is_named_with_its_fault(self):
+        provider = Provider(lambda request: text("ok"))
+        self.addCleanup(provider.close)
+        with Albedo(provider) as app:
+            for config, words in (
+                ({"active": "x", "providers": {"x": {"baseUrl": provider.url, "model": "m", "protocol": "carrier-pigeon"}}}, "protocol"),
+                ({"active": "x", "providers": {"x": {"baseUrl": "relative/v1", "model": "m", "protocol": "responses"}}}, "baseUrl"),
+            ):
+                with self.subTest(words=words):
+                    (app.home / "config.json").write_text(json.dumps(config))
+                    code, failure = error_of(self, lambda: app.api("/sessions", {"workspace": str(app.workspace)}))
+                    self.assertGreaterEqual(code, 400)
+                    self.assertLess(code, 500)
+                    self.assertIn("config", failure["error"])
+                    self.assertIn(words, failure["error"])
+            self.assertTrue(read(app, "/health")["ok"])
+
+    def test_login_writes_the_provider_and_reads_the_key_from_stdin(self):
+        import subprocess
+        from harness import _binary
+
+        with Albedo(providers={}) as app:
+            env = app._env()
+            result = subprocess.run(
+                [str(_binary()), "login", "--name", "team", "--base-url", "http://127.0.0.1:9/v1", "--model", "m1", "--protocol", "chat_completions"],
+                input=SECRET + "\n", env=env, text=True, capture_output=True, timeout=30,
+            )
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertNotIn(SECRET, result.stdout + result.stderr)
+            config = json.loads((app.home / "config.json").read_text())
+            self.assertEqual(config["active"], "team")
+            self.assertEqual(config["providers"]["team"], {"baseUrl": "http://127.0.0.1:9/v1", "apiKey": SECRET, "model": "m1", "protocol": "chat_completions"})
+            self.assertEqual(read(app, "/sessions"), [])
+            created = json.loads(app.cli("new"))
+            self.assertEqual((created["provider"], created["model"]), ("team", "m1"))
+            app.cli("model", "m2")
+            self.assertEqual(json.loads((app.home / "config.json").read_text())["providers"]["team"]["model"], "m2")
+
+
+if __name__ == "__main__":
+    unittest.main()
