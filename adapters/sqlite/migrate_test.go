@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 const legacySchema = `CREATE TABLE sessions(id TEXT PRIMARY KEY,cwd TEXT NOT NULL,
 	model TEXT NOT NULL,protocol TEXT NOT NULL,stage TEXT NOT NULL DEFAULT 'idle')`
 
+// userVersion reads the schema version of the database at path.
 func userVersion(t *testing.T, path string) int {
 	t.Helper()
 	var v int
@@ -52,45 +54,51 @@ func TestOpenCreatesSchema(t *testing.T) {
 func TestConnectionPragmas(t *testing.T) {
 	s := openStore(t, testPath(t))
 	ctx := context.Background()
-	pools := []struct {
+	common := map[string]string{
+		"busy_timeout": fmt.Sprint(busyTimeout),
+		"foreign_keys": "1",
+		"synchronous":  "1", // NORMAL
+		"journal_mode": "wal",
+	}
+	tests := []struct {
 		name  string
 		db    *bun.DB
 		conns int
+		own   map[string]string
 	}{
-		{"write", s.write, 1},
-		{"read", s.read, readConns},
+		{"write", s.write, 1, map[string]string{"query_only": "0"}},
+		{"read", s.read, readConns, map[string]string{
+			"query_only": "1",
+			"cache_size": fmt.Sprint(-readCacheKiB),
+		}},
 	}
-	pragmas := []struct {
-		pragma string
-		want   string
-	}{
-		{"busy_timeout", fmt.Sprint(busyTimeout)},
-		{"foreign_keys", "1"},
-		{"synchronous", "1"}, // NORMAL
-		{"journal_mode", "wal"},
-	}
-	for _, pool := range pools {
-		// Holding every connection at once makes each a different one.
-		conns := make([]bun.Conn, pool.conns)
-		for i := range conns {
-			c, err := pool.db.Conn(ctx)
-			if err != nil {
-				t.Fatalf("%s conn %d: %v", pool.name, i, err)
-			}
-			defer c.Close()
-			conns[i] = c
-		}
-		for i, c := range conns {
-			for _, p := range pragmas {
-				var got string
-				if err := c.QueryRowContext(ctx, "PRAGMA "+p.pragma).Scan(&got); err != nil {
-					t.Fatalf("%s conn %d PRAGMA %s: %v", pool.name, i, p.pragma, err)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			// Holding every connection of the pool at once makes each a
+			// different one.
+			conns := make([]bun.Conn, tc.conns)
+			for i := range conns {
+				c, err := tc.db.Conn(ctx)
+				if err != nil {
+					t.Fatalf("conn %d: %v", i, err)
 				}
-				if got != p.want {
-					t.Errorf("%s conn %d PRAGMA %s = %s, want %s", pool.name, i, p.pragma, got, p.want)
+				defer c.Close()
+				conns[i] = c
+			}
+			for i, c := range conns {
+				for _, pragmas := range []map[string]string{common, tc.own} {
+					for pragma, want := range pragmas {
+						var got string
+						if err := c.QueryRowContext(ctx, "PRAGMA "+pragma).Scan(&got); err != nil {
+							t.Fatalf("conn %d PRAGMA %s: %v", i, pragma, err)
+						}
+						if got != want {
+							t.Errorf("conn %d PRAGMA %s = %s, want %s", i, pragma, got, want)
+						}
+					}
 				}
 			}
-		}
+		})
 	}
 }
 
@@ -228,5 +236,46 @@ func TestReopenKeepsData(t *testing.T) {
 	done := mustCommit(t, s, albedo.Commit{SessionID: "kept", Items: []albedo.Item{textItem("two")}})
 	if done.Items[0].Seq != 2 {
 		t.Errorf("seq after reopen = %d, want 2", done.Items[0].Seq)
+	}
+}
+
+func TestFailedUpgradeChangesNothing(t *testing.T) {
+	path := testPath(t)
+	db := rawDB(t, path)
+	// A stray table in the way of migration 3 makes the upgrade fail after
+	// migration 2 has rebuilt the sessions table.
+	exec(t, db, legacySchema,
+		`INSERT INTO sessions(id,cwd,model,protocol) VALUES('legacy','/old','m','responses')`,
+		`CREATE TABLE items(x)`,
+	)
+	db.Close()
+	if s, err := Open(context.Background(), path); err == nil {
+		s.Close()
+		t.Fatal("Open succeeded over a conflicting table")
+	}
+	if v := userVersion(t, path); v != 0 {
+		t.Errorf("user_version = %d after a failed upgrade, want 0", v)
+	}
+	var columns int
+	if err := rawDB(t, path).QueryRow(`SELECT count(*) FROM pragma_table_info('sessions')`).Scan(&columns); err != nil || columns != 5 {
+		t.Errorf("sessions has %d columns (%v) after a failed upgrade, want the legacy 5", columns, err)
+	}
+}
+
+func TestOpenPathsThatNeedEscaping(t *testing.T) {
+	for _, dir := range []string{"with space", "question?mark", "hash#sign", "percent%41"} {
+		t.Run(dir, func(t *testing.T) {
+			parent := filepath.Join(t.TempDir(), dir)
+			if err := os.Mkdir(parent, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(parent, "albedo.sqlite")
+			s := openStore(t, path)
+			sess := newSession("s")
+			mustCommit(t, s, albedo.Commit{Session: &sess})
+			if _, err := os.Stat(path); err != nil {
+				t.Errorf("the database is not at %s: %v", path, err)
+			}
+		})
 	}
 }

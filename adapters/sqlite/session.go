@@ -2,8 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -30,6 +28,22 @@ type sessionRow struct {
 	Revision   int64  `bun:"revision"`
 	CreatedAt  int64  `bun:"created_at"`
 	UpdatedAt  int64  `bun:"updated_at"`
+}
+
+// sessionColumns is the select list that sessionRow.fields scans into.
+const sessionColumns = `id, cwd, provider, model, protocol, effort, title,
+	name, stage, parent_id, checkpoint, kernel_used, revision, created_at,
+	updated_at`
+
+// fields returns pointers to the row's fields in sessionColumns order.
+// Sessions are scanned by hand rather than through the bun model, which
+// costs markedly more per row in a listing.
+func (r *sessionRow) fields() []any {
+	return []any{
+		&r.ID, &r.Workspace, &r.Provider, &r.Model, &r.Protocol, &r.Effort,
+		&r.Title, &r.Name, &r.Stage, &r.ParentID, &r.Checkpoint,
+		&r.KernelUsed, &r.Revision, &r.CreatedAt, &r.UpdatedAt,
+	}
 }
 
 // upsertSessionSet replaces every column of an existing session.
@@ -85,30 +99,43 @@ func (r *sessionRow) session() albedo.Session {
 
 // Session returns one session.
 func (s *Store) Session(ctx context.Context, id string) (albedo.Session, error) {
-	var row sessionRow
-	err := s.read.NewSelect().Model(&row).Where("id = ?", id).Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return albedo.Session{}, sessionNotFound(id)
-	}
+	sessions, err := selectSessions(ctx, s.read.NewSelect().Where("id = ?", id))
 	if err != nil {
 		return albedo.Session{}, fmt.Errorf("select session %s: %w", id, err)
 	}
-	return row.session(), nil
+	if len(sessions) == 0 {
+		return albedo.Session{}, sessionNotFound(id)
+	}
+	return sessions[0], nil
 }
 
 // Sessions returns every session, most recently updated first; sessions
 // updated in the same millisecond are ordered by ID.
 func (s *Store) Sessions(ctx context.Context) ([]albedo.Session, error) {
-	var rows []sessionRow
-	err := s.read.NewSelect().Model(&rows).OrderExpr("updated_at DESC, id").Scan(ctx)
+	sessions, err := selectSessions(ctx, s.read.NewSelect().OrderExpr("updated_at DESC, id"))
 	if err != nil {
 		return nil, fmt.Errorf("select sessions: %w", err)
 	}
-	sessions := make([]albedo.Session, len(rows))
-	for i := range rows {
-		sessions[i] = rows[i].session()
-	}
 	return sessions, nil
+}
+
+// selectSessions reads the sessions that q, a query without a table or
+// columns, selects.
+func selectSessions(ctx context.Context, q *bun.SelectQuery) ([]albedo.Session, error) {
+	rows, err := q.ColumnExpr(sessionColumns).TableExpr("sessions").Rows(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	sessions := []albedo.Session{}
+	for rows.Next() {
+		var row sessionRow
+		if err := rows.Scan(row.fields()...); err != nil {
+			return nil, err
+		}
+		sessions = append(sessions, row.session())
+	}
+	return sessions, rows.Err()
 }
 
 // upsertSession inserts s or replaces the stored session with its ID.

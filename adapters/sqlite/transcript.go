@@ -1,0 +1,152 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/albedo-agent/albedo/albedo"
+	"github.com/uptrace/bun"
+)
+
+// Items returns a session's transcript items with Seq > after in ascending
+// order, at most limit of them (limit <= 0: all). A missing session is
+// ENotFound.
+func (s *Store) Items(ctx context.Context, sessionID string, after int64, limit int) ([]albedo.Item, error) {
+	var items []albedo.Item
+	// One read transaction, so that the images and the existence check
+	// see the same snapshot as the items.
+	err := s.read.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var err error
+		items, err = selectItems(ctx, tx, sessionID, after, limit)
+		if err != nil || len(items) > 0 {
+			return err
+		}
+		// Items cascade with their session, so only an empty answer needs
+		// to tell a missing session from an empty page.
+		ok, err := sessionExists(ctx, tx, sessionID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return sessionNotFound(sessionID)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read items of session %s: %w", sessionID, err)
+	}
+	return items, nil
+}
+
+// maxPrealloc caps how many items selectItems allocates room for up front.
+const maxPrealloc = 1 << 16
+
+// selectItems reads a page of a session's transcript, images included.
+func selectItems(ctx context.Context, tx bun.Tx, sessionID string, after int64, limit int) ([]albedo.Item, error) {
+	// Seqs run 1, 2, 3, ... without gaps, so the last one bounds the size
+	// of the page; sizing the slice once spares copying a large transcript
+	// as it grows.
+	last, err := lastItemSeq(ctx, tx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	size := min(max(last-after, 0), maxPrealloc)
+	if limit > 0 {
+		size = min(size, int64(limit))
+	}
+	q := tx.NewSelect().ColumnExpr(itemColumns).TableExpr("items").
+		Where("session_id = ?", sessionID).Where("seq > ?", after).
+		Order("seq")
+	if limit > 0 {
+		q = q.Limit(int64(limit))
+	}
+	rows, err := q.Rows(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var (
+		items   = make([]albedo.Item, 0, size)
+		imaged  []int64
+		indexOf map[int64]int // position in items of each imaged seq
+		sc      = newItemScanner()
+	)
+	for rows.Next() {
+		it, hasImage, err := sc.scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("scan item after %d: %w", lastSeq(items), err)
+		}
+		if hasImage {
+			if indexOf == nil {
+				indexOf = map[int64]int{}
+			}
+			imaged = append(imaged, it.Seq)
+			indexOf[it.Seq] = len(items)
+		}
+		items = append(items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(imaged) == 0 {
+		return items, nil
+	}
+	var images []itemImage
+	err = tx.NewSelect().Model(&images).
+		Where("session_id = ?", sessionID).Where("seq IN (?)", bun.In(imaged)).
+		Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("select images: %w", err)
+	}
+	for i := range images {
+		items[indexOf[images[i].Seq]].Image = images[i].image()
+	}
+	return items, nil
+}
+
+// lastSeq returns the Seq of the last of items, or 0.
+func lastSeq(items []albedo.Item) int64 {
+	if len(items) == 0 {
+		return 0
+	}
+	return items[len(items)-1].Seq
+}
+
+// appendItems appends items to the session's transcript, numbering them
+// after its last item, and returns them with Seq assigned.
+func appendItems(ctx context.Context, tx bun.Tx, sessionID string, items []albedo.Item) ([]albedo.Item, error) {
+	last, err := lastItemSeq(ctx, tx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	stmt, err := tx.Tx.PrepareContext(ctx, insertItem)
+	if err != nil {
+		return nil, fmt.Errorf("prepare item insert: %w", err)
+	}
+	defer stmt.Close()
+	out := make([]albedo.Item, len(items))
+	for i, it := range items {
+		it.Seq = last + int64(i) + 1
+		args, err := itemArgs(sessionID, &it)
+		if err != nil {
+			return nil, fmt.Errorf("insert item %d of session %s: %w", it.Seq, sessionID, err)
+		}
+		if _, err := stmt.ExecContext(ctx, args...); err != nil {
+			return nil, fmt.Errorf("insert item %d of session %s: %w", it.Seq, sessionID, err)
+		}
+		out[i] = it
+	}
+	return out, nil
+}
+
+// lastItemSeq returns the Seq of the session's last item, 0 when it has
+// none.
+func lastItemSeq(ctx context.Context, tx bun.Tx, sessionID string) (int64, error) {
+	var last int64
+	err := tx.NewSelect().Table("items").ColumnExpr("COALESCE(MAX(seq), 0)").
+		Where("session_id = ?", sessionID).Scan(ctx, &last)
+	if err != nil {
+		return 0, fmt.Errorf("find last item of session %s: %w", sessionID, err)
+	}
+	return last, nil
+}
