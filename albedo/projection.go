@@ -3,6 +3,7 @@ package albedo
 import (
 	"encoding/base64"
 	"encoding/json"
+	"slices"
 	"strings"
 )
 
@@ -23,27 +24,33 @@ func Project(items []Item, protocol Protocol) []json.RawMessage {
 // UnpairedOutput is the output a call gets when the transcript has none.
 const UnpairedOutput = "no output was recorded for this call"
 
-// pairCalls returns the conversational items with every tool call followed
-// (after any sibling calls of the same reply) by its output, inventing the
-// missing outputs and dropping outputs whose call is unknown.
+// pairCalls returns the conversational items with every tool call's
+// output right after the calls of its reply: an output recorded later (for
+// example after a message that was delivered while the cell ran) is moved
+// up, a missing one is invented, and an output whose call is unknown, or a
+// second output of one call, is dropped.
 func pairCalls(items []Item) []Item {
-	outputs := make(map[string]bool)
-	calls := make(map[string]bool)
+	first := make(map[string]Item)
 	for _, it := range items {
-		switch it.Kind {
-		case KindToolOutput:
-			outputs[it.CallID] = true
-		case KindToolCall:
-			calls[it.CallID] = true
+		if it.Kind == KindToolOutput {
+			if _, seen := first[it.CallID]; !seen {
+				first[it.CallID] = it
+			}
 		}
 	}
 	out := make([]Item, 0, len(items))
+	done := make(map[string]bool)
 	var open []Item // calls of the current reply still waiting for output
+	answering := false
 	flush := func() {
+		answering = false
 		for _, c := range open {
-			if !outputs[c.CallID] {
-				out = append(out, Item{Kind: KindToolOutput, CallID: c.CallID, ToolName: c.ToolName, Text: UnpairedOutput})
+			o, ok := first[c.CallID]
+			if !ok {
+				o = Item{Kind: KindToolOutput, CallID: c.CallID, ToolName: c.ToolName, Text: UnpairedOutput}
 			}
+			out = append(out, o)
+			done[c.CallID] = true
 		}
 		open = open[:0]
 	}
@@ -53,19 +60,26 @@ func pairCalls(items []Item) []Item {
 		}
 		switch it.Kind {
 		case KindToolCall:
-			open = append(open, it)
-			out = append(out, it)
-			continue
-		case KindToolOutput:
-			if !calls[it.CallID] {
+			if done[it.CallID] || slices.ContainsFunc(open, func(c Item) bool { return c.CallID == it.CallID }) {
 				continue
 			}
+			if answering {
+				flush() // a call after outputs starts a new reply
+			}
+			open = append(open, it)
 			out = append(out, it)
+		case KindToolOutput:
+			if done[it.CallID] || !slices.ContainsFunc(open, func(c Item) bool { return c.CallID == it.CallID }) {
+				continue
+			}
+			out = append(out, first[it.CallID])
+			done[it.CallID] = true
 			open = removeCall(open, it.CallID)
-			continue
+			answering = true
+		default:
+			flush()
+			out = append(out, it)
 		}
-		flush()
-		out = append(out, it)
 	}
 	flush()
 	return out

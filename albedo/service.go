@@ -65,6 +65,7 @@ type sessionState struct {
 	// the kernel has been asked for since.
 	kernelLive bool
 	hub        hub
+	cache      transcriptCache
 }
 
 // turn is a running turn of one session.

@@ -81,7 +81,7 @@ func (s *Service) step(ctx context.Context, st *sessionState, id string) stepOut
 	if err != nil {
 		return s.failed(ctx, st, id, err)
 	}
-	items, err := s.store.Items(ctx, id, 0, 0)
+	items, err := s.transcript(ctx, st, id)
 	if err != nil {
 		return s.failed(ctx, st, id, err)
 	}
@@ -143,6 +143,7 @@ func (s *Service) append(ctx context.Context, st *sessionState, id string, items
 	if err != nil {
 		return nil, fmt.Errorf("record transcript of session %s: %w", id, err)
 	}
+	st.cache.remember(done.Items)
 	s.publishItems(ctx, st, id, done.Items)
 	return done.Items, nil
 }
@@ -153,7 +154,7 @@ func (s *Service) publishItems(ctx context.Context, st *sessionState, id string,
 	for _, it := range items {
 		code := ""
 		if it.Kind == KindToolOutput {
-			code = s.callCode(ctx, id, it)
+			code = s.callCode(ctx, st, id, it)
 		}
 		events = append(events, EventOf(it, code))
 	}
@@ -162,14 +163,13 @@ func (s *Service) publishItems(ctx context.Context, st *sessionState, id string,
 
 // callCode finds the code of the call an output answers, looking back over
 // the recent transcript.
-func (s *Service) callCode(ctx context.Context, id string, out Item) string {
-	after := out.Seq - 64
-	if after < 0 {
-		after = 0
-	}
-	items, err := s.store.Items(ctx, id, after, 0)
-	if err != nil {
-		return ""
+func (s *Service) callCode(ctx context.Context, st *sessionState, id string, out Item) string {
+	items, ok := st.cache.cached()
+	if !ok {
+		var err error
+		if items, err = s.store.Items(ctx, id, max(out.Seq-64, 0), 0); err != nil {
+			return ""
+		}
 	}
 	for i := len(items) - 1; i >= 0; i-- {
 		if items[i].Kind == KindToolCall && items[i].CallID == out.CallID {
@@ -211,6 +211,7 @@ func (s *Service) deliverQueued(ctx context.Context, st *sessionState, id string
 	if err != nil {
 		return fmt.Errorf("deliver queued messages of session %s: %w", id, err)
 	}
+	st.cache.remember(done.Items)
 	s.publishItems(ctx, st, id, done.Items)
 	return nil
 }
@@ -276,7 +277,7 @@ func (s *Service) finish(ctx context.Context, st *sessionState, id, marker strin
 			return false
 		}
 	}
-	items, err := s.closingItems(ctx, id)
+	items, err := s.closingItems(ctx, st, id)
 	if err != nil {
 		s.log.Error("close turn", "session", id, "err", err)
 	}
@@ -294,6 +295,7 @@ func (s *Service) finish(ctx context.Context, st *sessionState, id, marker strin
 	}
 	st.turn = nil
 	s.publishItems(ctx, st, id, done.Items)
+	st.cache.forget()
 	st.hub.publish(statusEvent(false))
 	return true
 }
@@ -304,12 +306,13 @@ func (s *Service) abandon(st *sessionState) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.turn = nil
+	st.cache.forget()
 }
 
 // closingItems returns interrupted outputs for the calls at the end of the
 // transcript that have none.
-func (s *Service) closingItems(ctx context.Context, id string) ([]Item, error) {
-	items, err := s.store.Items(ctx, id, 0, 0)
+func (s *Service) closingItems(ctx context.Context, st *sessionState, id string) ([]Item, error) {
+	items, err := s.transcript(ctx, st, id)
 	if err != nil {
 		return nil, err
 	}
