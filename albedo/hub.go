@@ -86,11 +86,7 @@ func (s *Service) Subscribe(ctx context.Context, id string) (*Subscription, erro
 	// the read is in the snapshot and filtered from the live channel by its
 	// Seq; one committed after it is published once the lock is released.
 	st.hub.mu.Lock()
-	items, ok := st.cache.cached()
-	var err error
-	if !ok {
-		items, err = s.store.Items(ctx, id, 0, 0)
-	}
+	items, err := s.transcript(ctx, st, id)
 	if err != nil {
 		st.hub.mu.Unlock()
 		return nil, err

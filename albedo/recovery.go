@@ -68,9 +68,11 @@ func (s *Service) resume(ctx context.Context, id string) error {
 	}
 	sess.KernelUsed = false
 	s.touch(&sess)
-	if _, err := s.store.Commit(ctx, Commit{Session: &sess, Items: add, Dequeue: ids}); err != nil {
+	done, err := s.store.Commit(ctx, Commit{Session: &sess, Items: add, Dequeue: ids})
+	if err != nil {
 		return fmt.Errorf("record restart of session %s: %w", id, err)
 	}
+	st.cache.remember(done.Items)
 	s.startTurn(st, id)
 	return nil
 }

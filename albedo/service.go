@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -52,8 +53,11 @@ type Service struct {
 
 	mu       sync.Mutex
 	sessions map[string]*sessionState
-	closed   bool
-	turns    sync.WaitGroup
+	// recent lists the sessions whose transcripts are cached, least
+	// recently used first.
+	recent []string
+	closed bool
+	turns  sync.WaitGroup
 }
 
 // sessionState is the in-memory side of one session: its lock, its running
@@ -66,6 +70,8 @@ type sessionState struct {
 	kernelLive bool
 	hub        hub
 	cache      transcriptCache
+	// busy mirrors turn != nil for readers that must not take mu.
+	busy atomic.Bool
 }
 
 // turn is a running turn of one session.

@@ -2,6 +2,7 @@ package albedo
 
 import (
 	"context"
+	"slices"
 	"sync"
 )
 
@@ -16,21 +17,50 @@ type transcriptCache struct {
 	valid bool
 }
 
+// cachedSessions bounds how many idle sessions keep their transcript in
+// memory; running sessions always do.
+const cachedSessions = 16
+
 // transcript returns a session's transcript, from memory when it is there.
 // The returned slice must not be appended to by the caller.
 func (s *Service) transcript(ctx context.Context, st *sessionState, id string) ([]Item, error) {
 	c := &st.cache
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.valid {
-		return c.items[:len(c.items):len(c.items)], nil
+		items := c.items[:len(c.items):len(c.items)]
+		c.mu.Unlock()
+		s.touchCache(id)
+		return items, nil
 	}
 	items, err := s.store.Items(ctx, id, 0, 0)
 	if err != nil {
+		c.mu.Unlock()
 		return nil, err
 	}
 	c.items, c.valid = items, true
+	c.mu.Unlock()
+	s.touchCache(id)
 	return items[:len(items):len(items)], nil
+}
+
+// touchCache marks a session's cache as recently used and drops the caches
+// of the least recently used idle sessions beyond cachedSessions.
+func (s *Service) touchCache(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.recent = slices.DeleteFunc(s.recent, func(x string) bool { return x == id })
+	s.recent = append(s.recent, id)
+	for i := 0; len(s.recent) > cachedSessions && i < len(s.recent)-1; {
+		st := s.sessions[s.recent[i]]
+		if st != nil && st.busy.Load() {
+			i++
+			continue
+		}
+		if st != nil {
+			st.cache.forget()
+		}
+		s.recent = slices.Delete(s.recent, i, i+1)
+	}
 }
 
 // remember adds newly committed items to the cache, if it is loaded.

@@ -31,6 +31,7 @@ func (s *Service) startTurn(st *sessionState, id string) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	t := &turn{cancel: cancel, done: make(chan struct{})}
 	st.turn = t
+	st.busy.Store(true)
 	s.turns.Add(1)
 	st.hub.publish(statusEvent(true))
 	go func() {
@@ -293,9 +294,10 @@ func (s *Service) finish(ctx context.Context, st *sessionState, id, marker strin
 	if err != nil {
 		s.log.Error("record end of turn", "session", id, "err", err)
 	}
+	st.cache.remember(done.Items)
 	st.turn = nil
+	st.busy.Store(false)
 	s.publishItems(ctx, st, id, done.Items)
-	st.cache.forget()
 	st.hub.publish(statusEvent(false))
 	return true
 }
@@ -306,7 +308,7 @@ func (s *Service) abandon(st *sessionState) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.turn = nil
-	st.cache.forget()
+	st.busy.Store(false)
 }
 
 // closingItems returns interrupted outputs for the calls at the end of the

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,6 +65,24 @@ func BenchmarkColdStart(b *testing.B) {
 	if len(rss) > 0 {
 		b.ReportMetric(median(rss), "MB-idle-rss")
 	}
+}
+
+// BenchmarkInterpreterStart is BenchmarkColdStart's baseline: the same
+// interpreter, in the same environment, running "pass".
+func BenchmarkInterpreterStart(b *testing.B) {
+	o := testOptions(b, Options{}).withDefaults()
+	env := kernelEnv(o.Env)
+	took := make([]time.Duration, 0, b.N)
+	for range b.N {
+		cmd := exec.Command(o.Python, "-c", "pass")
+		cmd.Env = env
+		began := time.Now()
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+		took = append(took, time.Since(began))
+	}
+	b.ReportMetric(milliseconds(median(took)), "ms/median")
 }
 
 // median returns the median of values, sorting them.

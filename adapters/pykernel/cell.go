@@ -12,6 +12,8 @@ const (
 	// interruptGrace is how long an interrupted cell has to stop before its
 	// kernel is killed.
 	interruptGrace = 2 * time.Second
+	// interruptRepeat is how often the interrupt is sent again meanwhile.
+	interruptRepeat = 250 * time.Millisecond
 	// markerTimeout bounds the wait for the end of a finished cell's output.
 	markerTimeout = 2 * time.Second
 )
@@ -86,25 +88,34 @@ func (p *process) run(ctx context.Context, cell albedo.Cell, limit int) albedo.C
 		reason = albedo.CellInterrupted
 	}
 
+	// The interrupt is repeated: one that lands while the kernel is still
+	// setting the cell up is ignored, and the kernel turns only the first
+	// during the cell's code into KeyboardInterrupt.
 	p.interrupt()
+	again := time.NewTicker(interruptRepeat)
+	defer again.Stop()
 	grace := time.NewTimer(interruptGrace)
 	defer grace.Stop()
-	select {
-	case ev := <-st.done:
-		return p.finish(ev, found, reason, cell.Timeout, limit)
-	case <-p.exited:
-		return p.lost(st, found, reason, cell.Timeout, limit)
-	case <-grace.C:
-		p.log.Warn("python kernel ignored the interrupt; killing it")
-		p.kill()
-		<-p.exited
-		p.drain()
-		return albedo.CellResult{
-			Status: reason,
-			Output: p.output.end(),
-			Error:  why(reason, cell.Timeout) + " The kernel did not stop and was killed.",
-			Notes:  []string{killedNote},
-			Trace:  emptyTrace(),
+	for {
+		select {
+		case ev := <-st.done:
+			return p.finish(ev, found, reason, cell.Timeout, limit)
+		case <-p.exited:
+			return p.lost(st, found, reason, cell.Timeout, limit)
+		case <-again.C:
+			p.interrupt()
+		case <-grace.C:
+			p.log.Warn("python kernel ignored the interrupt; killing it")
+			p.kill()
+			<-p.exited
+			p.drain()
+			return albedo.CellResult{
+				Status: reason,
+				Output: p.output.end(),
+				Error:  why(reason, cell.Timeout) + " The kernel did not stop and was killed.",
+				Notes:  []string{killedNote},
+				Trace:  emptyTrace(),
+			}
 		}
 	}
 }

@@ -257,6 +257,7 @@ func TestOldPython(t *testing.T) {
 	}
 	k := newKernels(t, Options{Python: old})
 	_, err := k.Run(t.Context(), albedo.Cell{SessionID: "s", Workspace: t.TempDir(), Code: "1"})
+	t.Log(err)
 	if err == nil || !strings.Contains(err.Error(), "needs Python 3.9 or newer") {
 		t.Fatalf("err = %v", err)
 	}

@@ -4,13 +4,18 @@
 // # Processes
 //
 // A session's kernel starts on its first cell, in the cell's workspace, as
-// "python3 -c BOOTSTRAP" in a process group of its own. stdin is /dev/null,
-// so input() raises EOFError; stdout and stderr share one pipe whose bytes
-// become the cell's output. The kernel program (the files under python/,
-// embedded in the binary) arrives over the control pipe, so nothing is
-// written to disk and no port is opened. A kernel is stopped by killing its
+// "python3 -c BOOTSTRAP" in a process group of its own; sys.path starts
+// with the working directory, as in an interactive interpreter. stdin is
+// /dev/null, so input() raises EOFError; stdout and stderr share one pipe
+// whose bytes, including those of child processes, become the cell's
+// output. The kernel program (the files under python/, embedded in the
+// binary) arrives over the control pipe, so nothing is written to disk and
+// no port is opened; it imports little at start (asyncio, traceback and
+// linecache only when first needed). A kernel is stopped by killing its
 // process group; a kernel whose control pipe closes (the daemon died, even
-// by SIGKILL) kills its own group, so no process outlives the daemon.
+// by SIGKILL) kills its own group, so no process outlives the daemon. The
+// cells of a session take turns; a cell naming another workspace than the
+// previous one first changes the kernel's working directory there.
 //
 // # Protocol
 //
@@ -43,9 +48,14 @@
 // traceback, from the cell's first frame on and without the kernel's own
 // frames. Output keeps the first and last OutputLimit/2 bytes of what the
 // cell wrote, with a line "[... N bytes cut ...]" between them; Value and
-// Error are capped alike. A timeout or a cancelled context interrupts the
-// cell with SIGINT (KeyboardInterrupt); a kernel that has not finished the
-// cell 2 seconds later is killed, and the result's Notes say so.
+// Error are capped alike, in characters. A timeout or a cancelled context
+// interrupts the cell with SIGINT to the kernel's main thread
+// (KeyboardInterrupt; an awaiting cell's task is cancelled), repeated every
+// 250ms; a kernel that has not finished the cell 2 seconds later is killed,
+// and the result's Notes say so. A kernel that exits during a cell gives
+// status "error" saying how it exited. The first result of a fresh kernel
+// in a session that had one before carries a note that the globals are
+// gone.
 //
 // # Trace
 //

@@ -45,6 +45,11 @@ func TestInterrupts(t *testing.T) {
 			errors: []string{"KeyboardInterrupt"},
 		},
 		{
+			name: "tiny timeout", code: "while True:\n    pass",
+			timeout: time.Microsecond, status: albedo.CellTimeout,
+			errors: []string{"KeyboardInterrupt"},
+		},
+		{
 			name:    "ignored interrupt kills the kernel",
 			code:    "while True:\n    try:\n        while True:\n            pass\n    except KeyboardInterrupt:\n        pass",
 			timeout: 300 * time.Millisecond, status: albedo.CellTimeout, killed: true,
@@ -75,7 +80,7 @@ func TestInterrupts(t *testing.T) {
 					t.Errorf("error lacks %q:\n%s", want, res.Error)
 				}
 			}
-			limit := tt.timeout + tt.cancel + time.Second
+			limit := tt.timeout + tt.cancel + 1500*time.Millisecond
 			if tt.killed {
 				limit += interruptGrace
 			}

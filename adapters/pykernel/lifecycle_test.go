@@ -50,6 +50,20 @@ func TestKernelDeathIsAResult(t *testing.T) {
 	}
 }
 
+func TestKernelDeathBetweenCells(t *testing.T) {
+	k := newKernels(t, Options{})
+	workspace := t.TempDir()
+	run(t, k, "s", workspace, "import os, threading\nthreading.Timer(0.1, os._exit, (0,)).start()")
+	pid := pidOf(k, "s")
+	if !waitGone(pid, 2*time.Second) {
+		t.Fatalf("kernel %d did not exit", pid)
+	}
+	res := run(t, k, "s", workspace, "'os' in globals()")
+	if res.Value != "False" || len(res.Notes) != 1 || res.Notes[0] != restartNote {
+		t.Errorf("after the death: %q %q, notes %q", res.Value, res.Error, res.Notes)
+	}
+}
+
 func TestStop(t *testing.T) {
 	k := newKernels(t, Options{})
 	workspace := t.TempDir()

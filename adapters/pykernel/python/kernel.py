@@ -210,8 +210,8 @@ class Kernel:
         async def vent(topic, message, suggestion=None, title=None):
             """Files a vent in albedo's ledger and returns it.
 
-            topic is one of harness, workflow, bug, user, other; message says
-            what went wrong; suggestion and title are optional.
+            topic classifies it (albedo refuses topics it does not know),
+            message says what went wrong; suggestion and title are optional.
             """
             return await _host("vent", topic=topic, message=message, suggestion=suggestion, title=title)
 
@@ -223,7 +223,12 @@ class Kernel:
             """Resolves vent id with a note saying what fixed it; returns the vent."""
             return await _host("resolve_vent", id=id, note=note)
 
-        self.namespace.update(_host=_host, vent=vent, vents=vents, resolve_vent=resolve_vent, HostError=HostError)
+        helpers = {"_host": _host, "vent": vent, "vents": vents, "resolve_vent": resolve_vent, "HostError": HostError}
+        for helper in helpers.values():
+            # Shown as the cell's own names, in reprs, help() and tracebacks.
+            helper.__qualname__ = helper.__name__
+            helper.__module__ = "builtins" if helper is HostError else "__main__"
+        self.namespace.update(helpers)
 
     # Cells.
 

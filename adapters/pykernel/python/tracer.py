@@ -39,6 +39,7 @@ class Tracer:
 
     @staticmethod
     def _excluded_roots():
+        """The folders whose files are never traced: see SHARED_PREFIXES."""
         roots = {"/proc", "/dev", "/sys"}
         roots.add(os.path.dirname(os.__file__))
         for entry in sys.path:
@@ -57,6 +58,7 @@ class Tracer:
         return tuple(sorted({os.path.normpath(r) for r in roots if r and os.path.isabs(r)}))
 
     def start(self):
+        """Begins tracing a cell."""
         self.activities = {}
         self.before = {}
         self.truncated = set()
@@ -87,6 +89,7 @@ class Tracer:
         return {"activities": activities, "changes": changes}
 
     def install(self):
+        """Installs the audit hook, once for the kernel's life."""
         handlers = {
             "open": self._open,
             "os.remove": self._removed,

@@ -1,0 +1,124 @@
+package pykernel
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"time"
+)
+
+// wait reaps the kernel, kills what it left in its group, and releases the
+// pipes.
+func (p *process) wait(cmd *exec.Cmd) {
+	_ = cmd.Wait() // the state says how it ended
+	killGroup(p.pid)
+	p.state = cmd.ProcessState
+	p.cancel()
+	p.stopIdle()
+	close(p.exited)
+	p.log.Info("python kernel exited", "state", p.state.String())
+	_ = p.ctl.Close()
+	// A process that left the group may still hold the pipes' other ends:
+	// give them a moment to deliver, then cut them.
+	timer := time.NewTimer(drainTimeout)
+	defer timer.Stop()
+	for _, done := range []chan struct{}{p.eventsDone, p.outputDone} {
+		select {
+		case <-done:
+		case <-timer.C:
+		}
+	}
+	closeAll(p.events, p.out)
+}
+
+// interrupt asks the kernel to stop its cell.
+func (p *process) interrupt() {
+	if p.gone() {
+		return
+	}
+	if err := interruptMain(p.pid); err != nil {
+		p.log.Warn("interrupting the python kernel", "err", err)
+	}
+}
+
+// kill ends the kernel and its process group at once.
+func (p *process) kill() {
+	p.stopIdle()
+	select {
+	case <-p.exited:
+		return
+	default:
+	}
+	p.killed.Store(true)
+	killGroup(p.pid)
+}
+
+// stop ends the kernel on purpose and waits until it is gone.
+func (p *process) stop(ctx context.Context) error {
+	p.markStopped()
+	p.kill()
+	select {
+	case <-p.exited:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for the python kernel of session %s to exit: %w", p.sessionID, ctx.Err())
+	}
+}
+
+// markStopped records that the kernel is being ended on purpose.
+func (p *process) markStopped() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stopped = true
+}
+
+// gone reports whether the kernel was killed or has exited.
+func (p *process) gone() bool {
+	if p.killed.Load() {
+		return true
+	}
+	select {
+	case <-p.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// stoppedOnPurpose reports whether Stop, Close or the idle timer ended the
+// kernel.
+func (p *process) stoppedOnPurpose() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stopped
+}
+
+// armIdle (re)starts the idle timer, which calls f after d.
+func (p *process) armIdle(d time.Duration, f func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.idle == nil {
+		p.idle = time.AfterFunc(d, f)
+		return
+	}
+	p.idle.Reset(d)
+}
+
+// stopIdle stops the idle timer.
+func (p *process) stopIdle() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.idle != nil {
+		p.idle.Stop()
+	}
+}
+
+// closeAll closes files, ignoring errors.
+func closeAll(files ...*os.File) {
+	for _, f := range files {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
+}
