@@ -8,21 +8,21 @@ import "encoding/json"
 func projectChat(items []Item) []json.RawMessage {
 	var out []json.RawMessage
 	var text *string
-	var calls []json.RawMessage
+	var calls [][]byte
 	flush := func() {
 		if text == nil && calls == nil {
 			return
 		}
-		msg := map[string]any{"role": "assistant"}
+		msg := newObject().str("role", "assistant")
 		if text != nil {
-			msg["content"] = *text
+			msg.str("content", *text)
 		} else {
-			msg["content"] = nil
+			msg.raw("content", []byte("null"))
 		}
 		if calls != nil {
-			msg["tool_calls"] = calls
+			msg.raw("tool_calls", jsonArray(calls...))
 		}
-		out = append(out, mustJSON(msg))
+		out = append(out, msg.done())
 		text, calls = nil, nil
 	}
 	for _, it := range items {
@@ -39,7 +39,7 @@ func projectChat(items []Item) []json.RawMessage {
 			calls = append(calls, chatCall(it))
 		case KindToolOutput:
 			flush()
-			out = append(out, mustJSON(map[string]any{"role": "tool", "tool_call_id": it.CallID, "content": it.Text}))
+			out = append(out, newObject().str("role", "tool").str("tool_call_id", it.CallID).str("content", it.Text).done())
 		case KindUser:
 			flush()
 			out = append(out, chatUser(it))
@@ -53,20 +53,14 @@ func chatCall(it Item) json.RawMessage {
 	if it.Protocol == ProtocolChatCompletions && len(it.Raw) > 0 {
 		return it.Raw
 	}
-	return mustJSON(map[string]any{
-		"id":   it.CallID,
-		"type": "function",
-		"function": map[string]any{
-			"name":      it.ToolName,
-			"arguments": it.Arguments,
-		},
-	})
+	fn := newObject().str("name", it.ToolName).str("arguments", it.Arguments).done()
+	return newObject().str("id", it.CallID).str("type", "function").raw("function", fn).done()
 }
 
 func chatUser(it Item) json.RawMessage {
 	text := noteText(it)
 	if it.Image == nil {
-		return mustJSON(map[string]any{"role": "user", "content": text})
+		return newObject().str("role", "user").str("content", text).done()
 	}
 	return mustJSON(map[string]any{"role": "user", "content": []any{
 		map[string]any{"type": "text", "text": text},

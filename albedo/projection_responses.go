@@ -19,23 +19,17 @@ func projectResponses(items []Item) []json.RawMessage {
 				out = append(out, it.Raw)
 				continue
 			}
-			out = append(out, mustJSON(map[string]any{
-				"type": "message", "role": "assistant",
-				"content": []any{map[string]any{"type": "output_text", "text": it.Text}},
-			}))
+			part := newObject().str("type", "output_text").str("text", it.Text).done()
+			out = append(out, newObject().str("type", "message").str("role", "assistant").raw("content", jsonArray(part)).done())
 		case KindToolCall:
 			if native {
 				out = append(out, it.Raw)
 				continue
 			}
-			out = append(out, mustJSON(map[string]any{
-				"type": "function_call", "call_id": it.CallID,
-				"name": it.ToolName, "arguments": it.Arguments,
-			}))
+			out = append(out, newObject().str("type", "function_call").str("call_id", it.CallID).
+				str("name", it.ToolName).str("arguments", it.Arguments).done())
 		case KindToolOutput:
-			out = append(out, mustJSON(map[string]any{
-				"type": "function_call_output", "call_id": it.CallID, "output": it.Text,
-			}))
+			out = append(out, newObject().str("type", "function_call_output").str("call_id", it.CallID).str("output", it.Text).done())
 		case KindUser:
 			out = append(out, responsesUser(it))
 		}
@@ -44,11 +38,11 @@ func projectResponses(items []Item) []json.RawMessage {
 }
 
 func responsesUser(it Item) json.RawMessage {
-	parts := []any{map[string]any{"type": "input_text", "text": noteText(it)}}
+	parts := [][]byte{newObject().str("type", "input_text").str("text", noteText(it)).done()}
 	if it.Image != nil {
-		parts = append(parts, map[string]any{"type": "input_image", "image_url": dataURL(it.Image)})
+		parts = append(parts, newObject().str("type", "input_image").str("image_url", dataURL(it.Image)).done())
 	}
-	return mustJSON(map[string]any{"type": "message", "role": "user", "content": parts})
+	return newObject().str("type", "message").str("role", "user").raw("content", jsonArray(parts...)).done()
 }
 
 // replayableReasoning reports whether a Responses reasoning item can be sent

@@ -157,3 +157,33 @@ func BenchmarkSnapshot10k(b *testing.B) {
 	}
 }
 
+
+// BenchmarkSnapshot10kCold is BenchmarkSnapshot10k for a session whose
+// transcript is not in memory: each subscription reads it from SQLite.
+func BenchmarkSnapshot10kCold(b *testing.B) {
+	ctx := context.Background()
+	store := openStore(b)
+	seed := albedo.New(albedo.Options{Store: store, Provider: &instantProvider{}, Kernel: instantKernel{}, Config: config()})
+	sess, err := seed.CreateSession(ctx, b.TempDir(), "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	items := transcript(10_000)
+	for i := 0; i < len(items); i += 500 {
+		if _, err := store.Commit(ctx, albedo.Commit{SessionID: sess.ID, Items: items[i:min(i+500, len(items))]}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		svc := albedo.New(albedo.Options{Store: store, Provider: &instantProvider{}, Kernel: instantKernel{}, Config: config()})
+		sub, err := svc.Subscribe(ctx, sess.ID)
+		if err != nil || len(sub.Snapshot) != 10_000 {
+			b.Fatal(err)
+		}
+		if _, err := json.Marshal(map[string]any{"events": sub.Snapshot}); err != nil {
+			b.Fatal(err)
+		}
+		sub.Close()
+	}
+}
