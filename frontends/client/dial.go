@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -39,7 +40,8 @@ func Dial(ctx context.Context, opts DialOptions) (*Client, error) {
 	if opts.NoStart {
 		return nil, ErrNoDaemon
 	}
-	if err := start(opts); err != nil {
+	exited, err := start(opts)
+	if err != nil {
 		return nil, err
 	}
 	timeout := opts.Timeout
@@ -59,6 +61,11 @@ func Dial(ctx context.Context, opts DialOptions) (*Client, error) {
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		case failure := <-exited:
+			if failure != nil {
+				return nil, fmt.Errorf("the albedo daemon could not start: %w\n%s", failure, logTail(opts.Home))
+			}
+			exited = nil // it left the home to a daemon that was already starting
 		case <-time.After(wait):
 		}
 		wait = min(wait*2, 50*time.Millisecond)
@@ -83,27 +90,28 @@ func reach(ctx context.Context, dir string) (*Client, error) {
 	return c, nil
 }
 
-// start launches "albedo daemon" detached from this process.
-func start(opts DialOptions) error {
+// start launches "albedo daemon" detached from this process. The channel
+// reports the daemon's exit status if it ends while this process waits.
+func start(opts DialOptions) (<-chan error, error) {
 	bin := opts.Binary
 	if bin == "" {
 		self, err := os.Executable()
 		if err != nil {
-			return fmt.Errorf("find the albedo binary: %w", err)
+			return nil, fmt.Errorf("find the albedo binary: %w", err)
 		}
 		bin = self
 	}
 	if err := os.MkdirAll(opts.Home, 0o700); err != nil {
-		return fmt.Errorf("create home %s: %w", opts.Home, err)
+		return nil, fmt.Errorf("create home %s: %w", opts.Home, err)
 	}
 	logFile, err := os.OpenFile(filepath.Join(opts.Home, home.LogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return fmt.Errorf("open daemon log: %w", err)
+		return nil, fmt.Errorf("open daemon log: %w", err)
 	}
 	defer logFile.Close()
 	devnull, err := os.Open(os.DevNull)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer devnull.Close()
 	cmd := exec.Command(bin, "daemon")
@@ -111,7 +119,19 @@ func start(opts DialOptions) error {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start the albedo daemon: %w", err)
+		return nil, fmt.Errorf("start the albedo daemon: %w", err)
 	}
-	return cmd.Process.Release()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	return exited, nil
+}
+
+// logTail returns the end of the daemon's log, for error messages.
+func logTail(dir string) string {
+	data, err := os.ReadFile(filepath.Join(dir, home.LogFile))
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-5):], "\n")
 }
