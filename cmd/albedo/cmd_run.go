@@ -19,7 +19,7 @@ const reconnectFor = 60 * time.Second
 
 func runRun(ctx context.Context, e *env, args []string) error {
 	fs := flags(e, "run")
-	sessionRef := fs.String("session", "", "send to this session (id, name or unique id prefix) instead of a new one")
+	sessionRef := fs.String("session", "", "send to `SESSION` (an id, a name or a unique id prefix) instead of a new session")
 	workspace := fs.String("workspace", "", "make the new session in `DIR` (default: the current folder)")
 	asJSON := fs.Bool("json", false, "print the turn's events as JSON lines on stdout instead of the answer")
 	if err := parse(fs, args); err != nil {
@@ -36,11 +36,11 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	id, err := runSession(ctx, e, c, *sessionRef, *workspace)
+	s, err := runSession(ctx, e, c, *sessionRef, *workspace)
 	if err != nil {
 		return err
 	}
-	r := &turnRun{e: e, id: id, json: *asJSON}
+	r := &turnRun{e: e, id: s.ID, workspace: s.Workspace, json: *asJSON}
 	return r.run(ctx, c, prompt)
 }
 
@@ -64,34 +64,40 @@ func readPrompt(e *env, args []string) (string, error) {
 }
 
 // runSession finds the session named, or makes a new one in workspace.
-func runSession(ctx context.Context, e *env, c *client.Client, ref, workspace string) (string, error) {
+func runSession(ctx context.Context, e *env, c *client.Client, ref, workspace string) (client.Session, error) {
 	if ref != "" {
-		return findSession(ctx, c, ref)
+		id, err := findSession(ctx, c, ref)
+		if err != nil {
+			return client.Session{}, err
+		}
+		d, err := c.Session(ctx, id, 0)
+		return d.Session, err
 	}
 	if workspace == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			return "", fmt.Errorf("find the current folder: %w", err)
+			return client.Session{}, fmt.Errorf("find the current folder: %w", err)
 		}
 		workspace = wd
 	}
 	abs, err := filepath.Abs(workspace)
 	if err != nil {
-		return "", fmt.Errorf("resolve workspace: %w", err)
+		return client.Session{}, fmt.Errorf("resolve workspace: %w", err)
 	}
 	s, err := c.CreateSession(ctx, abs, "")
 	if err != nil {
-		return "", err
+		return client.Session{}, err
 	}
 	fmt.Fprintf(e.stderr, "albedo: new session %s in %s (%s · %s)\n", s.ID, s.Workspace, s.Provider, s.Model)
-	return s.ID, nil
+	return s, nil
 }
 
 // turnRun sends one prompt and follows its turn to the end.
 type turnRun struct {
-	e    *env
-	id   string
-	json bool
+	e         *env
+	id        string
+	workspace string
+	json      bool
 }
 
 // run subscribes, sends, and follows the turn, reconnecting when the
@@ -158,7 +164,7 @@ func (r *turnRun) take(w *turnWatcher, ev client.Event) bool {
 			fmt.Fprintf(r.e.stdout, "%s\n", data)
 		}
 	} else {
-		progress(r.e.stderr, ev)
+		progress(r.e.stderr, ev, r.workspace)
 	}
 	return w.done
 }
@@ -210,8 +216,8 @@ func lastSeq(events []client.Event) int64 {
 }
 
 // progress tells stderr what the turn does: cells, their outcomes, errors
-// and notes from albedo.
-func progress(w io.Writer, ev client.Event) {
+// and notes from albedo. Paths in workspace are shown relative to it.
+func progress(w io.Writer, ev client.Event, workspace string) {
 	switch ev.Type {
 	case client.EventToolCall:
 		code := strings.TrimSpace(ev.Code)
@@ -224,7 +230,7 @@ func progress(w io.Writer, ev client.Event) {
 	case client.EventTool:
 		cell, _ := ev.Cell()
 		line := "  → " + cell.Status
-		if s := ev.Trace.Summary(); s != "" {
+		if s := ev.Trace.Summary(workspace); s != "" {
 			line += " · " + s
 		}
 		if cell.Status != "ok" && cell.Error != "" {

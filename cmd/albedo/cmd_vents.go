@@ -70,23 +70,16 @@ func ventFlags(e *env, vc ventCommand) *flag.FlagSet {
 }
 
 // ventArgs parses a vents subcommand's flags and checks that it got at
-// least n arguments (exactly n unless text may follow), then dials.
-func ventArgs(ctx context.Context, e *env, fs *flag.FlagSet, args []string, n int, text bool) (*client.Client, error) {
+// least n arguments (exactly n unless text may follow; want says what in
+// words), then dials.
+func ventArgs(ctx context.Context, e *env, fs *flag.FlagSet, args []string, n int, text bool, want string) (*client.Client, error) {
 	if err := parse(fs, args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() < n || !text && fs.NArg() > n {
-		return nil, usageError{fmt.Sprintf("%s takes %s", fs.Name(), plural(n, "argument"))}
+		return nil, usageError{fmt.Sprintf("%s takes %s", fs.Name(), want)}
 	}
 	return e.dial(ctx)
-}
-
-// plural says "1 argument", "2 arguments".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // ventID reads a vent id as the user wrote it.
@@ -95,7 +88,7 @@ func ventID(s string) string { return strings.TrimPrefix(strings.TrimSpace(s), "
 func listVents(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
 	asJSON := fs.Bool("json", false, "print the vents as a JSON array")
 	limit := fs.Int("limit", 50, "show at most `N` vents")
-	c, err := ventArgs(ctx, e, fs, args, 0, false)
+	c, err := ventArgs(ctx, e, fs, args, 0, false, "no arguments")
 	if err != nil {
 		return err
 	}
@@ -124,7 +117,7 @@ func listVents(ctx context.Context, e *env, fs *flag.FlagSet, args []string) err
 
 func showVent(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
 	asJSON := fs.Bool("json", false, "print the vent as JSON")
-	c, err := ventArgs(ctx, e, fs, args, 1, false)
+	c, err := ventArgs(ctx, e, fs, args, 1, false, "one vent ID")
 	if err != nil {
 		return err
 	}
@@ -152,7 +145,7 @@ func showVent(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 }
 
 func replyVent(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
-	c, err := ventArgs(ctx, e, fs, args, 2, true)
+	c, err := ventArgs(ctx, e, fs, args, 2, true, "a vent ID and the reply")
 	if err != nil {
 		return err
 	}
@@ -170,7 +163,7 @@ func replyVent(ctx context.Context, e *env, fs *flag.FlagSet, args []string) err
 }
 
 func dismissVent(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
-	c, err := ventArgs(ctx, e, fs, args, 1, false)
+	c, err := ventArgs(ctx, e, fs, args, 1, false, "one vent ID")
 	if err != nil {
 		return err
 	}
@@ -183,7 +176,7 @@ func dismissVent(ctx context.Context, e *env, fs *flag.FlagSet, args []string) e
 }
 
 func deleteVent(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
-	c, err := ventArgs(ctx, e, fs, args, 1, false)
+	c, err := ventArgs(ctx, e, fs, args, 1, false, "one vent ID")
 	if err != nil {
 		return err
 	}

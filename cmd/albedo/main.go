@@ -34,6 +34,10 @@ type env struct {
 
 func commands() []command {
 	return []command{
+		{"console", "albedo console [--new]", "open the console: the session picker, or with --new (plain 'albedo') a new session here", runConsole},
+		{"attach", "albedo attach [SESSION]", "open the console on a session (default: the most recent one)", runAttach},
+		{"run", "albedo run [OPTIONS] [PROMPT]", "send PROMPT (or stdin) and print the answer; non-zero exit when the turn fails", runRun},
+		{"vents", "albedo vents [show|reply|dismiss|delete]", "list and triage the vents models filed", runVents},
 		{"sessions", "albedo sessions [--json]", "list sessions (starts the daemon when none runs)", runSessions},
 		{"new", "albedo new [WORKSPACE]", "create a session in WORKSPACE (default: the current folder) and print it as JSON", runNew},
 		{"daemon", "albedo daemon", "run the daemon in the foreground, for service managers", runDaemon},
@@ -58,8 +62,11 @@ func main() {
 // run runs the CLI and returns its exit status.
 func run(ctx context.Context, e *env, args []string) int {
 	if len(args) == 0 {
-		printUsage(e.stdout)
-		return 0
+		if !e.interactive() {
+			printUsage(e.stdout)
+			return 0
+		}
+		args = []string{"console", "--new"}
 	}
 	name, rest := args[0], args[1:]
 	switch name {
@@ -134,8 +141,14 @@ func flags(e *env, c string) *flag.FlagSet {
 // parse parses a command's flags; help is flag.ErrHelp, a mistake a
 // usageError.
 func parse(fs *flag.FlagSet, args []string) error {
+	// The flag package prints usage itself on -help and on mistakes, and
+	// its errors: silence it while parsing, then print help once.
+	out, usage := fs.Output(), fs.Usage
 	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	err := fs.Parse(args)
+	fs.SetOutput(out)
+	fs.Usage = usage
 	if errors.Is(err, flag.ErrHelp) {
 		fs.Usage()
 		return err

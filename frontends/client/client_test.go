@@ -25,10 +25,10 @@ func TestRequests(t *testing.T) {
 		wantOut  any
 	}{
 		{
-			name:   "sessions",
-			answer: []map[string]any{{"id": "s1", "workspace": "/w", "title": "t"}},
-			call:   func(c *Client) (any, error) { return c.Sessions(ctx) },
-			want:   []string{"GET /sessions"},
+			name:    "sessions",
+			answer:  []map[string]any{{"id": "s1", "workspace": "/w", "title": "t"}},
+			call:    func(c *Client) (any, error) { return c.Sessions(ctx) },
+			want:    []string{"GET /sessions"},
 			wantOut: []Session{{ID: "s1", Workspace: "/w", Title: "t"}},
 		},
 		{
@@ -290,14 +290,18 @@ func TestEventCellAndTrace(t *testing.T) {
 	if !reflect.DeepEqual(cell, CellResult{Status: "ok", Output: "hi\n", Value: "3"}) {
 		t.Errorf("cell = %+v", cell)
 	}
-	if got, want := ev.Trace.Summary(), "read a.txt · changed b.txt"; got != want {
+	if got, want := ev.Trace.Summary(""), "read a.txt · changed b.txt"; got != want {
 		t.Errorf("summary = %q, want %q", got, want)
+	}
+	abs := &Trace{Activities: []Activity{{Kind: "read", Target: "/w/src/a.go"}, {Kind: "read", Target: "/etc/hosts"}}, Changes: []Change{{Path: "/w/b.go"}}}
+	if got, want := abs.Summary("/w"), "read src/a.go, /etc/hosts · changed b.go"; got != want {
+		t.Errorf("summary in /w = %q, want %q", got, want)
 	}
 	if _, err := (Event{Result: "{"}).Cell(); err == nil {
 		t.Error("a broken result decoded")
 	}
 	var nilTrace *Trace
-	if nilTrace.Summary() != "" {
+	if nilTrace.Summary("") != "" {
 		t.Error("nil trace has a summary")
 	}
 }

@@ -3,6 +3,7 @@ package client
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -152,14 +153,30 @@ func (t *Trace) Changed() []string {
 }
 
 // Summary says in one line which files the cell read and changed, or ""
-// when it touched none.
-func (t *Trace) Summary() string {
+// when it touched none. Paths under base (the workspace; "" for none) are
+// shown relative to it.
+func (t *Trace) Summary(base string) string {
 	var parts []string
 	if r := t.Read(); len(r) > 0 {
-		parts = append(parts, "read "+strings.Join(r, ", "))
+		parts = append(parts, "read "+strings.Join(relative(base, r), ", "))
 	}
 	if c := t.Changed(); len(c) > 0 {
-		parts = append(parts, "changed "+strings.Join(c, ", "))
+		parts = append(parts, "changed "+strings.Join(relative(base, c), ", "))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// relative rewrites paths under base relative to it.
+func relative(base string, paths []string) []string {
+	if base == "" {
+		return paths
+	}
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = p
+		if rel, err := filepath.Rel(base, p); err == nil && filepath.IsAbs(p) && rel != ".." && !strings.HasPrefix(rel, "../") {
+			out[i] = rel
+		}
+	}
+	return out
 }

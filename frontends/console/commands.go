@@ -2,6 +2,8 @@ package console
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -91,4 +93,123 @@ func (c command) modelArgs() (provider, model string) {
 		return c.args[0], c.args[1]
 	}
 	return "", c.args[0]
+}
+
+// run runs a slash command.
+func (s *sessionScreen) run(cmd command) {
+	gen, id, cl, ctx := s.gen, s.id, s.c.client(), s.c.ctx
+	// async runs a daemon call off the event loop and shows its outcome.
+	async := func(call func() (string, error)) {
+		go func() {
+			msg, err := call()
+			s.post(gen, func() {
+				if err != nil {
+					s.t.Notice(describe(err), true)
+				} else if msg != "" {
+					s.t.Notice(msg, false)
+				}
+			})
+		}()
+	}
+	switch cmd.name {
+	case "/help":
+		s.t.Notice(helpText(), false)
+	case "/quit":
+		s.c.quit()
+	case "/vents":
+		s.c.showVents()
+	case "/sessions":
+		s.c.showPicker()
+	case "/model":
+		provider, model := cmd.modelArgs()
+		async(func() (string, error) {
+			choice, err := cl.SwitchModel(ctx, id, provider, model)
+			if err != nil {
+				return "", err
+			}
+			s.post(gen, func() {
+				s.info.Provider, s.info.Model, s.info.Protocol = choice.Provider, choice.Model, choice.Protocol
+			})
+			return fmt.Sprintf("now on %s · %s (%s)", choice.Provider, choice.Model, choice.Protocol), nil
+		})
+	case "/name":
+		async(func() (string, error) {
+			cfg, err := cl.Rename(ctx, id, cmd.rest)
+			if err != nil {
+				return "", err
+			}
+			s.post(gen, func() { s.info.Name = cfg.Name })
+			return "this session is now named " + cfg.Name, nil
+		})
+	case "/workspace":
+		path, err := absPath(cmd.rest)
+		if err != nil {
+			s.t.Notice(err.Error(), true)
+			return
+		}
+		async(func() (string, error) {
+			sess, err := cl.MoveWorkspace(ctx, id, path)
+			if err != nil {
+				return "", err
+			}
+			s.post(gen, func() { s.info.Workspace, s.t.Workspace = sess.Workspace, sess.Workspace })
+			return "this session now works in " + sess.Workspace, nil
+		})
+	case "/fork":
+		at := cmd.checkpoint()
+		go func() {
+			fork, err := cl.Fork(ctx, id, at)
+			s.post(gen, func() {
+				if err != nil {
+					s.t.Notice(describe(err), true)
+					return
+				}
+				s.open(fork.ID)
+				s.t.Notice(fmt.Sprintf("forked from session %s at #%d: this is the new session %s", id, at, fork.ID), false)
+			})
+		}()
+	}
+}
+
+// absPath makes a path typed by the user absolute, expanding a leading ~.
+func absPath(p string) (string, error) {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		dir, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("expand ~: %w", err)
+		}
+		p = filepath.Join(dir, p[1:])
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", p, err)
+	}
+	return abs, nil
+}
+
+// helpText is what /help shows.
+func helpText() string {
+	var b strings.Builder
+	b.WriteString("commands:\n")
+	for _, c := range commandHelp() {
+		fmt.Fprintf(&b, "  %-24s %s\n", c.usage, c.summary)
+	}
+	b.WriteString("keys:\n")
+	for _, k := range keyHelp() {
+		fmt.Fprintf(&b, "  %-24s %s\n", k[0], k[1])
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// keyHelp lists the session screen's keys.
+func keyHelp() [][2]string {
+	return [][2]string{
+		{"Enter", "send the message (queued while the model works)"},
+		{"Alt-Enter, Ctrl-J", "new line"},
+		{"Up, Down", "recall sent messages"},
+		{"Esc, Ctrl-C", "interrupt the running turn (Ctrl-C clears the input when idle)"},
+		{"PgUp, PgDn, Shift-Up/Down", "scroll; scrolling to the end follows again"},
+		{"Ctrl-T", "show or fold thinking and long cell output"},
+		{"Ctrl-D", "detach: the session goes on in the daemon"},
+	}
 }

@@ -85,7 +85,7 @@ func (p *pickerScreen) fill() {
 			state,
 			tview.NewTableCell(ago(now, s.Updated())),
 			tview.NewTableCell(tview.Escape(title)).SetMaxWidth(48).SetExpansion(1),
-			tview.NewTableCell(tview.Escape(home(s.Workspace))).SetMaxWidth(40),
+			tview.NewTableCell(tview.Escape(tildePath(s.Workspace))).SetMaxWidth(40),
 			tview.NewTableCell(tview.Escape(s.Provider)),
 			tview.NewTableCell(tview.Escape(s.Model)),
 		}
@@ -94,7 +94,7 @@ func (p *pickerScreen) fill() {
 		}
 	}
 	if len(p.sessions) == 0 {
-		p.status.SetText("no sessions yet: press n to start one in " + tview.Escape(home(p.c.opts.Workspace)))
+		p.status.SetText("no sessions yet: press n to start one in " + tview.Escape(tildePath(p.c.opts.Workspace)))
 		return
 	}
 	p.status.SetText(fmt.Sprintf("[::d]%s", plural(len(p.sessions), "session")))

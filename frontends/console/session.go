@@ -20,6 +20,9 @@ const (
 	maxInputRows = 8
 )
 
+// queuedNote is the status line's note for a message the daemon queued.
+const queuedNote = "your message is queued for the next model request"
+
 // sessionScreen shows one session: its transcript, a status line and the
 // input. It follows the session's event stream in a goroutine and
 // resubscribes when the stream drops.
@@ -138,10 +141,10 @@ func (s *sessionScreen) follow(ctx context.Context, gen int, id string) {
 		detail, derr := cl.Session(ctx, id, 0)
 		reconnected := attempt > 0
 		s.post(gen, func() {
-			s.t.Reset(stream.Snapshot)
 			if derr == nil {
 				s.setInfo(detail)
 			}
+			s.t.Reset(stream.Snapshot)
 			s.view.ScrollToEnd()
 			if reconnected {
 				s.setConn("reconnected to the daemon", false)
@@ -167,7 +170,7 @@ func (s *sessionScreen) follow(ctx context.Context, gen int, id string) {
 // setInfo takes in what the daemon says of the session.
 func (s *sessionScreen) setInfo(d client.SessionDetail) {
 	s.info = d.Session
-	s.t.Running = d.Running
+	s.t.Running, s.t.Workspace = d.Running, d.Session.Workspace
 	s.pendingReplies = 0
 	for _, g := range d.Glances {
 		if g.Extension() == "paperclips" {
@@ -184,7 +187,9 @@ func (s *sessionScreen) apply(ev client.Event) {
 	if ev.Type == client.EventUser && ev.Source == "" {
 		s.info.Title = strings.TrimSpace(ev.Text)
 	}
-	if ev.Type == client.EventTurn && s.note == "interrupting…" {
+	switch {
+	case ev.Type == client.EventTurn && s.note == "interrupting…",
+		ev.Type == client.EventUser && s.note == queuedNote && len(s.t.Queued()) == 0:
 		s.note = ""
 	}
 }
@@ -204,7 +209,7 @@ func (s *sessionScreen) refresh() {
 	if title == "" {
 		title = "new session"
 	}
-	head := fmt.Sprintf("[white::b] albedo [-::-][white] %s [::d]· %s · %s[-::-]", tview.Escape(truncate(title, 60)), tview.Escape(home(s.info.Workspace)), s.id)
+	head := fmt.Sprintf("[white::b] albedo [-::-][white] %s [::d]· %s · %s[-::-]", tview.Escape(truncate(title, 60)), tview.Escape(tildePath(s.info.Workspace)), s.id)
 	if s.pendingReplies > 0 {
 		head += fmt.Sprintf(" [yellow]✉ %s pending[-]", plural(s.pendingReplies, "vent reply"))
 	}
@@ -270,6 +275,9 @@ func (s *sessionScreen) resizeInput() {
 	_, _, w, _ := s.input.GetInnerRect()
 	rows := len(wrap(s.input.GetText(), max(1, w-2)))
 	s.root.ResizeItem(s.input, min(max(rows, minInputRows), maxInputRows), 0)
+	if rows <= maxInputRows {
+		s.input.SetOffset(0, 0) // all of it fits: show it from the top
+	}
 }
 
 // ctrlC interrupts a running turn, or clears the input.
@@ -293,6 +301,9 @@ func (s *sessionScreen) submit() {
 	}
 	s.hist.add(text)
 	s.input.SetText("", false)
+	if !s.connErr {
+		s.conn = "" // a passing "reconnected" has been seen
+	}
 	cmd, isCmd, err := parseCommand(text)
 	switch {
 	case isCmd && err != nil:
@@ -321,7 +332,7 @@ func (s *sessionScreen) send(text string) {
 					s.input.SetText(text, true) // nothing is lost
 				}
 			case queued:
-				s.setNote("queued: your message joins the next model request", false)
+				s.setNote(queuedNote, false)
 			default:
 				s.setNote("", false)
 			}
@@ -351,100 +362,8 @@ func (s *sessionScreen) interrupt() {
 	}()
 }
 
-// run runs a slash command.
-func (s *sessionScreen) run(cmd command) {
-	gen, id, cl, ctx := s.gen, s.id, s.c.client(), s.c.ctx
-	// async runs a daemon call off the event loop and shows its outcome.
-	async := func(call func() (string, error)) {
-		go func() {
-			msg, err := call()
-			s.post(gen, func() {
-				if err != nil {
-					s.t.Notice(describe(err), true)
-				} else if msg != "" {
-					s.t.Notice(msg, false)
-				}
-			})
-		}()
-	}
-	switch cmd.name {
-	case "/help":
-		s.t.Notice(helpText(), false)
-	case "/quit":
-		s.c.quit()
-	case "/vents":
-		s.c.showVents()
-	case "/sessions":
-		s.c.showPicker()
-	case "/model":
-		provider, model := cmd.modelArgs()
-		async(func() (string, error) {
-			choice, err := cl.SwitchModel(ctx, id, provider, model)
-			if err != nil {
-				return "", err
-			}
-			s.post(gen, func() {
-				s.info.Provider, s.info.Model, s.info.Protocol = choice.Provider, choice.Model, choice.Protocol
-			})
-			return fmt.Sprintf("now on %s · %s (%s)", choice.Provider, choice.Model, choice.Protocol), nil
-		})
-	case "/name":
-		async(func() (string, error) {
-			cfg, err := cl.Rename(ctx, id, cmd.rest)
-			if err != nil {
-				return "", err
-			}
-			s.post(gen, func() { s.info.Name = cfg.Name })
-			return "this session is now named " + cfg.Name, nil
-		})
-	case "/workspace":
-		path, err := absPath(cmd.rest)
-		if err != nil {
-			s.t.Notice(err.Error(), true)
-			return
-		}
-		async(func() (string, error) {
-			sess, err := cl.MoveWorkspace(ctx, id, path)
-			if err != nil {
-				return "", err
-			}
-			s.post(gen, func() { s.info.Workspace = sess.Workspace })
-			return "this session now works in " + sess.Workspace, nil
-		})
-	case "/fork":
-		at := cmd.checkpoint()
-		go func() {
-			fork, err := cl.Fork(ctx, id, at)
-			s.post(gen, func() {
-				if err != nil {
-					s.t.Notice(describe(err), true)
-					return
-				}
-				s.open(fork.ID)
-				s.t.Notice(fmt.Sprintf("forked from session %s at #%d: this is the new session %s", id, at, fork.ID), false)
-			})
-		}()
-	}
-}
-
-// absPath makes a path typed by the user absolute, expanding a leading ~.
-func absPath(p string) (string, error) {
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		dir, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("expand ~: %w", err)
-		}
-		p = filepath.Join(dir, p[1:])
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", fmt.Errorf("resolve %s: %w", p, err)
-	}
-	return abs, nil
-}
-
-// home shortens a path under the user's home to ~/...
-func home(p string) string {
+// tildePath shortens a path under the user's home to ~/...
+func tildePath(p string) string {
 	dir, err := os.UserHomeDir()
 	if err != nil || dir == "" || dir == "/" {
 		return p
@@ -465,31 +384,4 @@ func describe(err error) string {
 		return e.Message
 	}
 	return err.Error()
-}
-
-// helpText is what /help shows.
-func helpText() string {
-	var b strings.Builder
-	b.WriteString("commands:\n")
-	for _, c := range commandHelp() {
-		fmt.Fprintf(&b, "  %-24s %s\n", c.usage, c.summary)
-	}
-	b.WriteString("keys:\n")
-	for _, k := range keyHelp() {
-		fmt.Fprintf(&b, "  %-24s %s\n", k[0], k[1])
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
-// keyHelp lists the session screen's keys.
-func keyHelp() [][2]string {
-	return [][2]string{
-		{"Enter", "send the message (queued while the model works)"},
-		{"Alt-Enter, Ctrl-J", "new line"},
-		{"Up, Down", "recall sent messages"},
-		{"Esc, Ctrl-C", "interrupt the running turn (Ctrl-C clears the input when idle)"},
-		{"PgUp, PgDn, Shift-Up/Down", "scroll; scrolling to the end follows again"},
-		{"Ctrl-T", "show or fold thinking and long cell output"},
-		{"Ctrl-D", "detach: the session goes on in the daemon"},
-	}
 }

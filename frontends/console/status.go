@@ -40,18 +40,6 @@ func statusText(s statusLine) string {
 	} else {
 		parts = append(parts, "[green]○ idle[-]")
 	}
-	if s.Queued > 0 {
-		parts = append(parts, fmt.Sprintf("[yellow]%d queued[-]", s.Queued))
-	}
-	if s.Usage.Requests > 0 {
-		parts = append(parts, fmt.Sprintf("[::d]tokens: %s context · %s out[::-]", tokens(s.Usage.Context), tokens(s.Usage.Output)))
-	}
-	if s.Detail {
-		parts = append(parts, "[::d]details shown[::-]")
-	}
-	if s.Scrolled {
-		parts = append(parts, "[yellow]scrolled up[-]")
-	}
 	for _, m := range []struct {
 		text   string
 		failed bool
@@ -64,6 +52,18 @@ func statusText(s statusLine) string {
 			color = "[red::b]"
 		}
 		parts = append(parts, color+tview.Escape(m.text)+"[-::-]")
+	}
+	if s.Queued > 0 {
+		parts = append(parts, fmt.Sprintf("[yellow]%d queued[-]", s.Queued))
+	}
+	if s.Usage.Requests > 0 {
+		parts = append(parts, fmt.Sprintf("[::d]tokens: %s context · %s out[::-]", tokens(s.Usage.Context), tokens(s.Usage.Output)))
+	}
+	if s.Detail {
+		parts = append(parts, "[::d]details shown[::-]")
+	}
+	if s.Scrolled {
+		parts = append(parts, "[yellow]scrolled up[-]")
 	}
 	return " " + strings.Join(parts, " [::d]│[::-] ")
 }

@@ -87,6 +87,9 @@ type Transcript struct {
 	// Running says whether the session is running a turn.
 	Running bool
 	Usage   Usage
+	// Workspace is the session's folder: cell traces show paths in it
+	// relative to it.
+	Workspace string
 	// liveText, liveThinking and liveTool are the blocks deltas grow.
 	liveText, liveThinking, liveTool *Block
 	// calls maps call ids to their cells.
@@ -254,7 +257,7 @@ func (t *Transcript) toolResult(ev client.Event) {
 	if b.Code == "" {
 		b.Code = ev.Code
 	}
-	b.Cell, b.Status, b.Trace, b.Live = &cell, cell.Status, ev.Trace.Summary(), false
+	b.Cell, b.Status, b.Trace, b.Live = &cell, cell.Status, ev.Trace.Summary(t.Workspace), false
 	b.changed()
 }
 

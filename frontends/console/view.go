@@ -139,9 +139,9 @@ func (v *TranscriptView) ScrollBy(n int) {
 	v.top, v.follow = a, v.fits(a)
 }
 
-// Draw draws the visible rows.
+// Draw draws the visible rows. It paints every cell of its area itself
+// (clearing it first would paint each twice) and draws no border.
 func (v *TranscriptView) Draw(screen tcell.Screen) {
-	v.DrawForSubclass(screen, v)
 	x, y, w, h := v.GetInnerRect()
 	if w <= 0 || h <= 0 {
 		return
@@ -159,9 +159,12 @@ func (v *TranscriptView) Draw(screen tcell.Screen) {
 			if row >= h {
 				break
 			}
-			drawLine(screen, x, y+row, w, l)
+			clearFrom(screen, x+drawLine(screen, x, y+row, w, l), x+w, y+row)
 			row++
 		}
+	}
+	for ; row < h; row++ {
+		clearFrom(screen, x, x+w, y+row)
 	}
 	if !v.follow {
 		tag := " ↓ more below · PgDn "
@@ -187,8 +190,16 @@ func (v *TranscriptView) MouseHandler() func(action tview.MouseAction, event *tc
 	})
 }
 
-// drawLine draws a line at x, y, clipped to w cells.
-func drawLine(screen tcell.Screen, x, y, w int, l line) {
+// clearFrom blanks row y from column x up to end.
+func clearFrom(screen tcell.Screen, x, end, y int) {
+	for ; x < end; x++ {
+		screen.SetContent(x, y, ' ', nil, tcell.StyleDefault)
+	}
+}
+
+// drawLine draws a line at x, y, clipped to w cells, and returns how many
+// cells it took.
+func drawLine(screen tcell.Screen, x, y, w int, l line) int {
 	col := 0
 	for _, seg := range l {
 		text := seg.text
@@ -204,11 +215,12 @@ func drawLine(screen tcell.Screen, x, y, w int, l line) {
 				continue // a stray zero-width cluster: nothing to draw
 			}
 			if col+cw > w {
-				return
+				return col
 			}
 			runes := []rune(cluster)
 			screen.SetContent(x+col, y, runes[0], runes[1:], seg.style)
 			col += cw
 		}
 	}
+	return col
 }

@@ -1,0 +1,286 @@
+"""Acceptance tests for the console, driven through tmux like a person at a
+terminal: a streamed answer and a tool cell, a message queued while the
+model works, an interrupt, detaching and attaching again, the vents screen,
+and reconnecting after the daemon restarts.
+
+Needs tmux (``apt-get install -y tmux``). Every wait polls the screen with a
+generous deadline; nothing is timed."""
+
+import json
+import os
+from pathlib import Path
+import shutil
+import subprocess
+import time
+import unittest
+import uuid
+
+from harness import Albedo, Provider, python, text
+
+BINARY = Path(os.environ.get("ALBEDO_TEST_BINARY") or Path(__file__).resolve().parent.parent / "bin" / "albedo")
+"""The binary under test, as the harness chooses it."""
+
+DEADLINE = 60
+"""Seconds any one wait may take before the test gives up."""
+
+PROMPT = "Message albedo"
+"""The input's placeholder: the console is ready for typing."""
+
+
+def environment(app):
+    """The environment the harness runs the CLI with, on a UTF-8 terminal."""
+    env = dict(os.environ)
+    for name in ("ALBEDO_API_KEY", "ALBEDO_TOKEN", "ALBEDO_PORT", "TMUX"):
+        env.pop(name, None)
+    env["ALBEDO_HOME"] = str(app.home)
+    env["HOME"] = str(app.root / "user-home")
+    env["ALBEDO_PARENT_PID"] = str(os.getpid())
+    env.setdefault("LANG", "C.UTF-8")
+    return env
+
+
+class Terminal:
+    """A console running in a private tmux server, 120×40."""
+
+    def __init__(self, app, *args):
+        self.app = app
+        self.socket = str(app.root / f"tmux-{uuid.uuid4().hex[:8]}.sock")
+        self._tmux(
+            "new-session", "-d", "-x", "120", "-y", "40", "-c", str(app.workspace),
+            str(BINARY), *map(str, args),
+        )
+
+    def _tmux(self, *args, check=True):
+        result = subprocess.run(
+            ["tmux", "-u", "-f", "/dev/null", "-S", self.socket, *args],
+            env=environment(self.app),
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        if check and result.returncode != 0:
+            raise AssertionError(f"tmux {' '.join(args)} failed: {result.stderr}")
+        return result
+
+    def screen(self) -> str:
+        """What the terminal shows now."""
+        result = self._tmux("capture-pane", "-p", check=False)
+        return result.stdout if result.returncode == 0 else ""
+
+    def running(self) -> bool:
+        """Whether the console is still there."""
+        return self._tmux("has-session", check=False).returncode == 0
+
+    def wait_for(self, *needles, absent=(), deadline=DEADLINE) -> str:
+        """Polls until the screen shows every needle and none of absent."""
+        end = time.monotonic() + deadline
+        while True:
+            screen = self.screen()
+            if all(n in screen for n in needles) and not any(a in screen for a in absent):
+                return screen
+            if time.monotonic() > end:
+                raise AssertionError(
+                    f"the console never showed {needles!r} (without {absent!r}); it shows:\n{screen}"
+                )
+            time.sleep(0.1)
+
+    def wait_gone(self, deadline=DEADLINE):
+        """Polls until the console has exited."""
+        end = time.monotonic() + deadline
+        while self.running():
+            if time.monotonic() > end:
+                raise AssertionError(f"the console did not exit; it shows:\n{self.screen()}")
+            time.sleep(0.1)
+
+    def type(self, text):
+        """Types text literally."""
+        self._tmux("send-keys", "-l", text)
+
+    def keys(self, *keys):
+        """Presses keys by tmux name (Enter, Escape, C-d, ...)."""
+        self._tmux("send-keys", *keys)
+
+    def say(self, text):
+        """Types a line and presses Enter."""
+        self.type(text)
+        self.keys("Enter")
+
+    def close(self):
+        self._tmux("kill-server", check=False)
+
+
+def user_texts(request):
+    """The texts of the user messages of a Chat Completions request."""
+    return [m.get("content") for m in request["messages"] if m.get("role") == "user"]
+
+
+def after_tool(request):
+    """Whether the request ends with a tool result (the cell ran)."""
+    return request["messages"][-1].get("role") == "tool"
+
+
+def latched(name):
+    """Python code that waits (up to 60 s) until the test creates ``name``."""
+    return (
+        "import os, time\n"
+        "for _ in range(1200):\n"
+        f"    if os.path.exists({name!r}):\n"
+        "        break\n"
+        "    time.sleep(0.05)\n"
+        "print('latch released')"
+    )
+
+
+class ConsoleTest(unittest.TestCase):
+    """The console is a client of the daemon like any other."""
+
+    def setUp(self):
+        if shutil.which("tmux") is None:
+            self.fail("the console tests need tmux: apt-get install -y tmux")
+
+    def open(self, app, *args) -> Terminal:
+        terminal = Terminal(app, *args)
+        self.addCleanup(terminal.close)
+        return terminal
+
+    def only_session(self, app):
+        with app.api("/sessions") as response:
+            sessions = json.load(response)
+        self.assertEqual(len(sessions), 1, sessions)
+        return sessions[0]["id"]
+
+    def test_a_prompt_streams_its_answer_and_shows_the_cell(self):
+        def script(request):
+            if after_tool(request):
+                return text("The file holds forty-two.", reasoning="the cell printed it")
+            return python("print('cell says 42')\nopen('notes.txt', 'w').write('42')")
+
+        provider = Provider(script)
+        self.addCleanup(provider.close)
+        with Albedo(provider) as app:
+            console = self.open(app)  # plain `albedo`: a new session here
+            console.wait_for(PROMPT, "fixture · fixture-model", "idle")
+            console.say("what is in the file?")
+            screen = console.wait_for("The file holds forty-two.", "idle")
+            for expected in ("❯ what is in the file?", "⚙ python", "· ok", "print('cell says 42')",
+                             "cell says 42", "changed notes.txt", "∴ thinking", "tokens:"):
+                self.assertIn(expected, screen)
+            session = self.only_session(app)
+            self.assertEqual(user_texts(provider.requests[0]["request"])[-1], "what is in the file?")
+            self.assertEqual([e["type"] for e in app.events(session)][-1], "turn")
+
+    def test_a_message_sent_while_busy_is_queued(self):
+        latch = "go.latch"
+
+        def script(request):
+            if any(m.get("role") == "tool" for m in request["messages"]):
+                return text("saw " + " + ".join(user_texts(request)))
+            return python(latched(latch))
+
+        provider = Provider(script)
+        self.addCleanup(provider.close)
+        with Albedo(provider) as app:
+            console = self.open(app)
+            console.wait_for(PROMPT)
+            console.say("first")
+            console.wait_for("running…", "● running")
+            console.say("second")
+            console.wait_for("your message is queued", "⧗ second", "1 queued")
+            (app.workspace / latch).write_text("")
+            screen = console.wait_for("saw first + second", "idle", absent=("⧗",))
+            self.assertIn("❯ second", screen)
+            # the queued message reached the model after the cell's output
+            last = provider.requests[-1]["request"]["messages"]
+            roles = [m["role"] for m in last[-2:]]
+            self.assertEqual(roles, ["tool", "user"])
+            self.assertEqual(last[-1]["content"], "second")
+
+    def test_escape_interrupts_the_running_turn(self):
+        provider = Provider(lambda request: python("import time\ntime.sleep(120)"))
+        self.addCleanup(provider.close)
+        with Albedo(provider) as app:
+            console = self.open(app)
+            console.wait_for(PROMPT)
+            console.say("take your time")
+            console.wait_for("running…")
+            console.keys("Escape")
+            console.wait_for("turn interrupted", "idle")
+            session = self.only_session(app)
+            with app.api(f"/sessions/{session}/status") as response:
+                self.assertFalse(json.load(response)["running"])
+
+    def test_detach_leaves_the_turn_running_and_attach_shows_everything(self):
+        latch = "detach.latch"
+
+        def script(request):
+            if after_tool(request):
+                return text("finished while you were away")
+            return python(latched(latch))
+
+        provider = Provider(script)
+        self.addCleanup(provider.close)
+        with Albedo(provider) as app:
+            console = self.open(app)
+            console.wait_for(PROMPT)
+            console.say("work without me")
+            console.wait_for("running…")
+            console.keys("C-d")
+            console.wait_gone()
+            session = self.only_session(app)
+            with app.api(f"/sessions/{session}/status") as response:
+                self.assertTrue(json.load(response)["running"], "detaching stopped the turn")
+            (app.workspace / latch).write_text("")
+            app.idle(session, timeout=DEADLINE)
+
+            again = self.open(app, "attach")  # the most recent session
+            screen = again.wait_for("finished while you were away", "idle")
+            for expected in ("❯ work without me", "latch released", session):
+                self.assertIn(expected, screen)
+            again.say("/quit")
+            again.wait_gone()
+
+    def test_a_vent_is_answered_from_the_vents_screen(self):
+        def script(request):
+            if after_tool(request):
+                return text("vent filed")
+            return python("await vent('harness', 'the fixture is slow', suggestion='cache the fixture')")
+
+        provider = Provider(script)
+        self.addCleanup(provider.close)
+        with Albedo(provider) as app:
+            console = self.open(app)
+            console.wait_for(PROMPT)
+            console.say("complain")
+            console.wait_for("vent filed", "idle")
+            console.say("/vents")
+            screen = console.wait_for("the fixture is slow", "cache the fixture", "open")
+            self.assertIn("harness", screen)
+            console.type("r")
+            console.wait_for("reply to #")
+            console.type("cached it for you")
+            console.keys("Enter")
+            console.wait_for("replied to #", "acknowledged", "cached it for you")
+            with app.api("/extensions/paperclips/items") as response:
+                vent = json.load(response)["items"][0]["value"]
+            self.assertEqual((vent["status"], vent["reply"]), ("acknowledged", "cached it for you"))
+            console.keys("Escape")
+            console.wait_for(PROMPT, "vent filed")
+
+    def test_the_console_reconnects_after_a_daemon_restart(self):
+        provider = Provider(lambda request: text(f"answer {len(provider.requests)}"))
+        self.addCleanup(provider.close)
+        with Albedo(provider) as app:
+            console = self.open(app)
+            console.wait_for(PROMPT)
+            console.say("before")
+            console.wait_for("answer 1", "idle")
+            app.restart()
+            console.wait_for("reconnected to the daemon", "answer 1")
+            console.say("after")
+            screen = console.wait_for("answer 2", "idle")
+            self.assertIn("❯ before", screen)
+            self.assertIn("❯ after", screen)
+
+
+if __name__ == "__main__":
+    unittest.main()

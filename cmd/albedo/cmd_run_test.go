@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/albedo-agent/albedo/frontends/client"
+)
+
+func TestTurnWatcher(t *testing.T) {
+	const prompt = "do it"
+	tests := []struct {
+		name   string
+		after  int64
+		events []client.Event
+		// taken lists the types the watcher kept.
+		taken   string
+		answer  string
+		wantErr string
+	}{
+		{
+			name: "a finished turn",
+			events: []client.Event{
+				{Type: "status"},
+				{Type: "user", Seq: 1, Text: prompt},
+				{Type: "delta", Kind: "text", Text: "par"},
+				{Type: "message", Seq: 2, Text: "first part"},
+				{Type: "tool_call", Seq: 3, CallID: "c"},
+				{Type: "tool", Seq: 4, CallID: "c"},
+				{Type: "message", Seq: 5, Text: "done"},
+				{Type: "turn", Seq: 6, Status: "finished"},
+				{Type: "status"},
+			},
+			taken:  "user delta message tool_call tool message turn",
+			answer: "first part\n\ndone",
+		},
+		{
+			name:  "queued behind a running turn",
+			after: 10,
+			events: []client.Event{
+				{Type: "tool", Seq: 11, CallID: "old"},
+				{Type: "queued", Text: prompt},
+				{Type: "user", Seq: 12, Text: prompt},
+				{Type: "message", Seq: 13, Text: "both done"},
+				{Type: "turn", Seq: 14, Status: "finished"},
+			},
+			taken:  "user message turn",
+			answer: "both done",
+		},
+		{
+			name:  "an older turn's marker is not ours",
+			after: 3,
+			events: []client.Event{
+				{Type: "turn", Seq: 4, Status: "failed"},
+				{Type: "user", Seq: 5, Text: prompt},
+				{Type: "message", Seq: 6, Text: "fine"},
+				{Type: "turn", Seq: 7, Status: "finished"},
+			},
+			taken:  "user message turn",
+			answer: "fine",
+		},
+		{
+			name: "a replayed snapshot adds only what is new",
+			events: []client.Event{
+				{Type: "user", Seq: 1, Text: prompt},
+				{Type: "message", Seq: 2, Text: "once"},
+				// reconnected: the snapshot again, then more
+				{Type: "user", Seq: 1, Text: prompt},
+				{Type: "message", Seq: 2, Text: "once"},
+				{Type: "user", Seq: 3, Text: "albedo restarted", Source: "daemon restart"},
+				{Type: "turn", Seq: 4, Status: "finished"},
+			},
+			taken:  "user message user turn",
+			answer: "once",
+		},
+		{
+			name: "a failed turn",
+			events: []client.Event{
+				{Type: "user", Seq: 1, Text: prompt},
+				{Type: "error", Seq: 2, Text: "provider said no"},
+				{Type: "turn", Seq: 3, Status: "failed"},
+			},
+			taken:   "user error turn",
+			wantErr: "the turn failed: provider said no",
+		},
+		{
+			name: "an interrupted turn",
+			events: []client.Event{
+				{Type: "user", Seq: 1, Text: prompt},
+				{Type: "turn", Seq: 2, Status: "interrupted"},
+			},
+			taken:   "user turn",
+			wantErr: "the turn was interrupted",
+		},
+		{
+			name:    "a turn that has not ended",
+			events:  []client.Event{{Type: "user", Seq: 1, Text: prompt}},
+			taken:   "user",
+			wantErr: "the turn did not end",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newTurnWatcher(prompt, tt.after)
+			var taken []string
+			for _, ev := range tt.events {
+				if w.take(ev) {
+					taken = append(taken, ev.Type)
+				}
+			}
+			if got := strings.Join(taken, " "); got != tt.taken {
+				t.Errorf("taken %q, want %q", got, tt.taken)
+			}
+			if got := w.answer(); got != tt.answer {
+				t.Errorf("answer %q, want %q", got, tt.answer)
+			}
+			err := w.err()
+			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || err.Error() != tt.wantErr) {
+				t.Errorf("err = %v, want %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestProgress(t *testing.T) {
+	tests := []struct {
+		ev   client.Event
+		want string
+	}{
+		{client.Event{Type: "tool_call", Seq: 3, Name: "python", Code: "import os\nprint(os.getcwd())"}, "⚙ python #3: import os (+1 lines)\n"},
+		{client.Event{Type: "tool", Result: `{"status":"ok"}`, Trace: &client.Trace{Changes: []client.Change{{Path: "/w/a.go"}}}}, "  → ok · changed a.go\n"},
+		{client.Event{Type: "tool", Result: `{"status":"error","error":"Traceback\nZeroDivisionError: division by zero"}`}, "  → error: ZeroDivisionError: division by zero\n"},
+		{client.Event{Type: "error", Text: "provider said no"}, "✗ provider said no\n"},
+		{client.Event{Type: "user", Text: "albedo restarted\nmore", Source: "daemon restart"}, "· daemon restart: albedo restarted\n"},
+		{client.Event{Type: "turn", Status: "interrupted"}, "── turn interrupted\n"},
+		{client.Event{Type: "turn", Status: "finished"}, ""},
+		{client.Event{Type: "message", Text: "the answer goes to stdout"}, ""},
+	}
+	for _, tt := range tests {
+		var b bytes.Buffer
+		progress(&b, tt.ev, "/w")
+		if b.String() != tt.want {
+			t.Errorf("progress(%s) = %q, want %q", tt.ev.Type, b.String(), tt.want)
+		}
+	}
+}

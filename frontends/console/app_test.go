@@ -1,0 +1,228 @@
+package console
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/albedo-agent/albedo/frontends/client"
+	"github.com/gdamore/tcell/v2"
+)
+
+// startConsole runs a console on a 100×30 simulation screen and returns
+// the screen and a function that waits for Run to return.
+func startConsole(t *testing.T, f *fakeDaemon, opts Options) (*screen, func() Result) {
+	t.Helper()
+	s := newScreen(100, 30)
+	opts.Dial, opts.Screen = f.dial, s
+	ctx, cancel := context.WithCancel(context.Background())
+	type outcome struct {
+		res Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := Run(ctx, opts)
+		done <- outcome{res, err}
+	}()
+	var waited *outcome
+	wait := func() Result {
+		if waited == nil {
+			o := <-done
+			waited = &o
+		}
+		if waited.err != nil {
+			t.Errorf("Run: %v", waited.err)
+		}
+		return waited.res
+	}
+	t.Cleanup(func() {
+		cancel()
+		wait()
+	})
+	return s, wait
+}
+
+// answer makes the fake daemon answer every message with a streamed reply
+// and a cell.
+func answer(f *fakeDaemon, id, text string) bool {
+	seq := f.nextSeq(id)
+	f.publish(id,
+		statusEvent(true),
+		client.Event{Type: "user", Seq: seq, Text: text},
+		client.Event{Type: "delta", Kind: "text", Text: "Hel"},
+		client.Event{Type: "delta", Kind: "text", Text: "lo "},
+	)
+	f.publish(id,
+		client.Event{Type: "message", Seq: seq + 1, Text: "Hello there"},
+		client.Event{Type: "tool_call", Seq: seq + 2, CallID: "c1", Name: "python", Code: "print('from the cell')"},
+		client.Event{Type: "tool", Seq: seq + 3, CallID: "c1", Name: "python", Code: "print('from the cell')", Status: "ok",
+			Result: `{"status":"ok","output":"from the cell\n"}`, Trace: &client.Trace{Changes: []client.Change{{Path: "/w/out.txt"}}}},
+		client.Event{Type: "status", Usage: &client.Usage{InputTokens: 1200, OutputTokens: 30}},
+		client.Event{Type: "turn", Seq: seq + 4, Status: "finished"},
+		statusEvent(false),
+	)
+	return false
+}
+
+func TestConsoleSendsAndShowsTheTurn(t *testing.T) {
+	f := newFakeDaemon(t)
+	f.events["s1"] = []client.Event{{Type: "user", Seq: 1, Text: "earlier question"}, {Type: "message", Seq: 2, Text: "earlier answer"}}
+	f.onSend = answer
+	s, wait := startConsole(t, f, Options{Session: "s1"})
+	s.waitFor(t, "earlier question", "earlier answer", "fixture · fixture-model", "idle")
+	s.typeText("hi there")
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	screen := s.waitFor(t, "❯ hi there", "Hello there", "from the cell", "changed out.txt", "tokens: 1.2k context · 30 out", "○ idle")
+	if strings.Contains(screen, "Hel\n") {
+		t.Errorf("the streamed text was not completed in place:\n%s", screen)
+	}
+	if !f.seen(`POST /sessions/s1/events {"content":"hi there"}`) {
+		t.Errorf("no message sent; requests: %q", f.requests)
+	}
+	s.InjectKey(tcell.KeyCtrlD, 0, tcell.ModCtrl)
+	if res := wait(); res.Session != "s1" {
+		t.Errorf("detached from %q, want s1", res.Session)
+	}
+}
+
+func TestConsoleNewlinesHistoryAndQueue(t *testing.T) {
+	f := newFakeDaemon(t)
+	f.onSend = func(f *fakeDaemon, id, text string) bool {
+		f.publish(id, client.Event{Type: "queued", Text: text})
+		return true
+	}
+	s, _ := startConsole(t, f, Options{Session: "s1"})
+	s.waitFor(t, "Message albedo")
+	s.typeText("line one")
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModAlt) // a newline, not a send
+	s.typeText("line two")
+	s.InjectKey(tcell.KeyCtrlJ, 0, tcell.ModCtrl)
+	s.typeText("three")
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	s.waitFor(t, "⧗ line one", "your message is queued", "1 queued")
+	if !f.seen(`{"content":"line one\nline two\nthree"}`) {
+		t.Errorf("the multi-line message was not sent whole; requests: %q", f.requests)
+	}
+	// Up recalls the message sent.
+	s.InjectKey(tcell.KeyUp, 0, tcell.ModNone)
+	s.waitFor(t, "❯ line one\n  line two")
+}
+
+func TestConsoleInterrupts(t *testing.T) {
+	f := newFakeDaemon(t)
+	f.onSend = func(f *fakeDaemon, id, text string) bool {
+		f.publish(id, statusEvent(true), client.Event{Type: "user", Seq: 1, Text: text},
+			client.Event{Type: "tool_call", Seq: 2, CallID: "c", Name: "python", Code: "sleep()"})
+		return false
+	}
+	s, _ := startConsole(t, f, Options{Session: "s1"})
+	s.waitFor(t, "Message albedo")
+	s.typeText("go")
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	s.waitFor(t, "running…", "● running")
+	s.InjectKey(tcell.KeyEscape, 0, tcell.ModNone)
+	s.waitFor(t, "turn interrupted", "○ idle")
+	if !f.seen("POST /sessions/s1/interrupt") {
+		t.Error("no interrupt sent")
+	}
+}
+
+func TestConsoleReconnects(t *testing.T) {
+	f := newFakeDaemon(t)
+	f.events["s1"] = []client.Event{{Type: "user", Seq: 1, Text: "before the restart"}}
+	s, _ := startConsole(t, f, Options{Session: "s1"})
+	s.waitFor(t, "before the restart")
+	f.mu.Lock()
+	f.events["s1"] = append(f.events["s1"], client.Event{Type: "message", Seq: 2, Text: "written while away"})
+	f.mu.Unlock()
+	f.dropStreams()
+	s.waitFor(t, "reconnected to the daemon", "before the restart", "written while away")
+	f.mu.Lock()
+	dials := f.dials
+	f.mu.Unlock()
+	if dials < 2 {
+		t.Errorf("dialled %d times, want a new dial after the drop", dials)
+	}
+}
+
+func TestConsoleCommands(t *testing.T) {
+	f := newFakeDaemon(t)
+	f.events["s1"] = []client.Event{{Type: "user", Seq: 1, Text: "root"}, {Type: "message", Seq: 2, Text: "reply"}}
+	s, _ := startConsole(t, f, Options{Session: "s1"})
+	s.waitFor(t, "reply")
+	for _, tt := range []struct {
+		line    string
+		request string
+		screen  string
+	}{
+		{"/model other big", `POST /sessions/s1/commands {"name":"/model","args":{"model":"big","provider":"other"}}`, "now on other · big (responses)"},
+		{"/name my work", `PATCH /sessions/s1?view=configuration {"name":"my work"}`, "named my work"},
+		{"/workspace /elsewhere", `POST /sessions/s1/workspace {"workspace":"/elsewhere"}`, ""},
+		{"/bogus", "", "unknown command /bogus"},
+		{"/help", "", "/fork ID"},
+		{"/fork 1", `POST /sessions/s1/fork {"checkpoint":1}`, "forked from session s1 at #1"},
+	} {
+		s.typeText(tt.line)
+		s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+		if tt.request != "" {
+			waitUntil(t, tt.request, func() bool { return f.seen(tt.request) })
+		}
+		if tt.screen != "" {
+			s.waitFor(t, tt.screen)
+		}
+	}
+	screen := s.waitFor(t, "forked")
+	if strings.Contains(screen, "reply") {
+		t.Errorf("the fork shows the source session's later events:\n%s", screen)
+	}
+}
+
+func TestConsolePickerAndVents(t *testing.T) {
+	f := newFakeDaemon(t)
+	f.vents = []client.Vent{
+		{ID: "1", Title: "old complaint", Topic: "bug", Status: "open", Message: "the old message"},
+		{ID: "2", Title: "new complaint", Topic: "harness", Status: "open", Message: "it is slow", Suggestion: "cache it", SessionID: ptr("s2"), Workspace: "/w2"},
+	}
+	f.events["s2"] = []client.Event{{Type: "user", Seq: 1, Text: "in s2"}}
+	s, wait := startConsole(t, f, Options{Workspace: "/w"})
+	// The picker lists the most recent session first.
+	screen := s.waitFor(t, "newer", "older", "2 sessions")
+	if strings.Index(screen, "newer") > strings.Index(screen, "older") {
+		t.Errorf("sessions out of order:\n%s", screen)
+	}
+	s.typeText("v")
+	s.waitFor(t, "#2", "new complaint", "it is slow", "cache it", "“newer” (s2)", "/w2")
+	s.typeText("r")
+	s.waitFor(t, "reply to #2:")
+	s.typeText("on it")
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	s.waitFor(t, "replied to #2", "acknowledged")
+	if !f.seen(`PATCH /extensions/paperclips/items/2 {"reply":"on it"}`) {
+		t.Errorf("no reply sent; requests: %q", f.requests)
+	}
+	s.InjectKey(tcell.KeyDown, 0, tcell.ModNone)
+	s.waitFor(t, "the old message")
+	s.typeText("d")
+	waitUntil(t, "the dismissal", func() bool { return f.seen(`PATCH /extensions/paperclips/items/1 {"status":"dismissed"}`) })
+	s.waitFor(t, "dismissed #1")
+	s.InjectKey(tcell.KeyEscape, 0, tcell.ModNone)
+	s.waitFor(t, "newer", "older")
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	s.waitFor(t, "in s2")
+	s.typeText("/quit")
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	if res := wait(); res.Session != "s2" {
+		t.Errorf("left from %q, want s2", res.Session)
+	}
+}
+
+func TestRunRefusesAnUnknownSession(t *testing.T) {
+	f := newFakeDaemon(t)
+	_, err := Run(context.Background(), Options{Dial: f.dial, Session: "gone", Screen: newScreen(80, 24)})
+	if client.ErrorCode(err) != "not_found" {
+		t.Errorf("err = %v, want not_found before the screen is taken", err)
+	}
+}
+
+func ptr(s string) *string { return &s }

@@ -1,0 +1,117 @@
+package console
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseCommand(t *testing.T) {
+	tests := []struct {
+		input   string
+		isCmd   bool
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{input: "hello", isCmd: false},
+		{input: "//etc/hosts is odd", isCmd: false},
+		{input: "/model big", isCmd: true, name: "/model", args: []string{"big"}},
+		{input: "/model other big", isCmd: true, name: "/model", args: []string{"other", "big"}},
+		{input: "/model", isCmd: true, wantErr: "usage: /model"},
+		{input: "/fork #12", isCmd: true, name: "/fork", args: []string{"#12"}},
+		{input: "/fork twelve", isCmd: true, wantErr: "checkpoint number"},
+		{input: "/workspace /tmp/my dir", isCmd: true, name: "/workspace", args: []string{"/tmp/my", "dir"}},
+		{input: "/name", isCmd: true, wantErr: "usage: /name"},
+		{input: " /quit ", isCmd: true, name: "/quit"},
+		{input: "/help me", isCmd: true, wantErr: "takes no arguments"},
+		{input: "/frobnicate", isCmd: true, wantErr: "unknown command /frobnicate"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.input, func(t *testing.T) {
+			cmd, isCmd, err := parseCommand(tt.input)
+			if isCmd != tt.isCmd {
+				t.Fatalf("command = %v, want %v", isCmd, tt.isCmd)
+			}
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("err = %v, want one saying %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if isCmd && (cmd.name != tt.name || !reflect.DeepEqual(cmd.args, tt.args) && len(tt.args)+len(cmd.args) > 0) {
+				t.Errorf("parsed %+v, want %s %q", cmd, tt.name, tt.args)
+			}
+		})
+	}
+	cmd, _, _ := parseCommand("/workspace ~/code/my project ")
+	if cmd.rest != "~/code/my project" {
+		t.Errorf("rest = %q", cmd.rest)
+	}
+	if cmd, _, _ := parseCommand("/fork #7"); cmd.checkpoint() != 7 {
+		t.Errorf("checkpoint = %d", cmd.checkpoint())
+	}
+	if got := unescapeMessage("//etc/hosts"); got != "/etc/hosts" {
+		t.Errorf("unescape = %q", got)
+	}
+}
+
+func TestInputHistory(t *testing.T) {
+	var h inputHistory
+	if _, ok := h.prev("draft"); ok {
+		t.Error("an empty history recalled something")
+	}
+	h.add("one")
+	h.add("two")
+	h.add("two") // repeated: kept once
+	steps := []struct {
+		prev bool
+		want string
+		ok   bool
+	}{
+		{true, "two", true},
+		{true, "one", true},
+		{true, "", false},
+		{false, "two", true},
+		{false, "typing", true}, // back to the draft
+		{false, "", false},
+	}
+	for i, s := range steps {
+		var got string
+		var ok bool
+		if s.prev {
+			got, ok = h.prev("typing")
+		} else {
+			got, ok = h.next()
+		}
+		if ok != s.ok || ok && got != s.want {
+			t.Errorf("step %d: got %q, %v; want %q, %v", i, got, ok, s.want, s.ok)
+		}
+	}
+}
+
+func TestStatusText(t *testing.T) {
+	tests := []struct {
+		name string
+		s    statusLine
+		want []string
+	}{
+		{"idle", statusLine{Provider: "p", Model: "m"}, []string{"p · m", "○ idle"}},
+		{"running with usage", statusLine{Model: "m", Running: true, Usage: Usage{Context: 12345, Output: 67, Requests: 2}}, []string{"● running", "tokens: 12.3k context · 67 out"}},
+		{"notes", statusLine{Conn: "reconnecting…", ConnFailed: true, Note: "queued", Queued: 2}, []string{"[red::b]reconnecting…", "queued", "2 queued"}},
+		{"escaped", statusLine{Model: "[red]x"}, []string{"[red[]x"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := statusText(tt.s)
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("%q lacks %q", got, w)
+				}
+			}
+		})
+	}
+}
