@@ -29,7 +29,7 @@ import time
 import urllib.parse
 import urllib.request
 
-__all__ = ["Albedo", "Provider", "exclusive", "python", "text"]
+__all__ = ["Albedo", "Provider", "binary", "exclusive", "python", "text"]
 
 REPO = Path(__file__).resolve().parent.parent
 """The repository root: acceptance/ lives directly under it."""
@@ -387,7 +387,7 @@ class _ProviderHandler(http.server.BaseHTTPRequestHandler):
 # the daemon under test
 
 
-def _binary() -> Path:
+def binary() -> Path:
     """The albedo executable the fixtures run."""
     chosen = os.environ.get("ALBEDO_TEST_BINARY")
     return Path(chosen).absolute() if chosen else REPO / "bin" / "albedo"
@@ -500,7 +500,7 @@ class Albedo:
             },
         }
 
-    def _env(self) -> dict:
+    def env(self) -> dict:
         """The environment every albedo process runs with."""
         env = dict(os.environ)
         for name in _SCRUBBED:
@@ -539,7 +539,7 @@ class Albedo:
             time.sleep(0.05)
 
     def _start(self, *, not_pid=None) -> None:
-        binary = _binary()
+        binary = binary()
         if not binary.exists():
             raise AssertionError(
                 f"albedo binary not found at {binary}; build it with "
@@ -626,12 +626,12 @@ class Albedo:
     def cli(self, *args) -> str:
         """Runs ``albedo ARGS`` in the workspace; fails the test on a non-zero
         exit; returns stdout."""
-        argv = [str(_binary()), *map(str, args)]
+        argv = [str(binary()), *map(str, args)]
         try:
             result = subprocess.run(
                 argv,
                 cwd=self.workspace,
-                env=self._env(),
+                env=self.env(),
                 capture_output=True,
                 text=True,
                 timeout=60,

@@ -21,13 +21,7 @@ DEADLINE = 60
 
 def environment(app):
     """The environment the harness runs the CLI with."""
-    env = dict(os.environ)
-    for name in ("ALBEDO_API_KEY", "ALBEDO_TOKEN", "ALBEDO_PORT"):
-        env.pop(name, None)
-    env["ALBEDO_HOME"] = str(app.home)
-    env["HOME"] = str(app.root / "user-home")
-    env["ALBEDO_PARENT_PID"] = str(os.getpid())
-    return env
+    return app.env()
 
 
 def albedo(app, *args, stdin=None):

@@ -28,15 +28,8 @@ PROMPT = "Message albedo"
 
 
 def environment(app):
-    """The environment the harness runs the CLI with, on a UTF-8 terminal."""
-    env = dict(os.environ)
-    for name in ("ALBEDO_API_KEY", "ALBEDO_TOKEN", "ALBEDO_PORT", "TMUX"):
-        env.pop(name, None)
-    env["ALBEDO_HOME"] = str(app.home)
-    env["HOME"] = str(app.root / "user-home")
-    env["ALBEDO_PARENT_PID"] = str(os.getpid())
-    env.setdefault("LANG", "C.UTF-8")
-    return env
+    """The environment the harness runs the CLI with."""
+    return app.env()
 
 
 class Terminal:

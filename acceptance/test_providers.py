@@ -152,12 +152,12 @@ class ProviderTest(unittest.TestCase):
 
     def test_login_writes_the_provider_and_reads_the_key_from_stdin(self):
         import subprocess
-        from harness import _binary
+        from harness import binary
 
         with Albedo(providers={}) as app:
-            env = app._env()
+            env = app.env()
             result = subprocess.run(
-                [str(_binary()), "login", "--name", "team", "--base-url", "http://127.0.0.1:9/v1", "--model", "m1", "--protocol", "chat_completions"],
+                [str(binary()), "login", "--name", "team", "--base-url", "http://127.0.0.1:9/v1", "--model", "m1", "--protocol", "chat_completions"],
                 input=SECRET + "\n", env=env, text=True, capture_output=True, timeout=30,
             )
             self.assertEqual(result.returncode, 0, result.stderr)

@@ -10,7 +10,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from harness import _binary
+from harness import binary
 
 
 class StoreTest(unittest.TestCase):
@@ -24,7 +24,7 @@ class StoreTest(unittest.TestCase):
                 db.execute("PRAGMA user_version = 999")
             before = hashlib.sha256(database.read_bytes()).hexdigest()
             env = dict(os.environ, ALBEDO_HOME=str(home), HOME=root, ALBEDO_PARENT_PID=str(os.getpid()))
-            result = subprocess.run([str(_binary()), "sessions"], env=env, text=True, capture_output=True, timeout=60)
+            result = subprocess.run([str(binary()), "sessions"], env=env, text=True, capture_output=True, timeout=60)
             self.assertNotEqual(result.returncode, 0)
             self.assertIn("newer albedo", result.stderr)
             self.assertIn("999", result.stderr)

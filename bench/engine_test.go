@@ -157,7 +157,6 @@ func BenchmarkSnapshot10k(b *testing.B) {
 	}
 }
 
-
 // BenchmarkSnapshot10kCold is BenchmarkSnapshot10k for a session whose
 // transcript is not in memory: each subscription reads it from SQLite.
 func BenchmarkSnapshot10kCold(b *testing.B) {
