@@ -3,6 +3,7 @@ package albedo
 import (
 	"context"
 	"fmt"
+	"slices"
 )
 
 // BranchOutput is the output a fork gives a call it copied but never ran.
@@ -56,7 +57,7 @@ func (s *Service) Fork(ctx context.Context, id string, checkpoint int64) (Sessio
 	branch.Stage = StageIdle
 	branch.ParentID = src.ID
 	branch.Checkpoint = checkpoint
-	branch.KernelUsed = true
+	branch.KernelUsed = slices.ContainsFunc(prefix, func(it Item) bool { return it.Kind == KindToolCall })
 	branch.Name = ""
 	branch.Revision = 1
 	branch.CreatedAt, branch.UpdatedAt = t, t

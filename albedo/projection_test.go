@@ -70,8 +70,12 @@ func TestProject(t *testing.T) {
 				`{"type":"function_call_output","call_id":"k1","output":"two"}]`,
 		},
 		{
-			name:     "responses drops reasoning that has no native form",
-			items:    []albedo.Item{user("hi"), {Kind: albedo.KindReasoning, Text: "bare", Protocol: resp}, {Kind: albedo.KindAssistant, Text: "plain"}},
+			name: "responses drops reasoning it cannot resolve",
+			items: []albedo.Item{user("hi"),
+				{Kind: albedo.KindReasoning, Text: "bare", Protocol: resp},
+				{Kind: albedo.KindReasoning, Text: "stored", Protocol: resp, Raw: json.RawMessage(`{"type":"reasoning","id":"rs_2","summary":[]}`)},
+				{Kind: albedo.KindReasoning, Text: "emptied", Protocol: resp, Raw: json.RawMessage(`{"type":"reasoning","id":"rs_3","summary":[],"encrypted_content":""}`)},
+				{Kind: albedo.KindAssistant, Text: "plain"}},
 			protocol: resp,
 			want: `[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]},` +
 				`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"plain"}]}]`,

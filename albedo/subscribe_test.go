@@ -1,9 +1,12 @@
 package albedo_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,6 +40,52 @@ func collectTurn(t *testing.T, ch <-chan albedo.Event) []albedo.Event {
 		if ev.Type == albedo.EventStatus && ev.Running != nil && !*ev.Running {
 			return out
 		}
+	}
+}
+
+// settle waits until sentinel, subscribed before the turn began, sees the
+// turn end, then subscribes once more: that takes the hub's lock, so every
+// publication that began before has reached every subscriber's buffer.
+func settle(t *testing.T, r *rig, id string, sentinel *albedo.Subscription) {
+	t.Helper()
+	collectTurn(t, sentinel.Events)
+	sentinel.Close()
+	barrier, err := r.svc.Subscribe(r.ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	barrier.Close()
+}
+
+// durableSeqs returns the seqs of a subscription's snapshot followed by
+// those of the live events already buffered, and closes it.
+func durableSeqs(sub *albedo.Subscription) []int64 {
+	var seqs []int64
+	for _, ev := range sub.Snapshot {
+		seqs = append(seqs, ev.Seq)
+	}
+	for {
+		select {
+		case ev := <-sub.Events:
+			if ev.Seq != 0 {
+				seqs = append(seqs, ev.Seq)
+			}
+		default:
+			sub.Close()
+			return seqs
+		}
+	}
+}
+
+// wantSeqs fails unless seqs is exactly 1..total.
+func wantSeqs(t *testing.T, what string, seqs []int64, total int64) {
+	t.Helper()
+	ok := int64(len(seqs)) == total
+	for j, seq := range seqs {
+		ok = ok && seq == int64(j+1)
+	}
+	if !ok {
+		t.Fatalf("%s saw seqs %v, want 1..%d", what, seqs, total)
 	}
 }
 
@@ -110,6 +159,10 @@ func TestSubscribeDuringTurnHasNoDuplicatesOrGaps(t *testing.T) {
 		return fakes.Text("end")
 	})
 	sess := r.session("")
+	sentinel, err := r.svc.Subscribe(r.ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
 	r.send(sess.ID, "go")
 	var subs []*albedo.Subscription
 	seen := -1
@@ -124,7 +177,6 @@ func TestSubscribeDuringTurnHasNoDuplicatesOrGaps(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(sub.Close)
 			subs = append(subs, sub)
 		}
 		if !running {
@@ -132,30 +184,14 @@ func TestSubscribeDuringTurnHasNoDuplicatesOrGaps(t *testing.T) {
 		}
 		time.Sleep(50 * time.Microsecond)
 	}
-	items := r.history(sess.ID)
-	total := int64(len(items))
+	settle(t, r, sess.ID, sentinel)
 	if len(subs) < 2 {
 		t.Fatalf("only %d subscriptions", len(subs))
 	}
+	total := int64(len(r.history(sess.ID)))
 	for i, sub := range subs {
-		var seqs []int64
-		for _, ev := range sub.Snapshot {
-			seqs = append(seqs, ev.Seq)
-		}
-		for len(seqs) == 0 || seqs[len(seqs)-1] < total {
-			ev, ok := next(t, sub.Events)
-			if !ok {
-				t.Fatalf("subscription %d closed at seqs %v", i, seqs)
-			}
-			if ev.Seq != 0 {
-				seqs = append(seqs, ev.Seq)
-			}
-		}
-		for j, seq := range seqs {
-			if seq != int64(j+1) {
-				t.Fatalf("subscription %d (snapshot of %d) saw seqs %v: duplicate or gap at %d", i, len(sub.Snapshot), seqs, j)
-			}
-		}
+		n := len(sub.Snapshot)
+		wantSeqs(t, fmt.Sprintf("subscription %d (snapshot of %d)", i, n), durableSeqs(sub), total)
 	}
 }
 
@@ -219,5 +255,151 @@ func TestServiceCloseEndsSubscriptions(t *testing.T) {
 	}
 	if _, ok := next(t, sub.Events); ok {
 		t.Error("subscription still open after the service closed")
+	}
+}
+
+// Subscribing just as a turn ends must still see every item: the snapshot
+// and the live events together hold each durable event exactly once.
+// Subscribers race the end of many short turns.
+func TestSubscribeAtTurnEndMissesNothing(t *testing.T) {
+	r := newRig(t, script(fakes.Text("ok")))
+	const turns, hammers, recent = 50, 3, 8
+	for turn := range turns {
+		sess := r.session("")
+		sentinel, err := r.svc.Subscribe(r.ctx, sess.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop := make(chan struct{})
+		var once sync.Once
+		halt := func() { once.Do(func() { close(stop) }) }
+		t.Cleanup(halt) // stops the hammers if the test fails early
+		found := make(chan []*albedo.Subscription, hammers)
+		for range hammers {
+			go func() {
+				// Keep the first subscription of each snapshot size and the
+				// last few, which raced the end of the turn.
+				var kept, last []*albedo.Subscription
+				size := -1
+				for {
+					select {
+					case <-stop:
+						found <- append(kept, last...)
+						return
+					default:
+					}
+					sub, err := r.svc.Subscribe(r.ctx, sess.ID)
+					switch {
+					case err != nil:
+					case len(sub.Snapshot) != size:
+						size = len(sub.Snapshot)
+						kept = append(kept, sub)
+					default:
+						last = append(last, sub)
+						if len(last) > recent {
+							last[0].Close()
+							last = last[1:]
+						}
+					}
+				}
+			}()
+		}
+		r.send(sess.ID, fmt.Sprintf("message %d", turn))
+		settle(t, r, sess.ID, sentinel)
+		halt()
+		var subs []*albedo.Subscription
+		for range hammers {
+			subs = append(subs, <-found...)
+		}
+		total := int64(len(r.history(sess.ID)))
+		for i, sub := range subs {
+			n := len(sub.Snapshot)
+			wantSeqs(t, fmt.Sprintf("turn %d, subscription %d of %d (snapshot of %d)", turn, i, len(subs), n), durableSeqs(sub), total)
+		}
+	}
+}
+
+// holdStore holds a Commit that matches hold, after it is stored and
+// before it returns, until gate opens: the caller has written the store but
+// not yet acted on the result.
+type holdStore struct {
+	albedo.Store
+	gate *fakes.Gate
+	hold func(albedo.Commit) bool
+}
+
+func (s *holdStore) Commit(ctx context.Context, c albedo.Commit) (albedo.Committed, error) {
+	done, err := s.Store.Commit(ctx, c)
+	if err == nil && s.hold(c) {
+		_ = s.gate.Wait(ctx)
+	}
+	return done, err
+}
+
+// A subscriber that reads the transcript while the turn is between storing
+// items and noting them must not make the turn see them twice.
+func TestSubscribeBetweenCommitAndCacheDoesNotDuplicate(t *testing.T) {
+	tests := []struct {
+		name  string
+		hold  func(albedo.Commit) bool
+		start func(r *rig, id string)
+	}{
+		{
+			name: "delivering a message",
+			hold: func(c albedo.Commit) bool { return len(c.Dequeue) > 0 },
+			start: func(r *rig, id string) {
+				r.send(id, "hello")
+			},
+		},
+		{
+			name: "resuming after a restart",
+			hold: func(c albedo.Commit) bool {
+				return len(c.Items) > 0 && c.Items[len(c.Items)-1].Source == albedo.RestartSource
+			},
+			start: func(r *rig, id string) {
+				sess := r.get(id)
+				sess.Stage = albedo.StageRunning
+				if _, err := r.store.Commit(r.ctx, albedo.Commit{Session: &sess, Items: []albedo.Item{{Kind: albedo.KindUser, Text: "hello"}}}); err != nil {
+					r.t.Fatal(err)
+				}
+				go func() { _, _ = r.svc.Recover(r.ctx) }()
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig(t, script(fakes.Text("hi")))
+			gate := fakes.NewGate()
+			held := &holdStore{Store: r.store, gate: gate, hold: tc.hold}
+			r.svc = albedo.New(albedo.Options{Store: held, Provider: r.provider, Kernel: r.kernel, Config: r.config, Clock: r.clock})
+			t.Cleanup(func() { _ = r.svc.Close(context.Background()) })
+			sess := r.session("")
+			tc.start(r, sess.ID)
+			<-gate.Entered()
+			sub, err := r.svc.Subscribe(r.ctx, sess.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sub.Close()
+			gate.Open()
+			waitFor(t, "the turn to end", func() bool {
+				items := r.history(sess.ID)
+				return len(items) > 0 && items[len(items)-1].Kind == albedo.KindTurn
+			})
+			r.waitIdle(sess.ID)
+
+			reqs := r.provider.Requests()
+			if len(reqs) != 1 {
+				t.Fatalf("%d requests", len(reqs))
+			}
+			if texts := userTexts(t, reqs[0].Input); len(texts) != len(ofKind(r.history(sess.ID), albedo.KindUser)) {
+				t.Errorf("the model was sent user messages %q; the transcript has %d", texts, len(ofKind(r.history(sess.ID), albedo.KindUser)))
+			}
+			again, err := r.svc.Subscribe(r.ctx, sess.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantSeqs(t, "a later subscription", durableSeqs(again), int64(len(r.history(sess.ID))))
+		})
 	}
 }

@@ -63,12 +63,23 @@ func (s *Service) touchCache(id string) {
 	}
 }
 
-// remember adds newly committed items to the cache, if it is loaded.
+// remember adds newly committed items to the cache, if it is loaded. A
+// cache loaded from the store after the commit already holds them, so only
+// items past its last Seq are added.
 func (c *transcriptCache) remember(items []Item) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.valid {
-		c.items = append(c.items, items...)
+	if !c.valid {
+		return
+	}
+	var last int64
+	if n := len(c.items); n > 0 {
+		last = c.items[n-1].Seq
+	}
+	for _, it := range items {
+		if it.Seq > last {
+			c.items = append(c.items, it)
+		}
 	}
 }
 

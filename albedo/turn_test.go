@@ -1,6 +1,7 @@
 package albedo_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -119,6 +120,10 @@ func TestTurnCallsPythonThenAnswers(t *testing.T) {
 			}
 			if got := outputsIn(t, reqs[1].Input)["fixture-call-1"]; !strings.Contains(got, "ran cell 1") {
 				t.Errorf("second request carries output %q", got)
+			}
+			replayed := strings.Contains(string(reqs[1].Input[1]), `"encrypted_content"`)
+			if want := tc.protocol == albedo.ProtocolResponses; replayed != want {
+				t.Errorf("reasoning replayed = %v, want %v: %s", replayed, want, reqs[1].Input[1])
 			}
 			cells := r.kernel.Cells()
 			if len(cells) != 1 || cells[0].Code != "print(6*7)" || cells[0].SessionID != sess.ID || cells[0].Workspace != r.workspace || cells[0].Timeout != albedo.DefaultCellTimeout {
@@ -300,25 +305,44 @@ func TestInterruptBlockedCell(t *testing.T) {
 }
 
 func TestInterruptBlockedRequest(t *testing.T) {
-	r := newRig(t, script(fakes.Text("recovered"), fakes.Reply{Text: "partial answ", Hang: true}))
-	sess := r.session("")
-	r.send(sess.ID, "think hard")
-	waitFor(t, "the request to be in flight", func() bool { return r.provider.RequestCount() == 1 })
-	if err := r.svc.Interrupt(r.ctx, sess.ID); err != nil {
-		t.Fatal(err)
+	hang := fakes.Reply{Text: "partial answ", Hang: true}
+	tests := []struct {
+		name    string
+		replies []fakes.Reply
+		want    []albedo.ItemKind
+	}{
+		{"first request", []fakes.Reply{hang},
+			[]albedo.ItemKind{albedo.KindUser, albedo.KindTurn}},
+		{"after a tool round", []fakes.Reply{fakes.Python("1"), hang},
+			[]albedo.ItemKind{albedo.KindUser, albedo.KindToolCall, albedo.KindToolOutput, albedo.KindTurn}},
 	}
-	items := r.history(sess.ID)
-	equalKinds(t, items, albedo.KindUser, albedo.KindTurn)
-	if items[1].Text != albedo.TurnInterrupted {
-		t.Errorf("marker = %q", items[1].Text)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig(t, script(fakes.Text("recovered"), tc.replies...))
+			sess := r.session("")
+			r.send(sess.ID, "think hard")
+			waitFor(t, "the hanging request to be in flight", func() bool { return r.provider.RequestCount() == len(tc.replies) })
+			if err := r.svc.Interrupt(r.ctx, sess.ID); err != nil {
+				t.Fatal(err)
+			}
+			if running, _ := r.svc.Running(r.ctx, sess.ID); running {
+				t.Fatal("still running")
+			}
+			items := r.history(sess.ID)
+			equalKinds(t, items, tc.want...)
+			if last := items[len(items)-1]; last.Text != albedo.TurnInterrupted {
+				t.Errorf("marker = %q", last.Text)
+			}
+			checkPaired(t, items)
+			if got := r.get(sess.ID).Stage; got != albedo.StageIdle {
+				t.Errorf("stage = %q", got)
+			}
+			r.turn(sess.ID, "try again")
+			items = r.history(sess.ID)
+			equalKinds(t, items, append(tc.want, albedo.KindUser, albedo.KindAssistant, albedo.KindTurn)...)
+			checkPaired(t, items)
+		})
 	}
-	if running, _ := r.svc.Running(r.ctx, sess.ID); running {
-		t.Fatal("still running")
-	}
-	r.turn(sess.ID, "try again")
-	items = r.history(sess.ID)
-	equalKinds(t, items, albedo.KindUser, albedo.KindTurn, albedo.KindUser, albedo.KindAssistant, albedo.KindTurn)
-	checkPaired(t, items)
 }
 
 func TestInterruptIdleSessionDoesNothing(t *testing.T) {
@@ -468,5 +492,96 @@ func TestSendImageReachesModel(t *testing.T) {
 				t.Errorf("user event image = %+v", ev.Image)
 			}
 		})
+	}
+}
+
+func TestWaitCoversQueuedContinuation(t *testing.T) {
+	r := newRig(t, script(fakes.Text("answered both"), fakes.Python("slow()")))
+	gate := fakes.NewGate()
+	r.kernel.SetGate(gate)
+	sess := r.session("")
+	r.send(sess.ID, "first")
+	<-gate.Entered()
+	r.send(sess.ID, "second")
+
+	short, cancel := context.WithCancel(r.ctx)
+	cancel()
+	if err := r.svc.Wait(short, sess.ID); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Wait with a cancelled context = %v", err)
+	}
+	wantCode(t, r.svc.Wait(r.ctx, "nope"), albedo.ENotFound)
+
+	done := make(chan error, 1)
+	go func() { done <- r.svc.Wait(r.ctx, sess.ID) }()
+	gate.Open()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(waitLimit):
+		t.Fatal("Wait did not return")
+	}
+	if running, _ := r.svc.Running(r.ctx, sess.ID); running {
+		t.Fatal("Wait returned while the session runs")
+	}
+	items := r.history(sess.ID)
+	equalKinds(t, items, albedo.KindUser, albedo.KindToolCall, albedo.KindToolOutput, albedo.KindUser, albedo.KindAssistant, albedo.KindTurn)
+	if err := r.svc.Wait(r.ctx, sess.ID); err != nil {
+		t.Fatalf("Wait on an idle session = %v", err)
+	}
+}
+
+// A message sent just as a turn ends either joins that turn or starts the
+// next one; it is never left waiting in the queue of an idle session.
+func TestMessageSentAsTurnEndsIsNeverStranded(t *testing.T) {
+	r := newRig(t, script(fakes.Text("ok")))
+	sess := r.session("")
+	for i := range 50 {
+		r.send(sess.ID, fmt.Sprintf("first %d", i))
+		r.send(sess.ID, fmt.Sprintf("second %d", i))
+		r.waitIdle(sess.ID)
+		if q, err := r.store.Queued(r.ctx, sess.ID); err != nil || len(q) != 0 {
+			t.Fatalf("round %d: idle session has queued %+v (%v)", i, q, err)
+		}
+		items := r.history(sess.ID)
+		users := ofKind(items, albedo.KindUser)
+		if last := users[len(users)-1]; last.Text != fmt.Sprintf("second %d", i) {
+			t.Fatalf("round %d: last user item %q", i, last.Text)
+		}
+		if last := items[len(items)-1]; last.Kind != albedo.KindTurn || items[len(items)-2].Kind != albedo.KindAssistant {
+			t.Fatalf("round %d: transcript ends with %+v", i, items[len(items)-2:])
+		}
+	}
+}
+
+// More sessions than albedo keeps in memory each keep their own
+// transcript across turns.
+func TestManySessionsKeepTheirTranscripts(t *testing.T) {
+	r := newRig(t, func(req albedo.ModelRequest) fakes.Reply {
+		return fakes.Text(fmt.Sprintf("answer to %d messages", len(req.Input)))
+	})
+	const n = 40
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = r.session("").ID
+		r.turn(ids[i], fmt.Sprintf("session %d, first", i))
+	}
+	for i, id := range ids {
+		r.turn(id, fmt.Sprintf("session %d, second", i))
+		reqs := r.provider.Requests()
+		texts := userTexts(t, reqs[len(reqs)-1].Input)
+		want := []string{fmt.Sprintf("session %d, first", i), fmt.Sprintf("session %d, second", i)}
+		if !slices.Equal(texts, want) {
+			t.Fatalf("session %d sent %q, want %q", i, texts, want)
+		}
+		sub, err := r.svc.Subscribe(r.ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := len(sub.Snapshot), len(r.history(id)); got != want || want != 6 {
+			t.Fatalf("session %d: snapshot of %d events, history of %d items, want 6", i, got, want)
+		}
+		sub.Close()
 	}
 }

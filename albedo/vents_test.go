@@ -264,6 +264,16 @@ func TestVentsPaging(t *testing.T) {
 }
 
 func TestConcurrentReplyAndResolveLoseNothing(t *testing.T) {
+	for _, conditional := range []bool{true, false} {
+		t.Run(fmt.Sprintf("conditional=%v", conditional), func(t *testing.T) {
+			testReplyResolveRace(t, conditional)
+		})
+	}
+}
+
+// testReplyResolveRace races a reply (conditional on the filed revision, or
+// unconditional with revision 0) against a resolution.
+func testReplyResolveRace(t *testing.T, conditional bool) {
 	r := newRig(t, script(fakes.Text("x")))
 	filer := r.session("")
 	const rounds = 50
@@ -281,7 +291,11 @@ func TestConcurrentReplyAndResolveLoseNothing(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			_, _, replyErr = r.svc.ReplyVent(r.ctx, v.ID, v.Revision, "reply")
+			rev := v.Revision
+			if !conditional {
+				rev = 0
+			}
+			_, _, replyErr = r.svc.ReplyVent(r.ctx, v.ID, rev, "reply")
 		}()
 		go func() {
 			defer wg.Done()
@@ -294,6 +308,9 @@ func TestConcurrentReplyAndResolveLoseNothing(t *testing.T) {
 			if err != nil && !errorIs(err, albedo.EStale) {
 				t.Fatalf("round %d: failure %v is not stale", i, err)
 			}
+		}
+		if !conditional && (replyErr != nil || resolveErr != nil) {
+			t.Fatalf("round %d: unconditional writes failed: %v / %v", i, replyErr, resolveErr)
 		}
 		got, err := r.svc.Vent(r.ctx, v.ID)
 		if err != nil {
