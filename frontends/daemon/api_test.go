@@ -1,0 +1,140 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/fixtures/fakes"
+	"github.com/albedo-agent/albedo/fixtures/memstore"
+)
+
+const testToken = "test-token"
+
+// newTestAPI serves the API over an in-memory service.
+func newTestAPI(t *testing.T) (*httptest.Server, *albedo.Service) {
+	t.Helper()
+	cfg := fakes.NewConfig("fixture", albedo.ProviderConfig{Name: "fixture", BaseURL: "http://127.0.0.1:1/v1", Model: "m", Protocol: albedo.ProtocolChatCompletions})
+	svc := albedo.New(albedo.Options{
+		Store:    memstore.New(),
+		Provider: fakes.NewProvider(func(albedo.ModelRequest) fakes.Reply { return fakes.Text("hi") }),
+		Kernel:   fakes.NewKernel(),
+		Config:   cfg,
+	})
+	srv := httptest.NewServer(NewHandler(APIOptions{Service: svc, Token: testToken, Port: "1"}))
+	t.Cleanup(func() {
+		srv.Close()
+		svc.Close(context.Background())
+	})
+	return srv, svc
+}
+
+func call(t *testing.T, srv *httptest.Server, method, path, body string, headers map[string]string) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, out
+}
+
+func TestGuardRefusesStrangers(t *testing.T) {
+	srv, _ := newTestAPI(t)
+	auth := "Bearer " + testToken
+	tests := []struct {
+		name    string
+		headers map[string]string
+		want    int
+	}{
+		{"no token", nil, http.StatusUnauthorized},
+		{"wrong token", map[string]string{"Authorization": "Bearer nope"}, http.StatusUnauthorized},
+		{"not bearer", map[string]string{"Authorization": testToken}, http.StatusUnauthorized},
+		{"foreign origin", map[string]string{"Authorization": auth, "Origin": "https://example.com"}, http.StatusForbidden},
+		{"own origin", map[string]string{"Authorization": auth, "Origin": "http://127.0.0.1:1"}, http.StatusOK},
+		{"no origin", map[string]string{"Authorization": auth}, http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, body := call(t, srv, http.MethodGet, "/health", "", tt.headers)
+			if code != tt.want {
+				t.Fatalf("status = %d, want %d (%v)", code, tt.want, body)
+			}
+			if code != http.StatusOK && (body["error"] == "" || body["code"] == "") {
+				t.Errorf("error body = %v, want error and code", body)
+			}
+		})
+	}
+}
+
+func TestBadBodiesAreClear400s(t *testing.T) {
+	srv, _ := newTestAPI(t)
+	auth := map[string]string{"Authorization": "Bearer " + testToken}
+	tests := []struct {
+		name, body, want string
+	}{
+		{"malformed", `{"workspace":`, "malformed JSON"},
+		{"wrong type", `{"workspace": 7}`, `"workspace" must be a string`},
+		{"empty", ``, "must be a JSON object"},
+		{"relative", `{"workspace":"here"}`, "not an absolute path"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, body := call(t, srv, http.MethodPost, "/sessions", tt.body, auth)
+			if code != http.StatusBadRequest || !strings.Contains(body["error"].(string), tt.want) {
+				t.Errorf("POST /sessions %s = %d %v, want 400 mentioning %q", tt.body, code, body, tt.want)
+			}
+		})
+	}
+	code, list := call(t, srv, http.MethodGet, "/sessions", "", auth)
+	if code != http.StatusOK || len(list) != 0 {
+		t.Errorf("sessions after bad requests = %d %v", code, list)
+	}
+}
+
+func TestStatusOfEveryCode(t *testing.T) {
+	tests := map[string]int{
+		albedo.EInvalid: 400, albedo.ENoProvider: 400, albedo.EUnauthorized: 401, albedo.EForbidden: 403,
+		albedo.ENotFound: 404, albedo.EConflict: 409, albedo.EBusy: 409, albedo.EWorkspaceMissing: 409,
+		albedo.EWorkspaceRejected: 409, albedo.EImageMismatch: 409, albedo.EConfig: 409,
+		albedo.EStale: 412, albedo.ERevisionRequired: 428, albedo.EProvider: 502, albedo.EInternal: 500, "unheard-of": 500,
+	}
+	for code, want := range tests {
+		if got := statusOf(code); got != want {
+			t.Errorf("statusOf(%q) = %d, want %d", code, got, want)
+		}
+	}
+}
+
+func TestWorkspaceMissingCarriesTheOldPath(t *testing.T) {
+	srv, svc := newTestAPI(t)
+	dir := t.TempDir() + "/ws"
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := svc.CreateSession(context.Background(), dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	code, body := call(t, srv, http.MethodPost, "/sessions/"+sess.ID+"/events", `{"content":"hi"}`, map[string]string{"Authorization": "Bearer " + testToken})
+	if code != http.StatusConflict || body["code"] != albedo.EWorkspaceMissing || body["workspace"] != dir {
+		t.Errorf("send to a missing workspace = %d %v", code, body)
+	}
+}
