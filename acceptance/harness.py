@@ -539,10 +539,10 @@ class Albedo:
             time.sleep(0.05)
 
     def _start(self, *, not_pid=None) -> None:
-        binary = binary()
-        if not binary.exists():
+        executable = binary()
+        if not executable.exists():
             raise AssertionError(
-                f"albedo binary not found at {binary}; build it with "
+                f"albedo binary not found at {executable}; build it with "
                 "`go build -o bin/albedo ./cmd/albedo` or set ALBEDO_TEST_BINARY"
             )
         self.cli("sessions")

@@ -165,7 +165,7 @@ func (s *sessionScreen) run(cmd command) {
 					return
 				}
 				s.open(fork.ID)
-				s.t.Notice(fmt.Sprintf("forked from session %s at #%d: this is the new session %s", id, at, fork.ID), false)
+				s.greeting = fmt.Sprintf("forked from session %s at #%d: this is the new session %s", id, at, fork.ID)
 			})
 		}()
 	}

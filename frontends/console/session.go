@@ -40,7 +40,9 @@ type sessionScreen struct {
 	info client.Session
 	// pendingReplies counts vent replies waiting for the session.
 	pendingReplies int
-	t              *Transcript
+	// greeting is a notice to show once the session's first snapshot is in.
+	greeting string
+	t        *Transcript
 	// gen counts opens; work posted for an earlier open is dropped.
 	gen    int
 	cancel context.CancelFunc
@@ -84,7 +86,7 @@ func (s *sessionScreen) open(id string) {
 		s.cancel()
 	}
 	s.gen++
-	s.id, s.info, s.pendingReplies = id, client.Session{ID: id}, 0
+	s.id, s.info, s.pendingReplies, s.greeting = id, client.Session{ID: id}, 0, ""
 	s.t = &Transcript{}
 	s.view.SetTranscript(s.t)
 	s.conn, s.note = "connecting…", ""
@@ -145,6 +147,10 @@ func (s *sessionScreen) follow(ctx context.Context, gen int, id string) {
 				s.setInfo(detail)
 			}
 			s.t.Reset(stream.Snapshot)
+			if s.greeting != "" {
+				s.t.Notice(s.greeting, false)
+				s.greeting = ""
+			}
 			s.view.ScrollToEnd()
 			if reconnected {
 				s.setConn("reconnected to the daemon", false)

@@ -19,11 +19,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/albedo-agent/albedo/adapters/configfile"
-	"github.com/albedo-agent/albedo/adapters/openai"
-	"github.com/albedo-agent/albedo/adapters/pykernel"
-	"github.com/albedo-agent/albedo/adapters/sqlite"
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/frontends/embedded"
 	"github.com/albedo-agent/albedo/frontends/home"
 )
 
@@ -82,34 +79,22 @@ func Run(ctx context.Context, opts Options) error {
 
 // daemon is one assembled daemon process.
 type daemon struct {
-	dir   string
-	log   *slog.Logger
-	store *sqlite.Store
-	svc   *albedo.Service
+	dir string
+	log *slog.Logger
+	// app owns the store and the kernels; svc is its service.
+	app *embedded.Albedo
+	svc *albedo.Service
 }
 
-// assemble wires the adapters into the domain service.
+// assemble wires the default adapters of the home into the domain service,
+// the way a program embedding albedo gets them. The daemon holds the home's
+// lock itself and resumes interrupted turns once it serves.
 func assemble(ctx context.Context, opts Options, log *slog.Logger) (*daemon, error) {
-	store, err := sqlite.Open(ctx, filepath.Join(opts.Home, home.DatabaseFile))
+	a, err := embedded.Assemble(ctx, embedded.Options{Home: opts.Home, Logger: log, KernelIdle: opts.KernelIdle})
 	if err != nil {
 		return nil, err
 	}
-	var svc *albedo.Service
-	kernel := pykernel.New(pykernel.Options{
-		Host: func(ctx context.Context, session, name string, args json.RawMessage) (json.RawMessage, error) {
-			return svc.HostCall(ctx, session, name, args)
-		},
-		IdleTimeout: opts.KernelIdle,
-		Logger:      log,
-	})
-	svc = albedo.New(albedo.Options{
-		Store:    store,
-		Provider: openai.New(openai.Options{Logger: log}),
-		Kernel:   kernel,
-		Config:   configfile.New(filepath.Join(opts.Home, home.ConfigFile)),
-		Logger:   log,
-	})
-	return &daemon{dir: opts.Home, log: log, store: store, svc: svc}, nil
+	return &daemon{dir: opts.Home, log: log, app: a, svc: a.Service()}, nil
 }
 
 // serve listens, publishes daemon.json, resumes interrupted turns and
@@ -117,13 +102,13 @@ func assemble(ctx context.Context, opts Options, log *slog.Logger) (*daemon, err
 func (d *daemon) serve(ctx context.Context, opts Options) error {
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.Port)))
 	if err != nil {
-		d.store.Close()
+		d.app.Close()
 		return fmt.Errorf("listen: %w", err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	token, err := newToken()
 	if err != nil {
-		d.store.Close()
+		d.app.Close()
 		return err
 	}
 	stop := make(chan struct{})
@@ -181,11 +166,8 @@ func (d *daemon) stop(srv *http.Server, conn home.Connection, serveErr error) er
 	if err := srv.Shutdown(ctx); err != nil {
 		d.log.Warn("close http server", "err", err)
 	}
-	if err := d.svc.Close(ctx); err != nil {
-		d.log.Warn("close service", "err", err)
-	}
-	if err := d.store.Close(); err != nil {
-		d.log.Warn("close store", "err", err)
+	if err := d.app.Shutdown(ctx); err != nil {
+		d.log.Warn("stop albedo", "err", err)
 	}
 	if cur, err := home.ReadConnection(d.dir); err == nil && cur.PID == conn.PID {
 		os.Remove(filepath.Join(d.dir, home.ConnectionFile))

@@ -10,7 +10,7 @@ import (
 )
 
 func (a *api) listSessions(c *gin.Context) {
-	sessions, err := a.svc.Sessions(c)
+	sessions, err := a.svc.Sessions(c.Request.Context())
 	if err != nil {
 		fail(c, err)
 		return
@@ -30,7 +30,7 @@ func (a *api) createSession(c *gin.Context) {
 	if !bind(c, &body, false) {
 		return
 	}
-	s, err := a.svc.CreateSession(c, body.Workspace, body.Provider)
+	s, err := a.svc.CreateSession(c.Request.Context(), body.Workspace, body.Provider)
 	if err != nil {
 		fail(c, err)
 		return
@@ -43,7 +43,7 @@ type glance map[string]any
 
 func (a *api) getSession(c *gin.Context) {
 	id := c.Param("id")
-	s, err := a.svc.Session(c, id)
+	s, err := a.svc.Session(c.Request.Context(), id)
 	if err != nil {
 		fail(c, err)
 		return
@@ -62,18 +62,18 @@ func (a *api) getSession(c *gin.Context) {
 		}
 		tail = n
 	}
-	events, err := a.svc.Tail(c, id, tail)
+	events, err := a.svc.Tail(c.Request.Context(), id, tail)
 	if err != nil {
 		fail(c, err)
 		return
 	}
-	running, err := a.svc.Running(c, id)
+	running, err := a.svc.Running(c.Request.Context(), id)
 	if err != nil {
 		fail(c, err)
 		return
 	}
 	glances := []glance{{"extension": "model", "provider": s.Provider, "model": s.Model, "protocol": s.Protocol}}
-	if n, err := a.svc.PendingReplies(c, id); err == nil && n > 0 {
+	if n, err := a.svc.PendingReplies(c.Request.Context(), id); err == nil && n > 0 {
 		glances = append(glances, glance{"extension": "paperclips", "pending_replies": n})
 	}
 	c.JSON(http.StatusOK, gin.H{"session": viewSession(s), "id": s.ID, "title": s.Title, "running": running, "events": events, "glances": glances})
@@ -98,7 +98,7 @@ func (a *api) patchSession(c *gin.Context) {
 	if !ok {
 		return
 	}
-	s, err := a.svc.Rename(c, c.Param("id"), rev, *body.Name)
+	s, err := a.svc.Rename(c.Request.Context(), c.Param("id"), rev, *body.Name)
 	if err != nil {
 		fail(c, err)
 		return
@@ -132,7 +132,7 @@ func (a *api) postEvent(c *gin.Context) {
 	if img := body.Image; img != nil {
 		msg.Image = &albedo.ImageInput{MimeType: img.MimeType, Data: img.Data, Width: img.Width, Height: img.Height, Bytes: img.Bytes}
 	}
-	queued, err := a.svc.Send(c, c.Param("id"), msg)
+	queued, err := a.svc.Send(c.Request.Context(), c.Param("id"), msg)
 	if err != nil {
 		fail(c, err)
 		return
@@ -141,7 +141,7 @@ func (a *api) postEvent(c *gin.Context) {
 }
 
 func (a *api) status(c *gin.Context) {
-	running, err := a.svc.Running(c, c.Param("id"))
+	running, err := a.svc.Running(c.Request.Context(), c.Param("id"))
 	if err != nil {
 		fail(c, err)
 		return
@@ -150,7 +150,7 @@ func (a *api) status(c *gin.Context) {
 }
 
 func (a *api) history(c *gin.Context) {
-	items, err := a.svc.History(c, c.Param("id"))
+	items, err := a.svc.History(c.Request.Context(), c.Param("id"))
 	if err != nil {
 		fail(c, err)
 		return
@@ -169,7 +169,7 @@ func (a *api) tree(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	nodes, more, err := a.svc.Tree(c, c.Param("id"), after, int(limit))
+	nodes, more, err := a.svc.Tree(c.Request.Context(), c.Param("id"), after, int(limit))
 	if err != nil {
 		fail(c, err)
 		return
@@ -200,7 +200,7 @@ func (a *api) fork(c *gin.Context) {
 		invalid(c, `a fork needs "checkpoint": a tree item id`)
 		return
 	}
-	s, err := a.svc.Fork(c, c.Param("id"), *body.Checkpoint)
+	s, err := a.svc.Fork(c.Request.Context(), c.Param("id"), *body.Checkpoint)
 	if err != nil {
 		fail(c, err)
 		return
@@ -209,7 +209,7 @@ func (a *api) fork(c *gin.Context) {
 }
 
 func (a *api) interrupt(c *gin.Context) {
-	if err := a.svc.Interrupt(c, c.Param("id")); err != nil {
+	if err := a.svc.Interrupt(c.Request.Context(), c.Param("id")); err != nil {
 		fail(c, err)
 		return
 	}
@@ -223,7 +223,7 @@ func (a *api) moveWorkspace(c *gin.Context) {
 	if !bind(c, &body, false) {
 		return
 	}
-	s, err := a.svc.MoveWorkspace(c, c.Param("id"), body.Workspace)
+	s, err := a.svc.MoveWorkspace(c.Request.Context(), c.Param("id"), body.Workspace)
 	if err != nil {
 		fail(c, err)
 		return
@@ -239,11 +239,11 @@ func (a *api) command(c *gin.Context) {
 	if !bind(c, &body, false) {
 		return
 	}
-	if _, err := a.svc.Session(c, c.Param("id")); err != nil {
+	if _, err := a.svc.Session(c.Request.Context(), c.Param("id")); err != nil {
 		fail(c, err)
 		return
 	}
-	result, err := a.svc.RunCommand(c, c.Param("id"), body.Name, body.Args)
+	result, err := a.svc.RunCommand(c.Request.Context(), c.Param("id"), body.Name, body.Args)
 	if err != nil {
 		fail(c, err)
 		return

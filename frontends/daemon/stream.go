@@ -17,7 +17,7 @@ const heartbeat = 15 * time.Second
 // line is {"events": [...]} with everything so far, and each later one
 // {"events": [event]} as things happen.
 func (a *api) stream(c *gin.Context) {
-	sub, err := a.svc.Subscribe(c, c.Param("id"))
+	sub, err := a.svc.Subscribe(c.Request.Context(), c.Param("id"))
 	if err != nil {
 		fail(c, err)
 		return

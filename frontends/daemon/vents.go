@@ -8,11 +8,15 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
+// maxVentPage bounds one page of the vent listing; a limit of 0 or above
+// it asks for this many.
+const maxVentPage = 200
+
 // ventResource wraps a vent the way the extension API returns it.
 func (a *api) ventResource(c *gin.Context, v albedo.Vent) gin.H {
 	name := ""
 	if v.SessionID != "" {
-		if s, err := a.svc.Session(c, v.SessionID); err == nil {
+		if s, err := a.svc.Session(c.Request.Context(), v.SessionID); err == nil {
 			name = s.Name
 		}
 	}
@@ -25,20 +29,20 @@ func (a *api) listVents(c *gin.Context) {
 		fail(c, err)
 		return
 	}
+	if limit <= 0 || limit > maxVentPage {
+		limit = maxVentPage
+	}
 	before, err := queryInt(c, "cursor", 0)
 	if err != nil {
 		fail(c, err)
 		return
 	}
-	vents, err := a.svc.Vents(c, before, int(limit)+1)
+	vents, err := a.svc.Vents(c.Request.Context(), before, int(limit)+1)
 	if err != nil {
 		fail(c, err)
 		return
 	}
 	body := gin.H{}
-	if limit == 0 {
-		limit = 50
-	}
 	if len(vents) > int(limit) {
 		vents = vents[:limit]
 		body["next"] = strconv.FormatInt(vents[len(vents)-1].ID, 10)
@@ -65,7 +69,7 @@ func (a *api) getVent(c *gin.Context) {
 	if !ok {
 		return
 	}
-	v, err := a.svc.Vent(c, id)
+	v, err := a.svc.Vent(c.Request.Context(), id)
 	if err != nil {
 		fail(c, err)
 		return
@@ -98,14 +102,14 @@ func (a *api) patchVent(c *gin.Context) {
 	var v albedo.Vent
 	var err error
 	if body.Reply != nil {
-		if v, state, err = a.svc.ReplyVent(c, id, rev, *body.Reply); err != nil {
+		if v, state, err = a.svc.ReplyVent(c.Request.Context(), id, rev, *body.Reply); err != nil {
 			fail(c, err)
 			return
 		}
 		rev = v.Revision
 	}
 	if body.Status != nil {
-		if v, err = a.svc.SetVentStatus(c, id, rev, albedo.VentStatus(*body.Status)); err != nil {
+		if v, err = a.svc.SetVentStatus(c.Request.Context(), id, rev, albedo.VentStatus(*body.Status)); err != nil {
 			fail(c, err)
 			return
 		}
@@ -123,7 +127,7 @@ func (a *api) deleteVent(c *gin.Context) {
 	if !ok {
 		return
 	}
-	if err := a.svc.DeleteVent(c, id, rev); err != nil {
+	if err := a.svc.DeleteVent(c.Request.Context(), id, rev); err != nil {
 		fail(c, err)
 		return
 	}

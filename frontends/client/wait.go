@@ -1,0 +1,60 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"time"
+)
+
+// waitPoll is how often Wait asks whether a turn still runs.
+const waitPoll = 50 * time.Millisecond
+
+// Wait blocks until the session runs no turn (a turn that goes on because
+// messages were queued is waited for too), or ctx ends.
+func (c *Client) Wait(ctx context.Context, id string) error {
+	for {
+		running, err := c.Status(ctx, id)
+		if err != nil {
+			return fmt.Errorf("wait for session %s: %w", id, err)
+		}
+		if !running {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for session %s: %w", id, ctx.Err())
+		case <-time.After(waitPoll):
+		}
+	}
+}
+
+// Watch yields a session's events: everything so far, then what happens
+// next, until the stream ends (the last pair carries the error:
+// ErrStreamEnded, or ctx's error) or the caller stops.
+func (c *Client) Watch(ctx context.Context, id string) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		s, err := c.Subscribe(ctx, id)
+		if err != nil {
+			yield(Event{}, err)
+			return
+		}
+		defer s.Close()
+		for _, ev := range s.Snapshot {
+			if !yield(ev, nil) {
+				return
+			}
+		}
+		for ev, err := range s.Events() {
+			if !yield(ev, err) {
+				return
+			}
+		}
+	}
+}
+
+// Close releases the client's idle connections; the daemon keeps running.
+func (c *Client) Close() error {
+	c.http.CloseIdleConnections()
+	return nil
+}

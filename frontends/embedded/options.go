@@ -1,0 +1,75 @@
+package embedded
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/frontends/home"
+)
+
+// Options configure an embedded albedo. The zero value works: it uses the
+// default home and the default adapters. Every port left nil gets the
+// default adapter, which the returned *Albedo owns and closes; a port set
+// here stays the caller's to close.
+type Options struct {
+	// Home is the albedo home that the default store and configuration
+	// live in; empty means $ALBEDO_HOME, or ~/.albedo. It is created with
+	// mode 0700 when a default port needs it. Programs that embed albedo
+	// usually pass a folder of their own.
+	Home string
+
+	// Store keeps sessions, transcripts and vents; nil means the SQLite
+	// database albedo.sqlite in Home.
+	Store albedo.Store
+	// Provider streams model replies; nil means the HTTP client of the
+	// OpenAI Responses and Chat Completions protocols.
+	Provider albedo.Provider
+	// Kernel runs the model's Python cells; nil means the local Python
+	// kernel (python3 on PATH), whose host calls (vent, vents,
+	// resolve_vent) reach this albedo's ledger.
+	Kernel albedo.Kernel
+	// Config holds the model providers; nil means the file config.json in
+	// Home, read again for every turn.
+	Config albedo.ConfigSource
+
+	// Logger receives albedo's log; nil discards it.
+	Logger *slog.Logger
+	// KernelIdle stops a default kernel that ran no cell for this long;
+	// zero keeps kernels until Close.
+	KernelIdle time.Duration
+	// Clock tells the time; nil means the system clock.
+	Clock albedo.Clock
+	// Instructions are sent to the model with every request; empty means
+	// albedo.DefaultInstructions.
+	Instructions string
+	// CellTimeout bounds a cell whose call names no timeout; zero means
+	// albedo.DefaultCellTimeout.
+	CellTimeout time.Duration
+}
+
+// usesHome reports whether a default port lives in the home.
+func (o Options) usesHome() bool { return o.Store == nil || o.Config == nil }
+
+// homeDir returns the home the default ports use, created if need be.
+func (o Options) homeDir() (string, error) {
+	dir := o.Home
+	if dir == "" {
+		d, err := home.Dir()
+		if err != nil {
+			return "", err
+		}
+		dir = d
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("resolve home %s: %w", o.Home, err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("create home %s: %w", dir, err)
+	}
+	return dir, nil
+}

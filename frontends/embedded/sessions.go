@@ -1,0 +1,138 @@
+package embedded
+
+import (
+	"context"
+	"fmt"
+)
+
+// Defaults the daemon applies when a request names no value.
+const (
+	defaultTail      = 50
+	defaultTreeLimit = 100
+)
+
+// CreateSession makes a session in workspace (an absolute path to a
+// folder) bound to the named provider, or to the active one when provider
+// is empty, with that provider's model.
+func (a *Albedo) CreateSession(ctx context.Context, workspace, provider string) (Session, error) {
+	s, err := a.svc.CreateSession(ctx, workspace, provider)
+	if err != nil {
+		return Session{}, fmt.Errorf("create session in %s: %w", workspace, err)
+	}
+	return sessionOf(s), nil
+}
+
+// Sessions lists every session, most recently updated first.
+func (a *Albedo) Sessions(ctx context.Context) ([]Session, error) {
+	list, err := a.svc.Sessions(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return sessionsOf(list), nil
+}
+
+// Session returns a session with its last tail events (none when tail is
+// 0, 50 when tail is negative), whether it runs a turn, and its glances:
+// the model it is bound to, and the vent replies waiting for it.
+func (a *Albedo) Session(ctx context.Context, id string, tail int) (SessionDetail, error) {
+	d, err := a.detail(ctx, id, tail)
+	if err != nil {
+		return SessionDetail{}, fmt.Errorf("get session %s: %w", id, err)
+	}
+	return d, nil
+}
+
+func (a *Albedo) detail(ctx context.Context, id string, tail int) (SessionDetail, error) {
+	if tail < 0 {
+		tail = defaultTail
+	}
+	s, err := a.svc.Session(ctx, id)
+	if err != nil {
+		return SessionDetail{}, err
+	}
+	events, err := a.svc.Tail(ctx, id, tail)
+	if err != nil {
+		return SessionDetail{}, err
+	}
+	running, err := a.svc.Running(ctx, id)
+	if err != nil {
+		return SessionDetail{}, err
+	}
+	// Glance values are what a client decodes from the daemon's JSON:
+	// strings and float64 numbers.
+	glances := []Glance{{"extension": "model", "provider": s.Provider, "model": s.Model, "protocol": string(s.Protocol)}}
+	if n, err := a.svc.PendingReplies(ctx, id); err == nil && n > 0 {
+		glances = append(glances, Glance{"extension": "paperclips", "pending_replies": float64(n)})
+	}
+	return SessionDetail{Session: sessionOf(s), Running: running, Events: eventsOf(events), Glances: glances}, nil
+}
+
+// Config returns a session's editable configuration and its ETag.
+func (a *Albedo) Config(ctx context.Context, id string) (Config, error) {
+	s, err := a.svc.Session(ctx, id)
+	if err != nil {
+		return Config{}, fmt.Errorf("get configuration of session %s: %w", id, err)
+	}
+	return configOf(s), nil
+}
+
+// Rename gives a session a name (at most 100 characters; empty removes
+// it). Like the client, it changes the session at the revision it reads,
+// so a concurrent change makes it fail with albedo.EStale.
+func (a *Albedo) Rename(ctx context.Context, id, name string) (Config, error) {
+	cur, err := a.svc.Session(ctx, id)
+	if err != nil {
+		return Config{}, fmt.Errorf("get configuration of session %s: %w", id, err)
+	}
+	s, err := a.svc.Rename(ctx, id, cur.Revision, name)
+	if err != nil {
+		return Config{}, fmt.Errorf("rename session %s: %w", id, err)
+	}
+	return configOf(s), nil
+}
+
+// History returns a session's whole transcript.
+func (a *Albedo) History(ctx context.Context, id string) ([]HistoryItem, error) {
+	items, err := a.svc.History(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("get history of session %s: %w", id, err)
+	}
+	return historyOf(items), nil
+}
+
+// Tree returns up to limit checkpoints of a session (100 when limit is 0
+// or less) with ids above after (0 or less: from the start), and whether
+// more follow.
+func (a *Albedo) Tree(ctx context.Context, id string, after int64, limit int) (TreePage, error) {
+	if limit <= 0 {
+		limit = defaultTreeLimit
+	}
+	nodes, more, err := a.svc.Tree(ctx, id, after, limit)
+	if err != nil {
+		return TreePage{}, fmt.Errorf("get tree of session %s: %w", id, err)
+	}
+	return treeOf(nodes, more), nil
+}
+
+// Fork makes a new session whose transcript is the session's up to and
+// including the checkpoint (a tree item id). The source is untouched; the
+// branch starts with fresh Python globals, and a call copied without its
+// output is never run.
+func (a *Albedo) Fork(ctx context.Context, id string, checkpoint int64) (Session, error) {
+	s, err := a.svc.Fork(ctx, id, checkpoint)
+	if err != nil {
+		return Session{}, fmt.Errorf("fork session %s at %d: %w", id, checkpoint, err)
+	}
+	return sessionOf(s), nil
+}
+
+// MoveWorkspace points an idle session at another workspace folder (an
+// absolute path), for instance after the old one was renamed. History is
+// kept; the Python kernel starts afresh in the new folder.
+func (a *Albedo) MoveWorkspace(ctx context.Context, id, workspace string) (Session, error) {
+	s, err := a.svc.MoveWorkspace(ctx, id, workspace)
+	if err != nil {
+		return Session{}, fmt.Errorf("move session %s to %s: %w", id, workspace, err)
+	}
+	return sessionOf(s), nil
+}
