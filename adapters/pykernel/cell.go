@@ -3,6 +3,7 @@ package pykernel
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
@@ -30,6 +31,19 @@ type cellState struct {
 	id   int64
 	ctx  context.Context
 	done chan event
+	// started is set once the kernel said it took the cell: before that,
+	// a kernel that dies has not run any of it.
+	started atomic.Bool
+}
+
+// markStarted records that the kernel took the cell with this id.
+func (p *process) markStarted(id int64) {
+	p.mu.Lock()
+	st := p.cell
+	p.mu.Unlock()
+	if st != nil && st.id == id {
+		st.started.Store(true)
+	}
 }
 
 // deliver hands a done event to the cell it belongs to.
@@ -49,7 +63,7 @@ func (p *process) deliver(ev event) {
 // run runs one cell. Cancelling ctx, or the cell's timeout, interrupts it;
 // a kernel that then does not stop within interruptGrace is killed. The
 // result's Notes say when the kernel is gone afterwards.
-func (p *process) run(ctx context.Context, cell albedo.Cell, limit int) albedo.CellResult {
+func (p *process) run(ctx context.Context, cell albedo.Cell, limit int) (res albedo.CellResult, reached bool) {
 	p.mu.Lock()
 	p.nextID++
 	st := &cellState{id: p.nextID, ctx: ctx, done: make(chan event, 1)}
@@ -67,7 +81,7 @@ func (p *process) run(ctx context.Context, cell albedo.Cell, limit int) albedo.C
 	if err != nil {
 		p.log.Warn("sending a cell to the python kernel", "err", err)
 		p.kill()
-		return p.lost(st, found, "", 0, limit)
+		return p.lost(st, found, "", 0, limit), false
 	}
 
 	var timeout <-chan time.Time
@@ -79,9 +93,9 @@ func (p *process) run(ctx context.Context, cell albedo.Cell, limit int) albedo.C
 	var reason albedo.CellStatus
 	select {
 	case ev := <-st.done:
-		return p.finish(ev, found, "", 0, limit)
+		return p.finish(ev, found, "", 0, limit), true
 	case <-p.exited:
-		return p.lost(st, found, "", 0, limit)
+		return p.lost(st, found, "", 0, limit), st.started.Load()
 	case <-timeout:
 		reason = albedo.CellTimeout
 	case <-ctx.Done():
@@ -99,9 +113,9 @@ func (p *process) run(ctx context.Context, cell albedo.Cell, limit int) albedo.C
 	for {
 		select {
 		case ev := <-st.done:
-			return p.finish(ev, found, reason, cell.Timeout, limit)
+			return p.finish(ev, found, reason, cell.Timeout, limit), true
 		case <-p.exited:
-			return p.lost(st, found, reason, cell.Timeout, limit)
+			return p.lost(st, found, reason, cell.Timeout, limit), true
 		case <-again.C:
 			p.interrupt()
 		case <-grace.C:
@@ -115,7 +129,7 @@ func (p *process) run(ctx context.Context, cell albedo.Cell, limit int) albedo.C
 				Error:  why(reason, cell.Timeout) + " The kernel did not stop and was killed.",
 				Notes:  []string{killedNote},
 				Trace:  emptyTrace(),
-			}
+			}, true
 		}
 	}
 }

@@ -37,6 +37,8 @@ func (p *process) readEvents() {
 			}
 		case "call":
 			go p.answer(ev)
+		case "started":
+			p.markStarted(ev.ID)
 		case "done":
 			p.deliver(ev)
 		default:

@@ -59,19 +59,26 @@ func (k *Kernels) Run(ctx context.Context, cell albedo.Cell) (albedo.CellResult,
 	if ctx.Err() != nil {
 		return notStarted(), nil
 	}
-	p, notes, err := k.kernel(ctx, s, cell.Workspace)
-	if err != nil {
-		if ctx.Err() != nil {
-			return notStarted(), nil
+	// A kernel that died before it took the cell (say, between cells) ran
+	// none of it: the cell goes to a fresh kernel, once.
+	for attempt := 0; ; attempt++ {
+		p, notes, err := k.kernel(ctx, s, cell.Workspace)
+		if err != nil {
+			if ctx.Err() != nil {
+				return notStarted(), nil
+			}
+			return albedo.CellResult{}, err
 		}
-		return albedo.CellResult{}, err
+		res, reached := p.run(ctx, cell, k.opts.OutputLimit)
+		k.settle(s, p)
+		if !reached && attempt == 0 && ctx.Err() == nil {
+			continue
+		}
+		if notes != nil {
+			res.Notes = append(notes, res.Notes...)
+		}
+		return res, nil
 	}
-	res := p.run(ctx, cell, k.opts.OutputLimit)
-	if notes != nil {
-		res.Notes = append(notes, res.Notes...)
-	}
-	k.settle(s, p)
-	return res, nil
 }
 
 // Stop ends a session's kernel, if it has one, and waits until it is gone.

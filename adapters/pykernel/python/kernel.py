@@ -14,6 +14,7 @@ Requests:
 Events:
   {"type": "ready", "pid", "python", "executable"}
   {"type": "call", "id", "name", "args"}
+  {"type": "started", "id"}   (the cell reached the kernel and will run)
   {"type": "done", "id", "status", "value"?, "error"?, "exception"?,
    "trace", "marked"}
 
@@ -234,6 +235,7 @@ class Kernel:
 
     def run(self, request):
         """Runs one cell and returns its done event."""
+        self.send({"type": "started", "id": request.get("id")})
         limit = int(request.get("limit") or 0)
         done = {"type": "done", "id": request.get("id"), "status": "ok"}
         workspace = request.get("cwd")
