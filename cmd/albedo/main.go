@@ -115,6 +115,10 @@ func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "albedo: a coding agent that lives in a local daemon.")
 	fmt.Fprintln(w, "\nUsage:")
 	for _, c := range commands() {
+		if len(c.usage) > 34 {
+			fmt.Fprintf(w, "  %s\n  %-34s %s\n", c.usage, "", c.summary)
+			continue
+		}
 		fmt.Fprintf(w, "  %-34s %s\n", c.usage, c.summary)
 	}
 	fmt.Fprintln(w, "\nEnvironment: ALBEDO_HOME (default ~/.albedo), ALBEDO_PORT, ALBEDO_PARENT_PID, ALBEDO_IDLE_SECONDS.")
