@@ -132,16 +132,7 @@ func BenchmarkSnapshot10k(b *testing.B) {
 	store := openStore(b)
 	svc := albedo.New(albedo.Options{Store: store, Provider: &instantProvider{}, Kernel: instantKernel{}, Config: config()})
 	defer svc.Close(ctx)
-	sess, err := svc.CreateSession(ctx, b.TempDir(), "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	items := transcript(10_000)
-	for i := 0; i < len(items); i += 500 {
-		if _, err := store.Commit(ctx, albedo.Commit{SessionID: sess.ID, Items: items[i:min(i+500, len(items))]}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	sess := storeSession(b, svc, store, 10_000)
 	b.ResetTimer()
 	for b.Loop() {
 		sub, err := svc.Subscribe(ctx, sess.ID)
@@ -163,16 +154,7 @@ func BenchmarkSnapshot10kCold(b *testing.B) {
 	ctx := context.Background()
 	store := openStore(b)
 	seed := albedo.New(albedo.Options{Store: store, Provider: &instantProvider{}, Kernel: instantKernel{}, Config: config()})
-	sess, err := seed.CreateSession(ctx, b.TempDir(), "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	items := transcript(10_000)
-	for i := 0; i < len(items); i += 500 {
-		if _, err := store.Commit(ctx, albedo.Commit{SessionID: sess.ID, Items: items[i:min(i+500, len(items))]}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	sess := storeSession(b, seed, store, 10_000)
 	b.ResetTimer()
 	for b.Loop() {
 		svc := albedo.New(albedo.Options{Store: store, Provider: &instantProvider{}, Kernel: instantKernel{}, Config: config()})
@@ -185,4 +167,21 @@ func BenchmarkSnapshot10kCold(b *testing.B) {
 		}
 		sub.Close()
 	}
+}
+
+// storeSession creates a session holding n transcript items.
+func storeSession(b *testing.B, svc *albedo.Service, store albedo.Store, n int) albedo.Session {
+	b.Helper()
+	ctx := context.Background()
+	sess, err := svc.CreateSession(ctx, b.TempDir(), "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	items := transcript(n)
+	for i := 0; i < len(items); i += 500 {
+		if _, err := store.Commit(ctx, albedo.Commit{SessionID: sess.ID, Items: items[i:min(i+500, len(items))]}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return sess
 }

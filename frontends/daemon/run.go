@@ -59,8 +59,8 @@ func Run(ctx context.Context, opts Options) error {
 	defer logFile.Close()
 	log := slog.New(slog.NewTextHandler(logFile, &slog.HandlerOptions{Level: slog.LevelInfo}))
 
-	lock, err := lockHome(opts.Home)
-	if errors.Is(err, errLocked) {
+	lock, err := home.Lock(opts.Home)
+	if errors.Is(err, home.ErrInUse) {
 		log.Info("another daemon holds the lock; leaving it to serve", "pid", os.Getpid())
 		return waitForOther(ctx, opts.Home)
 	}

@@ -48,7 +48,7 @@ func Open(ctx context.Context, opts Options) (*Albedo, error) {
 		if err != nil {
 			return nil, err
 		}
-		if lock, err = lockHome(dir); err != nil {
+		if lock, err = home.Lock(dir); err != nil {
 			return nil, err
 		}
 		opts.Home = dir
@@ -177,3 +177,7 @@ func (a *Albedo) Shutdown(ctx context.Context) error {
 	})
 	return a.closeErr
 }
+
+// ErrHomeInUse says another process, such as a running daemon, serves the
+// home. Reach that daemon with frontends/client, or use another home.
+var ErrHomeInUse = home.ErrInUse
