@@ -3,6 +3,7 @@ package albedo_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -367,5 +368,35 @@ func TestConcurrentResolversOneWins(t *testing.T) {
 	got, _ := r.svc.Vent(r.ctx, v.ID)
 	if got.Revision != 2 || got.Status != albedo.VentResolved {
 		t.Errorf("vent = %+v", got)
+	}
+}
+
+func TestGlancesShowPendingRepliesNeverOpenVents(t *testing.T) {
+	r := newRig(t, func(albedo.ModelRequest) fakes.Reply { return fakes.Text("ok") })
+	sess := r.session("")
+	ctx := r.ctx
+	v, err := r.svc.FileVent(ctx, sess.ID, albedo.NewVent{Topic: "bug", Message: "it broke"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	extensions := func() []string {
+		glances, err := r.svc.Glances(ctx, sess.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, g := range glances {
+			names = append(names, g["extension"].(string))
+		}
+		return names
+	}
+	if got := extensions(); slices.Contains(got, "paperclips") {
+		t.Errorf("an open vent shows in the glances %v", got)
+	}
+	if _, _, err := r.svc.ReplyVent(ctx, v.ID, v.Revision, "thanks"); err != nil {
+		t.Fatal(err)
+	}
+	if got := extensions(); !slices.Contains(got, "paperclips") {
+		t.Errorf("a pending reply is missing from the glances %v", got)
 	}
 }

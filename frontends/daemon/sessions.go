@@ -38,9 +38,6 @@ func (a *api) createSession(c *gin.Context) {
 	c.JSON(http.StatusCreated, viewSession(s))
 }
 
-// glance is one item an extension contributes to a session's sidebar.
-type glance map[string]any
-
 func (a *api) getSession(c *gin.Context) {
 	id := c.Param("id")
 	s, err := a.svc.Session(c.Request.Context(), id)
@@ -72,9 +69,10 @@ func (a *api) getSession(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	glances := []glance{{"extension": "model", "provider": s.Provider, "model": s.Model, "protocol": s.Protocol}}
-	if n, err := a.svc.PendingReplies(c.Request.Context(), id); err == nil && n > 0 {
-		glances = append(glances, glance{"extension": "paperclips", "pending_replies": n})
+	glances, err := a.svc.Glances(c.Request.Context(), id)
+	if err != nil {
+		fail(c, err)
+		return
 	}
 	c.JSON(http.StatusOK, gin.H{"session": viewSession(s), "id": s.ID, "title": s.Title, "running": running, "events": events, "glances": glances})
 }

@@ -58,11 +58,13 @@ func (a *Albedo) detail(ctx context.Context, id string, tail int) (SessionDetail
 	if err != nil {
 		return SessionDetail{}, err
 	}
-	// Glance values are what a client decodes from the daemon's JSON:
-	// strings and float64 numbers.
-	glances := []Glance{{"extension": "model", "provider": s.Provider, "model": s.Model, "protocol": string(s.Protocol)}}
-	if n, err := a.svc.PendingReplies(ctx, id); err == nil && n > 0 {
-		glances = append(glances, Glance{"extension": "paperclips", "pending_replies": float64(n)})
+	found, err := a.svc.Glances(ctx, id)
+	if err != nil {
+		return SessionDetail{}, err
+	}
+	glances := make([]Glance, len(found))
+	for i, g := range found {
+		glances[i] = Glance(g)
 	}
 	return SessionDetail{Session: sessionOf(s), Running: running, Events: eventsOf(events), Glances: glances}, nil
 }

@@ -1,0 +1,27 @@
+package albedo
+
+import "context"
+
+// Glance is one item an extension contributes to a session's sidebar:
+// "extension" names it; the other fields are the extension's own. Values
+// are strings and float64 numbers, as a JSON client would decode them.
+type Glance map[string]any
+
+// Glances returns a session's sidebar: its model, and the replies to its
+// vents that wait for its next turn. Open vents never appear there: they
+// are the user's to triage, not the session's.
+func (s *Service) Glances(ctx context.Context, id string) ([]Glance, error) {
+	sess, err := s.store.Session(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	glances := []Glance{{"extension": "model", "provider": sess.Provider, "model": sess.Model, "protocol": string(sess.Protocol)}}
+	n, err := s.PendingReplies(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		glances = append(glances, Glance{"extension": ReplySource, "pending_replies": float64(n)})
+	}
+	return glances, nil
+}
