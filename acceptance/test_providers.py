@@ -174,3 +174,91 @@ class ProviderTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class FlakyProvider:
+    """A model server that misbehaves as told, then answers like a real one.
+
+    ``plan`` is a list of actions for successive requests: "silent" sends
+    the stream's headers and then nothing, "busy" answers 503 with
+    Retry-After: 0, "ok" streams a Chat Completions answer."""
+
+    def __init__(self, plan):
+        self.plan = list(plan)
+        self.count = 0
+        owner = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *_):
+                pass
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                owner.count += 1
+                action = owner.plan.pop(0) if owner.plan else "ok"
+                if action == "busy":
+                    body = b'{"error": {"message": "overloaded"}}'
+                    self.send_response(503)
+                    self.send_header("Retry-After", "0")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                if action == "silent":
+                    self.wfile.flush()
+                    threading.Event().wait(5)
+                    return
+                chunk = {"choices": [{"index": 0, "delta": {"content": "recovered"}, "finish_reason": "stop"}]}
+                self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\ndata: [DONE]\n\n")
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class ProviderFailureTest(unittest.TestCase):
+    def app(self, flaky):
+        providers = {"flaky": {"baseUrl": flaky.url + "/v1", "apiKey": "k", "model": "m", "protocol": "chat_completions"}}
+        app = Albedo(providers=providers)
+        app.__enter__()
+        self.addCleanup(app.__exit__, None, None, None)
+        (app.home / "config.json").write_text(json.dumps({"active": "flaky", "providers": providers}))
+        return app
+
+    def test_a_silent_stream_fails_the_turn_after_the_configured_time(self):
+        import os
+        flaky = FlakyProvider(["silent"])
+        self.addCleanup(flaky.close)
+        os.environ["ALBEDO_PROVIDER_IDLE_SECONDS"] = "1"
+        try:
+            app = self.app(flaky)
+        finally:
+            del os.environ["ALBEDO_PROVIDER_IDLE_SECONDS"]
+        session = app.session()
+        app.prompt(session, "say something").close()
+        app.idle(session, timeout=20)
+        errors = [e["text"] for e in app.events(session) if e.get("type") == "error"]
+        self.assertEqual(len(errors), 1)
+        self.assertIn("sent nothing", errors[0])
+        app.prompt(session, "try again").close()
+        app.idle(session)
+        self.assertIn("recovered", [e.get("text") for e in app.events(session) if e.get("type") == "message"])
+
+    def test_an_overloaded_provider_is_retried(self):
+        flaky = FlakyProvider(["busy", "busy"])
+        self.addCleanup(flaky.close)
+        app = self.app(flaky)
+        session = app.session()
+        app.prompt(session, "hello").close()
+        app.idle(session)
+        events = app.events(session)
+        self.assertEqual([e["text"] for e in events if e.get("type") == "message"], ["recovered"])
+        self.assertFalse([e for e in events if e.get("type") == "error"])
+        self.assertEqual(flaky.count, 3)

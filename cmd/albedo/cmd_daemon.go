@@ -36,6 +36,11 @@ func runDaemon(ctx context.Context, e *env, args []string) error {
 	if idle >= 0 {
 		opts.KernelIdle = time.Duration(idle) * time.Second
 	}
+	silent, err := envInt("ALBEDO_PROVIDER_IDLE_SECONDS", 0)
+	if err != nil {
+		return err
+	}
+	opts.ProviderIdle = time.Duration(silent) * time.Second
 	return daemon.Run(ctx, opts)
 }
 

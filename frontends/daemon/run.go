@@ -34,6 +34,9 @@ type Options struct {
 	ParentPID int
 	// KernelIdle stops kernels idle this long; 0 keeps them.
 	KernelIdle time.Duration
+	// ProviderIdle fails a model request silent this long; 0 means the
+	// provider adapter's default.
+	ProviderIdle time.Duration
 	// Version is reported by /health.
 	Version string
 	// Ready, if not nil, is called once the daemon serves.
@@ -90,7 +93,7 @@ type daemon struct {
 // the way a program embedding albedo gets them. The daemon holds the home's
 // lock itself and resumes interrupted turns once it serves.
 func assemble(ctx context.Context, opts Options, log *slog.Logger) (*daemon, error) {
-	a, err := embedded.Assemble(ctx, embedded.Options{Home: opts.Home, Logger: log, KernelIdle: opts.KernelIdle})
+	a, err := embedded.Assemble(ctx, embedded.Options{Home: opts.Home, Logger: log, KernelIdle: opts.KernelIdle, ProviderIdle: opts.ProviderIdle})
 	if err != nil {
 		return nil, err
 	}

@@ -99,7 +99,7 @@ func Assemble(ctx context.Context, opts Options) (*Albedo, error) {
 	}
 	provider := opts.Provider
 	if provider == nil {
-		provider = openai.New(openai.Options{Logger: opts.Logger})
+		provider = openai.New(openai.Options{Logger: opts.Logger, IdleTimeout: opts.ProviderIdle})
 	}
 	config := opts.Config
 	if config == nil {

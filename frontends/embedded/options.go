@@ -41,6 +41,9 @@ type Options struct {
 	// KernelIdle stops a default kernel that ran no cell for this long;
 	// zero keeps kernels until Close.
 	KernelIdle time.Duration
+	// ProviderIdle fails a request to the default provider that sends
+	// nothing for this long; zero means two minutes.
+	ProviderIdle time.Duration
 	// Clock tells the time; nil means the system clock.
 	Clock albedo.Clock
 	// Instructions are sent to the model with every request; empty means
