@@ -97,7 +97,13 @@ func (s *Service) Subscribe(ctx context.Context, id string) (*Subscription, erro
 	if st.hub.subs == nil {
 		st.hub.subs = make(map[*subscriber]struct{})
 	}
-	st.hub.subs[sub] = struct{}{}
+	if s.isClosed() {
+		// Close has ended every subscription, or is about to end those it
+		// knows of: this one ends at once.
+		close(sub.ch)
+	} else {
+		st.hub.subs[sub] = struct{}{}
+	}
 	st.hub.mu.Unlock()
 	return &Subscription{
 		Snapshot: Events(items),

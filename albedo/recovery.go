@@ -15,7 +15,9 @@ const RestartNote = "albedo restarted while this turn was running. A python cell
 // Recover resumes every turn that was running when albedo last stopped,
 // on each session's own provider and model. A cell that was in flight is
 // never run again: its call gets an output saying so, and the model is told
-// of the restart and of its lost kernel in one user message.
+// of the restart and of its lost kernel in one user message. It returns how
+// many turns it resumed; a turn that a message resumed first (see Send) is
+// not resumed twice.
 func (s *Service) Recover(ctx context.Context) (int, error) {
 	sessions, err := s.store.Sessions(ctx)
 	if err != nil {
@@ -26,25 +28,53 @@ func (s *Service) Recover(ctx context.Context) (int, error) {
 		if sess.Stage != StageRunning {
 			continue
 		}
-		if err := s.resume(ctx, sess.ID); err != nil {
+		ok, err := s.resume(ctx, sess.ID)
+		if err != nil {
 			s.log.Error("resume interrupted turn", "session", sess.ID, "err", err)
 			continue
 		}
-		resumed++
+		if ok {
+			resumed++
+		}
 	}
 	return resumed, nil
 }
 
-func (s *Service) resume(ctx context.Context, id string) error {
+// resume resumes a session's interrupted turn and reports whether it did.
+// The listing Recover works from may be old by now: a session that runs a
+// turn again, or no longer needs one, is left alone.
+func (s *Service) resume(ctx context.Context, id string) (bool, error) {
 	st := s.state(id)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.turn != nil {
-		return nil
+		return false, nil
 	}
+	sess, err := s.store.Session(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	if sess.Stage != StageRunning {
+		return false, nil
+	}
+	if s.isClosed() {
+		return false, Errorf(EConflict, "albedo is shutting down")
+	}
+	if _, err := s.resumeLocked(ctx, st, sess); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// resumeLocked records that albedo restarted in the middle of sess's turn
+// and starts that turn again. The caller holds st.mu, no turn runs, and
+// sess is the stored session, whose stage is running. It returns the
+// session as stored.
+func (s *Service) resumeLocked(ctx context.Context, st *sessionState, sess Session) (Session, error) {
+	id := sess.ID
 	items, err := s.store.Items(ctx, id, 0, 0)
 	if err != nil {
-		return err
+		return Session{}, err
 	}
 	now := s.now()
 	var add []Item
@@ -54,7 +84,7 @@ func (s *Service) resume(ctx context.Context, id string) error {
 	}
 	queued, err := s.store.Queued(ctx, id)
 	if err != nil {
-		return err
+		return Session{}, err
 	}
 	var ids []int64
 	for _, q := range queued {
@@ -62,17 +92,14 @@ func (s *Service) resume(ctx context.Context, id string) error {
 		ids = append(ids, q.ID)
 	}
 	add = append(add, Item{Kind: KindUser, Source: RestartSource, Text: RestartNote, Notes: []string{KernelResetNote}, Timestamp: now})
-	sess, err := s.store.Session(ctx, id)
-	if err != nil {
-		return err
-	}
 	sess.KernelUsed = false
 	s.touch(&sess)
 	done, err := s.store.Commit(ctx, Commit{Session: &sess, Items: add, Dequeue: ids})
 	if err != nil {
-		return fmt.Errorf("record restart of session %s: %w", id, err)
+		return Session{}, fmt.Errorf("record restart of session %s: %w", id, err)
 	}
 	st.cache.remember(done.Items)
+	s.publishItems(ctx, st, id, done.Items)
 	s.startTurn(st, id)
-	return nil
+	return sess, nil
 }

@@ -18,7 +18,9 @@ const MaxMessageBytes = 1 << 20
 
 // Send gives a session a user message. An idle session starts a turn; a
 // busy one queues the message for its next model request, and queued is
-// true. Nothing is recorded when the message is refused.
+// true. A session whose turn was running when albedo stopped resumes that
+// turn first, as Recover would, and the message is queued for it. Nothing
+// is recorded when the message is refused.
 func (s *Service) Send(ctx context.Context, id string, msg Message) (queued bool, err error) {
 	if strings.TrimSpace(msg.Text) == "" {
 		return false, Errorf(EInvalid, "message content must not be empty")
@@ -42,11 +44,15 @@ func (s *Service) Send(ctx context.Context, id string, msg Message) (queued bool
 	if err := checkWorkspaceExists(sess.Workspace); err != nil {
 		return false, err
 	}
-	s.mu.Lock()
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
+	if s.isClosed() {
 		return false, Errorf(EConflict, "albedo is shutting down")
+	}
+	if st.turn == nil && sess.Stage == StageRunning {
+		// The turn died with albedo and Recover has not reached it yet:
+		// resume it now, and the message joins it.
+		if sess, err = s.resumeLocked(ctx, st, sess); err != nil {
+			return false, err
+		}
 	}
 	q := Queued{SessionID: id, Text: msg.Text, Image: img, Timestamp: s.now()}
 	sess.Title = Title(msg.Text)

@@ -126,6 +126,14 @@ func (s *Service) state(id string) *sessionState {
 	return st
 }
 
+// isClosed reports whether Close was called: a closed service starts no
+// turn.
+func (s *Service) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
 // Close stops every running turn, leaving it durable so that the next
 // start resumes it, and stops every kernel. It does not close the store.
 func (s *Service) Close(ctx context.Context) error {

@@ -391,16 +391,22 @@ func (s *Service) runCall(ctx context.Context, st *sessionState, sess Session, c
 }
 
 // markKernelUsed records that the session's kernel now holds state the
-// model may rely on.
+// model may rely on. A cell cut short by an interrupt may have set globals
+// too, so this is recorded even once ctx is cancelled.
 func (s *Service) markKernelUsed(ctx context.Context, st *sessionState, id string) {
+	ctx = context.WithoutCancel(ctx)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.kernelLive = true
 	sess, err := s.store.Session(ctx, id)
-	if err != nil || sess.KernelUsed {
+	if err != nil {
+		s.log.Error("record kernel use", "session", id, "err", err)
 		return
 	}
-	if _, err := s.updateLocked(context.WithoutCancel(ctx), id, func(x *Session) error {
+	if sess.KernelUsed {
+		return
+	}
+	if _, err := s.updateLocked(ctx, id, func(x *Session) error {
 		x.KernelUsed = true
 		return nil
 	}); err != nil {
