@@ -69,7 +69,10 @@ func (s *Service) SwitchModel(ctx context.Context, id, provider, model string, e
 	if effort != nil && !slices.Contains([]string{"", "low", "medium", "high"}, *effort) {
 		return ModelChoice{}, Errorf(EInvalid, "effort %q is not one of low, medium, high", *effort)
 	}
-	st := s.state(id)
+	st, err := s.existing(ctx, id)
+	if err != nil {
+		return ModelChoice{}, err
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	sess, err := s.store.Session(ctx, id)

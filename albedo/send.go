@@ -34,7 +34,10 @@ func (s *Service) Send(ctx context.Context, id string, msg Message) (queued bool
 			return false, err
 		}
 	}
-	st := s.state(id)
+	st, err := s.existing(ctx, id)
+	if err != nil {
+		return false, err
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	sess, err := s.store.Session(ctx, id)

@@ -134,6 +134,15 @@ func (s *Service) isClosed() bool {
 	return s.closed
 }
 
+// existing returns the in-memory state of a session that exists in the
+// store, so that unknown ids never leave state behind.
+func (s *Service) existing(ctx context.Context, id string) (*sessionState, error) {
+	if _, err := s.store.Session(ctx, id); err != nil {
+		return nil, err
+	}
+	return s.state(id), nil
+}
+
 // Close stops every running turn, leaving it durable so that the next
 // start resumes it, and stops every kernel. It does not close the store.
 func (s *Service) Close(ctx context.Context) error {

@@ -177,7 +177,10 @@ func (s *Service) Rename(ctx context.Context, id string, revision int64, name st
 // updateSession applies change to the stored session under its lock and
 // writes it back with a new revision.
 func (s *Service) updateSession(ctx context.Context, id string, change func(*Session) error) (Session, error) {
-	st := s.state(id)
+	st, err := s.existing(ctx, id)
+	if err != nil {
+		return Session{}, err
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return s.updateLocked(ctx, id, change)

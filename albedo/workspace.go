@@ -11,7 +11,10 @@ import (
 // example after the old one was renamed. History is kept; the kernel starts
 // afresh in the new folder at the next cell.
 func (s *Service) MoveWorkspace(ctx context.Context, id, path string) (Session, error) {
-	st := s.state(id)
+	st, err := s.existing(ctx, id)
+	if err != nil {
+		return Session{}, err
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	sess, err := s.store.Session(ctx, id)
