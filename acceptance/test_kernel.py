@@ -41,6 +41,7 @@ class KernelTest(unittest.TestCase):
     def start(self, replies, **kwargs):
         provider = Provider(by_prompt(replies))
         self.addCleanup(provider.close)
+        self.providers = getattr(self, "providers", []) + [provider]
         app = Albedo(provider, **kwargs)
         app.__enter__()
         self.addCleanup(app.__exit__, None, None, None)
@@ -110,6 +111,23 @@ class KernelTest(unittest.TestCase):
         result = self.turn(app, session, "show the env")
         self.assertEqual(result["status"], "ok")
         self.assertEqual(result["output"].split(), ["[]", "False"])
+
+    def test_an_idle_kernel_is_stopped_and_the_model_told(self):
+        os.environ["ALBEDO_IDLE_SECONDS"] = "1"
+        try:
+            app = self.start({"remember": python("import os\nanswer = 41\nprint(os.getpid())"), "recall": python("print('answer' in globals())")})
+        finally:
+            del os.environ["ALBEDO_IDLE_SECONDS"]
+        session = app.session()
+        pid = int(self.turn(app, session, "remember a number")["output"])
+        self.assertTrue(gone(pid, 15), "the idle kernel kept running")
+        recalled = self.turn(app, session, "recall it")
+        self.assertEqual(recalled["output"].strip(), "False")
+        users = [e for e in app.history(session)["items"] if e["kind"] == "user"]
+        self.assertEqual(users[-1]["text"], "recall it")
+        provider = self.providers[-1]
+        told = [r for r in provider.requests if "recall it" in json.dumps(r["request"])]
+        self.assertIn("The python kernel", json.dumps(told[0]["request"]))
 
     def test_no_kernel_outlives_the_daemon(self):
         app = self.start({"pid": python("import os\nprint(os.getpid())")})

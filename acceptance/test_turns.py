@@ -225,6 +225,17 @@ class VentTriageTest(unittest.TestCase):
                 self.assertEqual(json.load(response)["resource"]["value"]["status"], "dismissed")
             code, _ = refused(self, lambda: app.api(route, {"status": "forgotten"}, method="PATCH", headers={"If-Match": response.headers["ETag"]}))
             self.assertEqual(code, 400)
+            other = page["items"][1]["value"]["id"]
+            other_route = f"/extensions/paperclips/items/{other}"
+            with app.api(other_route) as response:
+                tag = response.headers["ETag"]
+            code, _ = refused(self, lambda: app.api(other_route, {"reply": "half", "status": "forgotten"}, method="PATCH", headers={"If-Match": tag}))
+            self.assertEqual(code, 400)
+            with app.api(other_route) as response:
+                self.assertEqual(response.headers["ETag"], tag, "a refused change was partly stored")
+                self.assertEqual(json.load(response)["value"]["status"], "open")
+            glances = read(app, f"/sessions/{session}?tail=0")["glances"]
+            self.assertEqual(sum(g.get("pending_replies", 0) for g in glances if g["extension"] == "paperclips"), 1)
             code, _ = refused(self, lambda: app.api("/extensions/paperclips/items/999999"))
             self.assertEqual(code, 404)
 

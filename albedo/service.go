@@ -28,6 +28,10 @@ type Options struct {
 	// CellTimeout applies to cells whose call names no timeout; zero
 	// means DefaultCellTimeout.
 	CellTimeout time.Duration
+	// KernelIdle stops the kernel of a session that ran no cell for this
+	// long, to free its memory; zero keeps kernels until Close. The model
+	// is told with its next message that its globals are gone.
+	KernelIdle time.Duration
 }
 
 // DefaultCellTimeout bounds a cell whose call names no timeout.
@@ -48,8 +52,11 @@ type Service struct {
 	log          *slog.Logger
 	instructions string
 	cellTimeout  time.Duration
-	commands     map[string]command
-	hostCalls    map[string]HostFunc
+	kernelIdle   time.Duration
+	// stopReaper ends the idle-kernel reaper, if one runs.
+	stopReaper chan struct{}
+	commands   map[string]command
+	hostCalls  map[string]HostFunc
 
 	mu       sync.Mutex
 	sessions map[string]*sessionState
@@ -68,8 +75,10 @@ type sessionState struct {
 	// kernelLive is true once a cell ran in this process and no restart of
 	// the kernel has been asked for since.
 	kernelLive bool
-	hub        hub
-	cache      transcriptCache
+	// lastCell is when the session's last cell ended.
+	lastCell time.Time
+	hub      hub
+	cache    transcriptCache
 	// busy mirrors turn != nil for readers that must not take mu.
 	busy atomic.Bool
 }
@@ -91,6 +100,8 @@ func New(opts Options) *Service {
 		log:          opts.Logger,
 		instructions: opts.Instructions,
 		cellTimeout:  opts.CellTimeout,
+		kernelIdle:   opts.KernelIdle,
+		stopReaper:   make(chan struct{}),
 		sessions:     make(map[string]*sessionState),
 	}
 	if s.clock == nil {
@@ -107,6 +118,13 @@ func New(opts Options) *Service {
 	}
 	s.commands = s.commandTable()
 	s.hostCalls = s.hostCallTable()
+	if s.kernelIdle > 0 {
+		s.turns.Add(1)
+		go func() {
+			defer s.turns.Done()
+			s.reapIdleKernels(s.stopReaper)
+		}()
+	}
 	return s
 }
 
@@ -147,6 +165,9 @@ func (s *Service) existing(ctx context.Context, id string) (*sessionState, error
 // start resumes it, and stops every kernel. It does not close the store.
 func (s *Service) Close(ctx context.Context) error {
 	s.mu.Lock()
+	if !s.closed {
+		close(s.stopReaper)
+	}
 	s.closed = true
 	states := make([]*sessionState, 0, len(s.sessions))
 	for _, st := range s.sessions {

@@ -398,6 +398,7 @@ func (s *Service) markKernelUsed(ctx context.Context, st *sessionState, id strin
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.kernelLive = true
+	st.lastCell = s.clock.Now()
 	sess, err := s.store.Session(ctx, id)
 	if err != nil {
 		s.log.Error("record kernel use", "session", id, "err", err)

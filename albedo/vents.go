@@ -79,12 +79,7 @@ func (s *Service) ResolveVent(ctx context.Context, sessionID string, id int64, n
 // queues it for the session that filed the vent. It returns the vent and
 // the state of that notification.
 func (s *Service) ReplyVent(ctx context.Context, id, revision int64, reply string) (Vent, string, error) {
-	v, err := s.changeVent(ctx, id, revision, func(v *Vent) error { return v.reply(reply) })
-	if err != nil {
-		return Vent{}, "", err
-	}
-	state := s.notify(ctx, v)
-	return v, state, nil
+	return s.PatchVent(ctx, id, revision, VentPatch{Reply: &reply})
 }
 
 // notify queues a vent's reply for its filing session.
@@ -114,15 +109,52 @@ func (s *Service) notify(ctx context.Context, v Vent) string {
 // SetVentStatus records the user's own decision on a vent, such as
 // dismissing it, if revision is current.
 func (s *Service) SetVentStatus(ctx context.Context, id, revision int64, status VentStatus) (Vent, error) {
-	switch status {
-	case VentOpen, VentAcknowledged, VentResolved, VentDismissed:
-	default:
-		return Vent{}, Errorf(EInvalid, "vent status %q is not one of open, acknowledged, resolved, dismissed", status)
+	v, _, err := s.PatchVent(ctx, id, revision, VentPatch{Status: &status})
+	return v, err
+}
+
+// VentPatch is the user's change to a vent: a reply, a status, or both.
+type VentPatch struct {
+	Reply  *string
+	Status *VentStatus
+}
+
+// NoteNone is the notification state of a change that sent no reply.
+const NoteNone = "none"
+
+// PatchVent applies the user's change to a vent in one write if revision
+// is current: nothing is stored unless all of it is valid. A reply is then
+// queued for the session that filed the vent; the notification state says
+// whether it was.
+func (s *Service) PatchVent(ctx context.Context, id, revision int64, p VentPatch) (Vent, string, error) {
+	if p.Reply == nil && p.Status == nil {
+		return Vent{}, "", Errorf(EInvalid, "nothing to change: give a reply or a status")
 	}
-	return s.changeVent(ctx, id, revision, func(v *Vent) error {
-		v.Status = status
+	if p.Status != nil {
+		switch *p.Status {
+		case VentOpen, VentAcknowledged, VentResolved, VentDismissed:
+		default:
+			return Vent{}, "", Errorf(EInvalid, "vent status %q is not one of open, acknowledged, resolved, dismissed", *p.Status)
+		}
+	}
+	v, err := s.changeVent(ctx, id, revision, func(v *Vent) error {
+		if p.Reply != nil {
+			if err := v.reply(*p.Reply); err != nil {
+				return err
+			}
+		}
+		if p.Status != nil {
+			v.Status = *p.Status
+		}
 		return nil
 	})
+	if err != nil {
+		return Vent{}, "", err
+	}
+	if p.Reply == nil {
+		return v, NoteNone, nil
+	}
+	return v, s.notify(ctx, v), nil
 }
 
 // DeleteVent removes a vent if revision is current.

@@ -98,21 +98,15 @@ func (a *api) patchVent(c *gin.Context) {
 	if !ok {
 		return
 	}
-	state := "none"
-	var v albedo.Vent
-	var err error
-	if body.Reply != nil {
-		if v, state, err = a.svc.ReplyVent(c.Request.Context(), id, rev, *body.Reply); err != nil {
-			fail(c, err)
-			return
-		}
-		rev = v.Revision
-	}
+	patch := albedo.VentPatch{Reply: body.Reply}
 	if body.Status != nil {
-		if v, err = a.svc.SetVentStatus(c.Request.Context(), id, rev, albedo.VentStatus(*body.Status)); err != nil {
-			fail(c, err)
-			return
-		}
+		status := albedo.VentStatus(*body.Status)
+		patch.Status = &status
+	}
+	v, state, err := a.svc.PatchVent(c.Request.Context(), id, rev, patch)
+	if err != nil {
+		fail(c, err)
+		return
 	}
 	c.Header("ETag", etag(v.Revision))
 	c.JSON(http.StatusOK, gin.H{"notification": gin.H{"state": state}, "resource": a.ventResource(c, v)})

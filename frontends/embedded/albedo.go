@@ -90,9 +90,8 @@ func Assemble(ctx context.Context, opts Options) (*Albedo, error) {
 	kernel := opts.Kernel
 	if kernel == nil {
 		kernel = pykernel.New(pykernel.Options{
-			Host:        a.hostCall,
-			IdleTimeout: opts.KernelIdle,
-			Logger:      opts.Logger,
+			Host:   a.hostCall,
+			Logger: opts.Logger,
 		})
 	} else {
 		kernel = borrowedKernel{kernel}
@@ -114,6 +113,7 @@ func Assemble(ctx context.Context, opts Options) (*Albedo, error) {
 		Logger:       opts.Logger,
 		Instructions: opts.Instructions,
 		CellTimeout:  opts.CellTimeout,
+		KernelIdle:   opts.KernelIdle,
 	})
 	return a, nil
 }

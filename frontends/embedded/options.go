@@ -38,7 +38,7 @@ type Options struct {
 
 	// Logger receives albedo's log; nil discards it.
 	Logger *slog.Logger
-	// KernelIdle stops a default kernel that ran no cell for this long;
+	// KernelIdle stops the kernel of a session that ran no cell for this long;
 	// zero keeps kernels until Close.
 	KernelIdle time.Duration
 	// ProviderIdle fails a request to the default provider that sends
