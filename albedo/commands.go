@@ -93,6 +93,10 @@ func (s *Service) SwitchModel(ctx context.Context, id, provider, model string, e
 	if !ok {
 		return ModelChoice{}, Errorf(EConflict, "provider %q is not configured: %s", provider, LoginHint)
 	}
+	// The default is written first: if that fails, nothing changed.
+	if err := s.config.SetActiveModel(ctx, provider, model); err != nil {
+		return ModelChoice{}, err
+	}
 	sess, err = s.updateLocked(ctx, id, func(x *Session) error {
 		x.Provider, x.Model, x.Protocol = provider, model, pc.Protocol
 		if effort != nil {
@@ -101,9 +105,6 @@ func (s *Service) SwitchModel(ctx context.Context, id, provider, model string, e
 		return nil
 	})
 	if err != nil {
-		return ModelChoice{}, err
-	}
-	if err := s.config.SetActiveModel(ctx, provider, model); err != nil {
 		return ModelChoice{}, err
 	}
 	choice := ModelChoice{Provider: sess.Provider, Model: sess.Model, Protocol: sess.Protocol}

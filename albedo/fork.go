@@ -10,7 +10,8 @@ import (
 const BranchOutput = "not executed after branch checkpoint"
 
 // Fork makes a new session from a session's transcript up to and including
-// the checkpoint item. It keeps the title, provider, model, protocol and
+// the checkpoint item, with the events of that prefix (errors and turn
+// boundaries too). It keeps the title, provider, model, protocol and
 // workspace; calls copied without their output get BranchOutput, so nothing
 // is run again. The source is untouched and the branch has its own kernel.
 func (s *Service) Fork(ctx context.Context, id string, checkpoint int64) (Session, error) {
@@ -34,9 +35,7 @@ func (s *Service) Fork(ctx context.Context, id string, checkpoint int64) (Sessio
 		if it.Seq == checkpoint {
 			_, found = NodeOf(it)
 		}
-		if it.Kind.Conversational() {
-			prefix = append(prefix, it)
-		}
+		prefix = append(prefix, it)
 	}
 	if !found {
 		return Session{}, Errorf(ENotFound, "session %s has no checkpoint %d", id, checkpoint)

@@ -1,6 +1,7 @@
 package albedo_test
 
 import (
+	"errors"
 	"slices"
 	"testing"
 
@@ -120,5 +121,40 @@ func TestForkBusySession(t *testing.T) {
 	r.waitIdle(src.ID)
 	if _, err := r.svc.Fork(r.ctx, src.ID, items[1].Seq); err != nil {
 		t.Fatalf("fork at the call once the turn ended: %v", err)
+	}
+}
+
+func TestForkCopiesThePrefixEvents(t *testing.T) {
+	replies := []fakes.Reply{fakes.Fail(errors.New("provider down")), fakes.Text("back")}
+	r := newRig(t, func(albedo.ModelRequest) fakes.Reply {
+		next := replies[0]
+		replies = replies[1:]
+		return next
+	})
+	sess := r.session("")
+	for _, text := range []string{"first try", "second try"} {
+		if _, err := r.svc.Send(r.ctx, sess.ID, albedo.Message{Text: text}); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.svc.Wait(r.ctx, sess.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	types := func(items []albedo.Item) []string {
+		var out []string
+		for _, ev := range albedo.Events(items) {
+			out = append(out, ev.Type)
+		}
+		return out
+	}
+	if got := types(r.history(sess.ID)); !slices.Equal(got, []string{"user", "error", "turn", "user", "message", "turn"}) {
+		t.Fatalf("source events %v", got)
+	}
+	branch, err := r.svc.Fork(r.ctx, sess.ID, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := types(r.history(branch.ID)); !slices.Equal(got, []string{"user", "error", "turn", "user"}) {
+		t.Errorf("branch events %v, want the prefix's error and turn boundary too", got)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 )
 
 // CreateSession makes a session in workspace bound to the named provider,
@@ -210,5 +209,3 @@ func (s *Service) touch(sess *Session) {
 		sess.CreatedAt = sess.UpdatedAt
 	}
 }
-
-var _ = time.Second

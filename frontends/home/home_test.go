@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -50,5 +51,35 @@ func TestAlive(t *testing.T) {
 	}
 	if Alive(0) || Alive(-1) {
 		t.Error("non-positive pids are alive")
+	}
+}
+
+func TestReadExtensions(t *testing.T) {
+	tests := []struct {
+		name, content string
+		wantErr       bool
+		wantKeys      int
+	}{
+		{"missing", "", false, 0},
+		{"catalog refresh off", `{"models": {"refreshHours": 0}}`, false, 1},
+		{"not an object", `[1, 2]`, true, 0},
+		{"broken", `{"models":`, true, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tt.content != "" {
+				if err := os.WriteFile(filepath.Join(dir, ExtensionsFile), []byte(tt.content), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ext, err := ReadExtensions(dir)
+			if (err != nil) != tt.wantErr || len(ext) != tt.wantKeys {
+				t.Errorf("ReadExtensions = %v, %v", ext, err)
+			}
+			if err != nil && !strings.Contains(err.Error(), ExtensionsFile) {
+				t.Errorf("error %v does not name the file", err)
+			}
+		})
 	}
 }
