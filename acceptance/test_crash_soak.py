@@ -69,8 +69,17 @@ class CrashSoakTest(unittest.TestCase):
             app.prompt(session, "run thirty cells").close()
             sent = ["run thirty cells"]
 
+            def history():
+                return [
+                    (item["seq"], item["kind"], item.get("call_id"), item.get("text"))
+                    for item in app.history(session)["items"]
+                ]
+
             def kill():
+                before = history()
                 app.restart(crash=True)
+                after = history()
+                self.assertEqual(after[: len(before)], before, "the restart lost or changed transcript items")
 
             # Ten kill points, each waiting for a different moment.
             def mid_cell(n):
@@ -90,6 +99,10 @@ class CrashSoakTest(unittest.TestCase):
                 self.assertTrue(wait_until(lambda: len(provider.requests) > start))
                 kill()
 
+            def after_output(n):
+                self.assertTrue(wait_until(lambda: sum(i["kind"] == "tool_result" for i in app.history(session)["items"]) >= n))
+                kill()
+
             def while_queueing(message):
                 app.prompt(session, message).close()
                 sent.append(message)
@@ -103,7 +116,7 @@ class CrashSoakTest(unittest.TestCase):
                 lambda: while_queueing("a steer sent just before the crash"),
                 lambda: mid_cell(13),
                 while_streaming,
-                after_request,
+                lambda: after_output(17),
                 lambda: while_queueing("another steer"),
                 lambda: mid_cell(22),
             ]
