@@ -132,3 +132,17 @@ func (a *Albedo) deleteVent(ctx context.Context, id string) error {
 	}
 	return a.svc.DeleteVent(ctx, n, v.Revision)
 }
+
+// NewVent is a complaint filed through FileVent.
+type NewVent = albedo.NewVent
+
+// FileVent records a vent as the session's model would with vent(): for
+// programs whose own tools want to report what got in the way. The daemon
+// has no route for it: over HTTP only models file vents.
+func (a *Albedo) FileVent(ctx context.Context, sessionID string, v NewVent) (Vent, error) {
+	filed, err := a.svc.FileVent(ctx, sessionID, v)
+	if err != nil {
+		return Vent{}, fmt.Errorf("file vent for session %s: %w", sessionID, err)
+	}
+	return a.ventOf(ctx, filed), nil
+}
