@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/gin-gonic/gin"
@@ -40,22 +41,29 @@ type APIOptions struct {
 	Logger *slog.Logger
 	// Version is albedo's version string.
 	Version string
+	// Heartbeat is how often an idle stream sends a comment line; zero
+	// means 15 seconds.
+	Heartbeat time.Duration
 }
 
 // api holds what the handlers share.
 type api struct {
-	svc      *albedo.Service
-	token    string
-	port     string
-	shutdown func()
-	done     <-chan struct{}
-	log      *slog.Logger
-	version  string
+	svc       *albedo.Service
+	token     string
+	port      string
+	shutdown  func()
+	done      <-chan struct{}
+	log       *slog.Logger
+	version   string
+	heartbeat time.Duration
 }
 
 // NewHandler returns the daemon's HTTP API.
 func NewHandler(opts APIOptions) http.Handler {
-	a := &api{svc: opts.Service, token: opts.Token, port: opts.Port, shutdown: opts.Shutdown, done: opts.Done, log: opts.Logger, version: opts.Version}
+	a := &api{svc: opts.Service, token: opts.Token, port: opts.Port, shutdown: opts.Shutdown, done: opts.Done, log: opts.Logger, version: opts.Version, heartbeat: opts.Heartbeat}
+	if a.heartbeat <= 0 {
+		a.heartbeat = defaultHeartbeat
+	}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}
@@ -71,7 +79,7 @@ func NewHandler(opts APIOptions) http.Handler {
 		fail(c, albedo.Errorf(albedo.ENotFound, "no route %s %s", c.Request.Method, c.Request.URL.Path))
 	})
 	r.NoMethod(func(c *gin.Context) {
-		c.AbortWithStatusJSON(http.StatusMethodNotAllowed, gin.H{"error": "method " + c.Request.Method + " is not allowed here", "code": "method_not_allowed"})
+		fail(c, albedo.Errorf(codeMethodNotAllowed, "method %s is not allowed on %s", c.Request.Method, c.Request.URL.Path))
 	})
 
 	r.GET("/health", a.health)

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
@@ -111,7 +113,7 @@ func TestStatusOfEveryCode(t *testing.T) {
 		albedo.EInvalid: 400, albedo.ENoProvider: 400, albedo.EUnauthorized: 401, albedo.EForbidden: 403,
 		albedo.ENotFound: 404, albedo.EConflict: 409, albedo.EBusy: 409, albedo.EWorkspaceMissing: 409,
 		albedo.EWorkspaceRejected: 409, albedo.EImageMismatch: 409, albedo.EConfig: 409,
-		albedo.EStale: 412, albedo.ERevisionRequired: 428, albedo.EProvider: 502, albedo.EInternal: 500, "unheard-of": 500,
+		albedo.EStale: 412, albedo.ERevisionRequired: 428, albedo.EProvider: 502, codeMethodNotAllowed: 405, albedo.EInternal: 500, "unheard-of": 500,
 	}
 	for code, want := range tests {
 		if got := statusOf(code); got != want {
@@ -136,5 +138,142 @@ func TestWorkspaceMissingCarriesTheOldPath(t *testing.T) {
 	code, body := call(t, srv, http.MethodPost, "/sessions/"+sess.ID+"/events", `{"content":"hi"}`, map[string]string{"Authorization": "Bearer " + testToken})
 	if code != http.StatusConflict || body["code"] != albedo.EWorkspaceMissing || body["workspace"] != dir {
 		t.Errorf("send to a missing workspace = %d %v", code, body)
+	}
+}
+
+// newStreamAPI serves the API over an in-memory service whose provider is
+// p, with the given heartbeat.
+func newStreamAPI(t *testing.T, p *fakes.Provider, heartbeat time.Duration) (*httptest.Server, *albedo.Service) {
+	t.Helper()
+	cfg := fakes.NewConfig("fixture", albedo.ProviderConfig{Name: "fixture", BaseURL: "http://127.0.0.1:1/v1", Model: "m", Protocol: albedo.ProtocolChatCompletions})
+	svc := albedo.New(albedo.Options{Store: memstore.New(), Provider: p, Kernel: fakes.NewKernel(), Config: cfg})
+	srv := httptest.NewServer(NewHandler(APIOptions{Service: svc, Token: testToken, Port: "1", Heartbeat: heartbeat}))
+	t.Cleanup(func() {
+		srv.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), streamWait)
+		defer cancel()
+		svc.Close(ctx)
+	})
+	return srv, svc
+}
+
+// streamWait bounds every wait of the stream tests; generous on purpose.
+const streamWait = 20 * time.Second
+
+// openStream opens a session's event stream; cancel closes it.
+func openStream(t *testing.T, srv *httptest.Server, id string) (*bufio.Reader, context.CancelFunc) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), streamWait)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/sessions/"+id+"/stream", nil)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		cancel()
+		resp.Body.Close()
+		t.Fatalf("stream status = %d", resp.StatusCode)
+	}
+	return bufio.NewReader(resp.Body), func() {
+		cancel()
+		resp.Body.Close()
+	}
+}
+
+// readDataLine reads up to the first data line and returns its payload.
+func readDataLine(t *testing.T, r *bufio.Reader) string {
+	t.Helper()
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("stream ended before a data line: %v", err)
+		}
+		if data, ok := strings.CutPrefix(line, "data: "); ok {
+			return strings.TrimSpace(data)
+		}
+	}
+}
+
+func TestStreamSendsHeartbeats(t *testing.T) {
+	srv, svc := newStreamAPI(t, fakes.NewProvider(func(albedo.ModelRequest) fakes.Reply { return fakes.Text("hi") }), 50*time.Millisecond)
+	sess, err := svc.CreateSession(context.Background(), t.TempDir(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, closeStream := openStream(t, srv, sess.ID)
+	defer closeStream()
+	var first struct {
+		Events []json.RawMessage `json:"events"`
+	}
+	if data := readDataLine(t, r); json.Unmarshal([]byte(data), &first) != nil || first.Events == nil {
+		t.Fatalf("first data line = %q, want a snapshot {\"events\": [...]}", data)
+	}
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("stream ended before a heartbeat: %v", err)
+		}
+		if strings.TrimRight(line, "\r\n") == ": ping" {
+			return
+		}
+	}
+}
+
+func TestStreamClientLeavingMidTurnLeavesTheTurnAlone(t *testing.T) {
+	p := fakes.NewProvider(func(albedo.ModelRequest) fakes.Reply { return fakes.Text("the answer") })
+	gate := fakes.NewGate()
+	p.SetGate(gate)
+	srv, svc := newStreamAPI(t, p, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), streamWait)
+	defer cancel()
+	sess, err := svc.CreateSession(ctx, t.TempDir(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if queued, err := svc.Send(ctx, sess.ID, albedo.Message{Text: "question"}); err != nil || queued {
+		t.Fatalf("send = %v, %v; want a new turn", queued, err)
+	}
+	select {
+	case <-gate.Entered():
+	case <-ctx.Done():
+		t.Fatal("the model request never reached the gate")
+	}
+
+	r, closeStream := openStream(t, srv, sess.ID)
+	if data := readDataLine(t, r); !strings.Contains(data, "question") {
+		t.Errorf("snapshot mid-turn = %s, want the user message", data)
+	}
+	closeStream()
+
+	gate.Open()
+	if err := svc.Wait(ctx, sess.ID); err != nil {
+		t.Fatalf("wait for the turn: %v", err)
+	}
+	items, err := svc.History(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answers, markers []string
+	for _, it := range items {
+		switch it.Kind {
+		case albedo.KindAssistant:
+			answers = append(answers, it.Text)
+		case albedo.KindTurn:
+			markers = append(markers, it.Text)
+		case albedo.KindError:
+			t.Errorf("transcript holds an error: %q", it.Text)
+		}
+	}
+	if len(answers) != 1 || answers[0] != "the answer" {
+		t.Fatalf("assistant items = %q, want [\"the answer\"]", answers)
+	}
+	if len(markers) != 1 || markers[0] != albedo.TurnFinished {
+		t.Errorf("turn markers = %q, want [%q]", markers, albedo.TurnFinished)
 	}
 }

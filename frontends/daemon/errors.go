@@ -7,6 +7,10 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
+// codeMethodNotAllowed is the transport's own code for a route that exists
+// with another method.
+const codeMethodNotAllowed = "method_not_allowed"
+
 // statusOf maps application error codes to HTTP statuses. It is the only
 // place that does.
 func statusOf(code string) int {
@@ -28,6 +32,8 @@ func statusOf(code string) int {
 		return http.StatusPreconditionRequired
 	case albedo.EProvider:
 		return http.StatusBadGateway
+	case codeMethodNotAllowed:
+		return http.StatusMethodNotAllowed
 	}
 	return http.StatusInternalServerError
 }

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/frontends/client"
 	"github.com/albedo-agent/albedo/frontends/embedded"
 	"github.com/albedo-agent/albedo/frontends/home"
 )
@@ -71,6 +72,9 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	defer lock.Close()
+	if _, err := home.ReadExtensions(opts.Home); err != nil {
+		log.Warn("extension settings ignored", "err", err)
+	}
 
 	d, err := assemble(ctx, opts, log)
 	if err != nil {
@@ -128,17 +132,20 @@ func (d *daemon) serve(ctx context.Context, opts Options) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
-	conn := home.Connection{PID: os.Getpid(), Port: port, Token: token}
-	data, _ := json.Marshal(conn)
-	if err := home.WriteFileAtomic(filepath.Join(d.dir, home.ConnectionFile), data, 0o600); err != nil {
-		shutdown()
-	}
-	d.log.Info("serving", "pid", conn.PID, "port", port)
+	// Interrupted turns resume before clients learn where the daemon is,
+	// so that no client ever sees a crashed turn that is not resuming.
 	if n, err := d.svc.Recover(ctx); err != nil {
 		d.log.Error("recover interrupted turns", "err", err)
 	} else if n > 0 {
 		d.log.Info("resumed interrupted turns", "count", n)
 	}
+	conn := home.Connection{PID: os.Getpid(), Port: port, Token: token}
+	data, _ := json.Marshal(conn)
+	if err := home.WriteFileAtomic(filepath.Join(d.dir, home.ConnectionFile), data, 0o600); err != nil {
+		d.log.Error("publish the connection", "err", err)
+		shutdown()
+	}
+	d.log.Info("serving", "pid", conn.PID, "port", port)
 	if opts.Ready != nil {
 		opts.Ready(conn)
 	}
@@ -208,12 +215,24 @@ func watchParent(pid int, stop <-chan struct{}, shutdown func()) {
 }
 
 // waitForOther waits for the daemon holding the lock to publish a live
-// connection.
+// connection whose /health answers with the token daemon.json names.
 func waitForOther(ctx context.Context, dir string) error {
 	deadline := time.Now().Add(10 * time.Second)
+	var (
+		c    *client.Client
+		seen home.Connection
+	)
 	for time.Now().Before(deadline) {
 		if conn, err := home.ReadConnection(dir); err == nil && home.Alive(conn.PID) {
-			return nil
+			if c == nil || conn != seen {
+				c, seen = client.New(conn), conn
+			}
+			hctx, cancel := context.WithTimeout(ctx, time.Second)
+			h, err := c.Health(hctx)
+			cancel()
+			if err == nil && h.OK {
+				return nil
+			}
 		}
 		select {
 		case <-ctx.Done():

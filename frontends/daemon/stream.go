@@ -10,8 +10,9 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// heartbeat is how often an idle stream sends a comment line.
-const heartbeat = 15 * time.Second
+// defaultHeartbeat is how often an idle stream sends a comment line when
+// APIOptions.Heartbeat is zero.
+const defaultHeartbeat = 15 * time.Second
 
 // stream serves a session's events as server-sent events: the first data
 // line is {"events": [...]} with everything so far, and each later one
@@ -32,7 +33,7 @@ func (a *api) stream(c *gin.Context) {
 	if err := writeEvents(w, sub.Snapshot); err != nil {
 		return
 	}
-	tick := time.NewTicker(heartbeat)
+	tick := time.NewTicker(a.heartbeat)
 	defer tick.Stop()
 	for {
 		select {
