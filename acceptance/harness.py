@@ -29,7 +29,7 @@ import time
 import urllib.parse
 import urllib.request
 
-__all__ = ["Albedo", "Provider", "binary", "exclusive", "python", "text"]
+__all__ = ["Albedo", "Provider", "alive", "binary", "exclusive", "python", "text", "wait_gone"]
 
 REPO = Path(__file__).resolve().parent.parent
 """The repository root: acceptance/ lives directly under it."""
@@ -393,7 +393,7 @@ def binary() -> Path:
     return Path(chosen).absolute() if chosen else REPO / "bin" / "albedo"
 
 
-def _alive(pid) -> bool:
+def alive(pid) -> bool:
     """Whether ``pid`` names a running (not zombie) process."""
     if not isinstance(pid, int) or pid <= 0:
         return False
@@ -411,10 +411,10 @@ def _alive(pid) -> bool:
     return stat[stat.rfind(")") + 2 : stat.rfind(")") + 3] != "Z"
 
 
-def _wait_gone(pid, seconds: float) -> bool:
+def wait_gone(pid, seconds: float) -> bool:
     """Polls until ``pid`` has exited; returns False on timeout."""
     deadline = time.monotonic() + seconds
-    while _alive(pid):
+    while alive(pid):
         if time.monotonic() >= deadline:
             return False
         time.sleep(0.05)
@@ -527,7 +527,7 @@ class Albedo:
             try:
                 seen = json.loads(path.read_text())
                 pid = seen.get("pid")
-                if pid != not_pid and _alive(pid):
+                if pid != not_pid and alive(pid):
                     return seen
             except (OSError, ValueError, AttributeError):
                 pass
@@ -558,12 +558,12 @@ class Albedo:
             self._request(connection, "/shutdown", {}).close()
         except (OSError, http.client.HTTPException, ValueError):
             pass
-        if not _wait_gone(pid, 10) and _alive(pid):
+        if not wait_gone(pid, 10) and alive(pid):
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
-            _wait_gone(pid, 5)
+            wait_gone(pid, 5)
 
     def restart(self, *, crash: bool = False, prepare=None) -> None:
         """Stops the daemon (SIGKILL when ``crash``, else /shutdown), runs
@@ -574,14 +574,14 @@ class Albedo:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-            if not _wait_gone(pid, 10):
+            if not wait_gone(pid, 10):
                 raise AssertionError(f"daemon {pid} survived SIGKILL")
         else:
             try:
                 self.api("/shutdown", {}).close()
             except (OSError, http.client.HTTPException):
                 pass  # the daemon may close the connection as it exits
-            if not _wait_gone(pid, 10):
+            if not wait_gone(pid, 10):
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except OSError:

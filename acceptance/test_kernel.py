@@ -7,7 +7,7 @@ import os
 import time
 import unittest
 
-from harness import Albedo, Provider, python
+from harness import Albedo, Provider, python, wait_gone
 from scripts import by_prompt
 
 
@@ -23,18 +23,8 @@ def results(app, session):
 
 
 def gone(pid: int, seconds: float = 10) -> bool:
-    """Whether the process exits within seconds. A zombie counts as gone:
-    it has exited, and only waits for a parent to reap it."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
-        except (FileNotFoundError, ProcessLookupError, IndexError):
-            return True
-        if state == "Z":
-            return True
-        time.sleep(0.05)
-    return False
+    """Whether the process exits within seconds (a zombie has exited)."""
+    return wait_gone(pid, seconds)
 
 
 class KernelTest(unittest.TestCase):

@@ -15,7 +15,7 @@ import time
 import unittest
 import urllib.request
 
-from harness import REPO, Albedo, Provider, binary, exclusive, python
+from harness import REPO, Albedo, Provider, alive, binary, exclusive, python
 from scripts import by_prompt
 
 DEADLINE = 30
@@ -26,23 +26,6 @@ EXIT_DEADLINE = 10
 
 COMMANDS = ("sessions", "new", "daemon", "login", "model", "run", "attach", "console", "vents")
 """Every command with options of its own."""
-
-
-def alive(pid) -> bool:
-    """Whether ``pid`` names a running process (a zombie counts as gone)."""
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat[stat.rfind(")") + 2 : stat.rfind(")") + 3] != "Z"
 
 
 def eventually(condition, seconds=DEADLINE, interval=0.05) -> bool:
