@@ -41,7 +41,7 @@ func (s *Service) CreateSession(ctx context.Context, workspace, provider string)
 }
 
 // LoginHint tells a person how to configure a provider.
-const LoginHint = "run `albedo login` (the /login command) to add one"
+const LoginHint = "add one with the /login command: `albedo login --name NAME --base-url URL --model MODEL [--protocol responses|chat_completions]`"
 
 // bindProvider picks the provider a new session binds to.
 func bindProvider(cfg Config, name string) (ProviderConfig, error) {
