@@ -76,6 +76,11 @@ type Queued struct {
 	Timestamp int64
 }
 
+// item is the user message a queued message becomes in the transcript.
+func (q Queued) item() Item {
+	return Item{Kind: KindUser, Text: q.Text, Source: q.Source, Notes: q.Notes, Image: q.Image, Timestamp: q.Timestamp}
+}
+
 // Endpoint is everything needed to reach one model for one request.
 type Endpoint struct {
 	// Provider is the provider's name in the configuration.

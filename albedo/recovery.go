@@ -88,7 +88,7 @@ func (s *Service) resumeLocked(ctx context.Context, st *sessionState, sess Sessi
 	}
 	var ids []int64
 	for _, q := range queued {
-		add = append(add, Item{Kind: KindUser, Text: q.Text, Source: q.Source, Notes: q.Notes, Image: q.Image, Timestamp: q.Timestamp})
+		add = append(add, q.item())
 		ids = append(ids, q.ID)
 	}
 	add = append(add, Item{Kind: KindUser, Source: RestartSource, Text: RestartNote, Notes: []string{KernelResetNote}, Timestamp: now})

@@ -193,7 +193,7 @@ func (s *Service) deliverQueued(ctx context.Context, st *sessionState, id string
 	items := make([]Item, len(queued))
 	ids := make([]int64, len(queued))
 	for i, q := range queued {
-		items[i] = Item{Kind: KindUser, Text: q.Text, Source: q.Source, Notes: q.Notes, Image: q.Image, Timestamp: q.Timestamp}
+		items[i] = q.item()
 		ids[i] = q.ID
 	}
 	change := Commit{SessionID: id, Items: items, Dequeue: ids}
