@@ -189,17 +189,14 @@ func TestLoadGivesUpAfterTheWindow(t *testing.T) {
 	if albedo.ErrorCode(err) != albedo.EConfig {
 		t.Fatalf("err = %v", err)
 	}
-	if d := time.Since(start); d < settleWindow || d > settleWindow+time.Second {
-		t.Errorf("gave up after %v", d)
+	if d := time.Since(start); d < settleWindow {
+		t.Errorf("gave up after %v, before the %v window", d, settleWindow)
 	}
-	// A type fault cannot be a file caught mid-write: no waiting.
+	// A type fault cannot be a file caught mid-write: it is reported as
+	// such, not as a file that never settled.
 	path = write(t, `{"active": 1}`)
-	start = time.Now()
-	if _, err := New(path).Load(context.Background()); albedo.ErrorCode(err) != albedo.EConfig {
+	if _, err := New(path).Load(context.Background()); albedo.ErrorCode(err) != albedo.EConfig || strings.Contains(err.Error(), "settle") {
 		t.Fatalf("err = %v", err)
-	}
-	if d := time.Since(start); d >= settleWindow {
-		t.Errorf("type fault took %v", d)
 	}
 }
 
@@ -380,6 +377,11 @@ func TestSaveProvider(t *testing.T) {
 		{
 			name: "replacing a broken provider", contents: ptr(`{"active": "x", "providers": {"x": {"protocol": "nope"}}}`),
 			p: albedo.ProviderConfig{Name: "x", BaseURL: "http://x", Protocol: albedo.ProtocolResponses}, active: "x",
+			check: func(t *testing.T, doc map[string]any) {},
+		},
+		{
+			name: "replacing a provider with a member of the wrong type", contents: ptr(`{"active": "x", "providers": {"x": {"apiKey": 5}}}`),
+			p: albedo.ProviderConfig{Name: "x", BaseURL: "http://x", APIKey: "k", Protocol: albedo.ProtocolResponses}, active: "x",
 			check: func(t *testing.T, doc map[string]any) {},
 		},
 	}

@@ -67,15 +67,17 @@ func (f *File) SaveProvider(ctx context.Context, p albedo.ProviderConfig, activa
 }
 
 // update applies change to the file's document and writes the result
-// atomically. The file must parse; it need not be valid otherwise, so that
-// a broken provider can be replaced.
+// atomically. The file must be JSON; it need not be valid otherwise, not
+// even in its members' types, so that a broken provider can be replaced.
 func (f *File) update(ctx context.Context, change func(doc *object) error) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	data, _, err := f.read(ctx)
-	if err != nil {
+	if err != nil && data == nil {
 		return err
 	}
+	// A member of the wrong type does not stop the update, which may be
+	// what replaces it.
 	doc, err := parseObject(data)
 	if err != nil {
 		return albedo.Errorf(albedo.EConfig, "config file %s: %v", f.path, err)

@@ -56,8 +56,9 @@ func (f *File) Load(ctx context.Context) (albedo.Config, error) {
 }
 
 // read returns the file's contents and their decoding, nil contents for a
-// missing or blank file. Contents that do not decode are read again until
-// they do or the settle window has passed.
+// missing or blank file. Contents that are not JSON are read again until
+// they are or the settle window has passed. JSON with a member of the wrong
+// type is returned at once, with its contents and the fault.
 func (f *File) read(ctx context.Context) ([]byte, document, error) {
 	deadline := time.Now().Add(settleWindow)
 	for {

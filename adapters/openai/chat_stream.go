@@ -72,7 +72,7 @@ func (d *chatDecoder) event(ev sseEvent) (bool, error) {
 		return false, err
 	}
 	if chunk.Error != nil {
-		return false, failure(d.ep, nil, "failed mid-stream: %s", truncate(chunk.Error.text()))
+		return false, failure(d.ep, nil, "failed mid-stream: %s", quote(d.ep, chunk.Error.text()))
 	}
 	if u := chunk.Usage; u != nil {
 		d.usage = albedo.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}

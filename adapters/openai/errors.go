@@ -23,12 +23,10 @@ const maxMessage = 500
 var errIdle = errors.New("provider went silent")
 
 // failure returns a provider error about ep. The message never contains
-// ep's API key, whatever the provider or the network said.
+// ep's API key, whatever the provider or the network said; words of the
+// provider go through quote first, so that no cut leaves part of the key.
 func failure(ep albedo.Endpoint, details map[string]any, format string, args ...any) *albedo.Error {
-	msg := who(ep) + " " + fmt.Sprintf(format, args...)
-	if ep.APIKey != "" {
-		msg = strings.ReplaceAll(msg, ep.APIKey, "[redacted]")
-	}
+	msg := redact(ep, who(ep)+" "+fmt.Sprintf(format, args...))
 	if details == nil {
 		details = map[string]any{}
 	}
@@ -54,7 +52,7 @@ func statusFailure(ep albedo.Endpoint, status int, body []byte) *albedo.Error {
 	if text == "" {
 		text = "status"
 	}
-	said := providerMessage(body)
+	said := quote(ep, providerMessage(body))
 	if said == "" {
 		return failure(ep, details, "answered %d %s", status, text)
 	}
@@ -86,7 +84,7 @@ func (e *apiError) text() string {
 
 // providerMessage extracts the provider's message from an error body: the
 // "error.message" of a JSON body, a JSON "error" or "message" string, or
-// else the body's text, truncated.
+// else the body's text with its runs of white space collapsed.
 func providerMessage(body []byte) string {
 	var v struct {
 		Error   json.RawMessage `json:"error"`
@@ -97,14 +95,29 @@ func providerMessage(body []byte) string {
 		var s string
 		switch {
 		case json.Unmarshal(v.Error, &obj) == nil && obj.text() != "":
-			return truncate(obj.text())
+			return obj.text()
 		case json.Unmarshal(v.Error, &s) == nil && s != "":
-			return truncate(s)
+			return s
 		case v.Message != "":
-			return truncate(v.Message)
+			return v.Message
 		}
 	}
-	return truncate(strings.Join(strings.Fields(string(body)), " "))
+	return strings.Join(strings.Fields(string(body)), " ")
+}
+
+// quote prepares the provider's own words s for a message about ep: its
+// API key redacted, then cut to maxMessage bytes. Redacting first keeps a
+// cut through the key from leaving its beginning in the message.
+func quote(ep albedo.Endpoint, s string) string {
+	return truncate(redact(ep, s))
+}
+
+// redact replaces ep's API key in s.
+func redact(ep albedo.Endpoint, s string) string {
+	if ep.APIKey == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, ep.APIKey, "[redacted]")
 }
 
 // truncate caps s at maxMessage bytes on a character boundary.

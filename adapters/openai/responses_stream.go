@@ -134,7 +134,7 @@ func (d *responsesDecoder) event(ev sseEvent) (bool, error) {
 		if e.Response != nil && e.Response.Error.text() != "" {
 			msg = e.Response.Error.text()
 		}
-		return false, failure(d.ep, nil, "failed the reply: %s", truncate(msg))
+		return false, failure(d.ep, nil, "failed the reply: %s", quote(d.ep, msg))
 	case "error":
 		msg := e.Message
 		if msg == "" {
@@ -143,7 +143,7 @@ func (d *responsesDecoder) event(ev sseEvent) (bool, error) {
 		if msg == "" && e.Code != nil {
 			msg = fmt.Sprint(e.Code)
 		}
-		return false, failure(d.ep, nil, "failed mid-stream: %s", truncate(msg))
+		return false, failure(d.ep, nil, "failed mid-stream: %s", quote(d.ep, msg))
 	}
 	return false, nil
 }

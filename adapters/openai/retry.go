@@ -17,12 +17,27 @@ func retryable(status int) bool {
 // backoff is the wait before retry number attempt+1: BaseBackoff doubled
 // per attempt, capped at MaxBackoff, of which a random half is jitter.
 func (c *Client) backoff(attempt int) time.Duration {
-	d := c.maxBackoff
-	if attempt < 30 {
-		d = min(c.baseBackoff<<attempt, c.maxBackoff)
+	d := c.baseBackoff
+	for range attempt {
+		if d >= c.maxBackoff/2 {
+			d = c.maxBackoff
+			break
+		}
+		d *= 2
 	}
+	d = min(d, c.maxBackoff)
 	half := d / 2
 	return half + rand.N(d-half+1)
+}
+
+// retryWait is the wait before retry number attempt+1 of an answer whose
+// Retry-After header is header: what the header asks, up to four times
+// MaxBackoff, or else the backoff.
+func (c *Client) retryWait(attempt int, header string, now time.Time) time.Duration {
+	if after, ok := retryAfter(header, now); ok {
+		return min(after, 4*c.maxBackoff)
+	}
+	return c.backoff(attempt)
 }
 
 // retryAfter parses a Retry-After header: delay seconds or an HTTP date.

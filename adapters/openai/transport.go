@@ -101,7 +101,7 @@ func (c *Client) open(ctx context.Context, ep albedo.Endpoint, url string, body 
 				raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 				resp.Body.Close()
 				return nil, failure(ep, map[string]any{"status": resp.StatusCode},
-					"answered %d with JSON instead of an event stream: %s", resp.StatusCode, providerMessage(raw))
+					"answered %d with JSON instead of an event stream: %s", resp.StatusCode, quote(ep, providerMessage(raw)))
 			}
 			return resp, nil
 		default:
@@ -114,10 +114,7 @@ func (c *Client) open(ctx context.Context, ep albedo.Endpoint, url string, body 
 			if !retryable(resp.StatusCode) {
 				return nil, err
 			}
-			wait = c.backoff(attempt)
-			if after, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
-				wait = min(after, 4*c.maxBackoff)
-			}
+			wait = c.retryWait(attempt, resp.Header.Get("Retry-After"), time.Now())
 		}
 		if attempt >= c.retries {
 			return nil, err

@@ -28,6 +28,7 @@
 //	                 {"type":"reply","id":n,"result":..} | {"type":"reply","id":n,"error":".."}
 //	kernel → daemon  {"type":"ready","pid":..,"python":"3.11.7","executable":..}
 //	                 {"type":"call","id":n,"name":..,"args":{..}}
+//	                 {"type":"started","id":n}
 //	                 {"type":"done","id":n,"status":"ok"|"error","value":..,"error":..,
 //	                  "exception":..,"trace":{..},"marked":true}
 //
@@ -35,8 +36,10 @@
 // stdout, so the daemon knows where the cell's output ends. A cell may make
 // host calls while it runs: the kernel sends "call", the daemon answers
 // with "reply" from Options.Host, and the awaiting coroutine gets the result
-// or a HostError (a RuntimeError) with the error's message. The kernel's
-// globals hold the coroutines _host(name, **args), vent(topic, message,
+// or a HostError (a RuntimeError) with the error's message. The kernel says
+// "started" when it takes a cell: a kernel that dies before that ran none
+// of it, and the cell goes once to a fresh kernel. The kernel's globals
+// hold the coroutines _host(name, **args), vent(topic, message,
 // suggestion=None, title=None), vents() and resolve_vent(id, note).
 //
 // # Cells

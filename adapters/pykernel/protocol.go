@@ -70,7 +70,10 @@ func readFrame(r io.Reader) ([]byte, error) {
 	}
 	body := make([]byte, size)
 	if _, err := io.ReadFull(r, body); err != nil {
-		return nil, fmt.Errorf("reading a frame of %d bytes: %w", size, io.ErrUnexpectedEOF)
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF // the stream ended inside the frame
+		}
+		return nil, fmt.Errorf("reading a frame of %d bytes: %w", size, err)
 	}
 	return body, nil
 }

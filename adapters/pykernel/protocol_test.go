@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"testing"
+	"testing/iotest"
 )
 
 func TestFrames(t *testing.T) {
@@ -42,5 +43,13 @@ func TestBrokenFrames(t *testing.T) {
 				t.Errorf("readFrame = %v, want an error other than io.EOF", err)
 			}
 		})
+	}
+}
+
+func TestFrameBodyReadErrorKept(t *testing.T) {
+	cause := errors.New("pipe broke")
+	r := io.MultiReader(bytes.NewReader([]byte{0, 0, 0, 5, 'a'}), iotest.ErrReader(cause))
+	if _, err := readFrame(r); !errors.Is(err, cause) {
+		t.Errorf("readFrame = %v, want it to wrap %v", err, cause)
 	}
 }
