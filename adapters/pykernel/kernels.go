@@ -18,6 +18,11 @@ type Kernels struct {
 	mu       sync.Mutex
 	sessions map[string]*session
 	closed   bool
+	// interpreters remembers, by workspace, the real interpreter behind
+	// Options.Python, so that later kernels there skip a version manager's
+	// shim (pyenv's costs a shell start). It is learnt once per workspace
+	// and daemon; guarded by mu.
+	interpreters map[string]string
 }
 
 var _ albedo.Kernel = (*Kernels)(nil)
@@ -39,7 +44,7 @@ var ErrClosed = errors.New("the python kernels are closed")
 // New returns Kernels configured by opts. Kernels start with the first cell
 // of their session.
 func New(opts Options) *Kernels {
-	return &Kernels{opts: opts.withDefaults(), sessions: make(map[string]*session)}
+	return &Kernels{opts: opts.withDefaults(), sessions: make(map[string]*session), interpreters: make(map[string]string)}
 }
 
 // Run runs a cell in its session's kernel, starting the kernel first when
@@ -149,7 +154,7 @@ func (k *Kernels) kernel(ctx context.Context, s *session, workspace string) (*pr
 	if p != nil {
 		return p, nil, nil
 	}
-	p, err := start(ctx, &k.opts, s.id, workspace)
+	p, err := k.start(ctx, s.id, workspace)
 	if err != nil {
 		return nil, nil, fmt.Errorf("starting the python kernel of session %s: %w", s.id, err)
 	}
@@ -212,4 +217,34 @@ func notStarted() albedo.CellResult {
 		Error:  "The cell was interrupted before it started.",
 		Trace:  emptyTrace(),
 	}
+}
+
+// start starts a kernel in workspace, with the interpreter learnt there
+// before when there is one, falling back to Options.Python if that fails.
+func (k *Kernels) start(ctx context.Context, sessionID, workspace string) (*process, error) {
+	k.mu.Lock()
+	known := k.interpreters[workspace]
+	k.mu.Unlock()
+	if known != "" {
+		p, err := start(ctx, &k.opts, known, sessionID, workspace)
+		if err == nil {
+			return p, nil
+		}
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		k.opts.Logger.Warn("the interpreter learnt for this workspace failed; asking for it again", "python", known, "err", err)
+	}
+	p, err := start(ctx, &k.opts, k.opts.Python, sessionID, workspace)
+	if err != nil {
+		return nil, err
+	}
+	k.mu.Lock()
+	if p.executable != "" {
+		k.interpreters[workspace] = p.executable
+	} else {
+		delete(k.interpreters, workspace)
+	}
+	k.mu.Unlock()
+	return p, nil
 }

@@ -35,6 +35,9 @@ type process struct {
 	pid       int
 	log       *slog.Logger
 	host      hostFunc
+	// executable is the interpreter the kernel reported running as, once
+	// it is ready: the real one behind a version manager's shim.
+	executable string
 
 	ctl    *os.File // the kernel's fd 3: requests
 	wmu    sync.Mutex
@@ -64,10 +67,10 @@ type process struct {
 // hostFunc is the type of Options.Host.
 type hostFunc = func(ctx context.Context, sessionID, name string, args json.RawMessage) (json.RawMessage, error)
 
-// start starts a kernel for a session in workspace and waits until it is
-// ready for cells.
-func start(ctx context.Context, o *Options, sessionID, workspace string) (*process, error) {
-	python, err := lookPython(o.Python)
+// start starts a kernel for a session in workspace with the interpreter
+// named python and waits until it is ready for cells.
+func start(ctx context.Context, o *Options, python, sessionID, workspace string) (*process, error) {
+	python, err := lookPython(python)
 	if err != nil {
 		return nil, err
 	}
@@ -89,6 +92,7 @@ func start(ctx context.Context, o *Options, sessionID, workspace string) (*proce
 		}
 		p.log.Info("python kernel started", "python", ev.Python, "executable", ev.Executable,
 			"workspace", workspace, "duration", time.Since(began))
+		p.executable = ev.Executable
 		return p, nil
 	case <-p.exited:
 		return nil, p.failedStart(python)
