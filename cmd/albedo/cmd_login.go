@@ -81,8 +81,22 @@ func checkLogin(p albedo.ProviderConfig) error {
 	return nil
 }
 
-// readKey reads an API key without echoing it on a terminal.
+// readKey reads an API key without echoing it on a terminal. An empty key
+// is a mistake: a provider without one is saved with --no-key.
 func readKey(e *env, name string) (string, error) {
+	key, err := readSecret(e, name)
+	if err != nil {
+		return "", err
+	}
+	if key == "" {
+		return "", usageError{"no API key was given (use --no-key for a provider that needs none)"}
+	}
+	return key, nil
+}
+
+// readSecret reads one line, trimmed: from a prompt that does not echo
+// when stdin is a terminal, else from stdin.
+func readSecret(e *env, name string) (string, error) {
 	if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		fmt.Fprintf(e.stderr, "API key for %s: ", name)
 		b, err := term.ReadPassword(int(f.Fd()))
@@ -96,9 +110,5 @@ func readKey(e *env, name string) (string, error) {
 	if err != nil && err != io.EOF {
 		return "", fmt.Errorf("read the key from standard input: %w", err)
 	}
-	key := strings.TrimSpace(line)
-	if key == "" {
-		return "", usageError{"no API key on standard input (use --no-key for a provider that needs none)"}
-	}
-	return key, nil
+	return strings.TrimSpace(line), nil
 }

@@ -3,9 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
 )
 
 func runNew(ctx context.Context, e *env, args []string) error {
@@ -17,17 +14,9 @@ func runNew(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 1 {
 		return usageError{"new takes at most one workspace"}
 	}
-	workspace := fs.Arg(0)
-	if workspace == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return fmt.Errorf("find the current folder: %w", err)
-		}
-		workspace = wd
-	}
-	workspace, err := filepath.Abs(workspace)
+	workspace, err := workspaceDir(fs.Arg(0))
 	if err != nil {
-		return fmt.Errorf("resolve workspace: %w", err)
+		return err
 	}
 	c, err := e.dial(ctx)
 	if err != nil {

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -73,16 +71,9 @@ func runSession(ctx context.Context, e *env, c *client.Client, ref, workspace st
 		d, err := c.Session(ctx, id, 0)
 		return d.Session, err
 	}
-	if workspace == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return client.Session{}, fmt.Errorf("find the current folder: %w", err)
-		}
-		workspace = wd
-	}
-	abs, err := filepath.Abs(workspace)
+	abs, err := workspaceDir(workspace)
 	if err != nil {
-		return client.Session{}, fmt.Errorf("resolve workspace: %w", err)
+		return client.Session{}, err
 	}
 	s, err := c.CreateSession(ctx, abs, "")
 	if err != nil {
@@ -108,9 +99,10 @@ func (r *turnRun) run(ctx context.Context, c *client.Client, prompt string) erro
 		return err
 	}
 	w := newTurnWatcher(prompt, lastSeq(stream.Snapshot))
+	// stream is replaced on reconnect: close whichever one is open last.
+	defer func() { stream.Close() }()
 	queued, err := c.Send(ctx, r.id, prompt, nil)
 	if err != nil {
-		stream.Close()
 		return err
 	}
 	if queued && !r.json {
@@ -125,22 +117,27 @@ func (r *turnRun) run(ctx context.Context, c *client.Client, prompt string) erro
 				break
 			}
 		}
-		stream.Close()
 		if w.done {
 			break
 		}
+		stream.Close()
 		if ctx.Err() != nil {
 			return r.interrupt(c)
 		}
 		if !r.json {
 			fmt.Fprintln(r.e.stderr, "albedo: lost the daemon, reconnecting…")
 		}
-		if c, stream, err = r.resubscribe(ctx); err != nil {
+		redialed, reopened, err := r.resubscribe(ctx)
+		if redialed != nil {
+			c = redialed
+		}
+		if err != nil {
 			if ctx.Err() != nil {
 				return r.interrupt(c)
 			}
 			return fmt.Errorf("follow session %s: %w", r.id, err)
 		}
+		stream = reopened
 		for _, ev := range stream.Snapshot {
 			if r.take(w, ev) {
 				break

@@ -33,8 +33,10 @@ func (s Session) Updated() time.Time { return time.UnixMilli(s.UpdatedAt) }
 // Sessions lists every session, most recently updated first.
 func (c *Client) Sessions(ctx context.Context) ([]Session, error) {
 	var out []Session
-	_, err := c.do(ctx, http.MethodGet, "/sessions", nil, &out, nil)
-	return out, err
+	if _, err := c.do(ctx, http.MethodGet, "/sessions", nil, &out, nil); err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return out, nil
 }
 
 // CreateSession makes a session in workspace on the named provider (the
@@ -45,8 +47,10 @@ func (c *Client) CreateSession(ctx context.Context, workspace, provider string) 
 	if provider != "" {
 		body["provider"] = provider
 	}
-	_, err := c.do(ctx, http.MethodPost, "/sessions", body, &out, nil)
-	return out, err
+	if _, err := c.do(ctx, http.MethodPost, "/sessions", body, &out, nil); err != nil {
+		return Session{}, fmt.Errorf("create session in %s: %w", workspace, err)
+	}
+	return out, nil
 }
 
 // sessionPath returns the API path of a session, or of one of its resources.

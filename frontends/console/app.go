@@ -77,7 +77,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	if id == "" && opts.NewSession != "" {
 		s, err := cl.CreateSession(ctx, opts.NewSession, "")
 		if err != nil {
-			return Result{}, fmt.Errorf("create a session in %s: %w", opts.NewSession, err)
+			return Result{}, err
 		}
 		id = s.ID
 	} else if id != "" {

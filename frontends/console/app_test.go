@@ -226,3 +226,22 @@ func TestRunRefusesAnUnknownSession(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+func TestConsoleKeepsAReplyThatFailed(t *testing.T) {
+	f := newFakeDaemon(t)
+	f.vents = []client.Vent{{ID: "1", Title: "a complaint", Topic: "bug", Status: "open"}}
+	s, _ := startConsole(t, f, Options{Workspace: "/w"})
+	s.waitFor(t, "2 sessions")
+	s.typeText("v")
+	s.waitFor(t, "#1", "a complaint")
+	f.mu.Lock()
+	f.vents = nil // deleted elsewhere: the reply fails
+	f.mu.Unlock()
+	s.typeText("r")
+	s.waitFor(t, "reply to #1:")
+	s.typeText("a careful reply")
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	s.waitFor(t, "no vent")
+	s.typeText("r")
+	s.waitFor(t, "reply to #1: a careful reply")
+}

@@ -104,7 +104,7 @@ func (l *layouter) para(gutter string, gs tcell.Style, text string, ts tcell.Sty
 }
 
 // indented wraps text after a first-row and a later-row prefix, keeping
-// at most max rows (all when max < 0) and the last ones when tail is set.
+// its first max rows (all when max < 0).
 func (l *layouter) indented(first string, fs tcell.Style, rest string, rs tcell.Style, text string, ts tcell.Style, max int) {
 	rows := wrap(sanitize(text), l.o.width-width(first))
 	for i, r := range rows {

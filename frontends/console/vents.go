@@ -33,6 +33,9 @@ type ventsScreen struct {
 	back string
 	// deleting is the vent a first x asked to delete.
 	deleting string
+	// draft is a reply that could not be sent, offered again when the
+	// user replies to draftFor once more.
+	draft, draftFor string
 }
 
 func newVentsScreen(c *Console) *ventsScreen {
@@ -253,7 +256,11 @@ func (v *ventsScreen) keys(ev *tcell.EventKey) *tcell.EventKey {
 
 // startReply opens the reply field for a vent.
 func (v *ventsScreen) startReply(x client.Vent) {
-	v.reply.SetLabel(fmt.Sprintf("reply to #%s: ", x.ID)).SetText(x.Reply)
+	text := x.Reply
+	if v.draftFor == x.ID {
+		text = v.draft
+	}
+	v.reply.SetLabel(fmt.Sprintf("reply to #%s: ", x.ID)).SetText(text)
 	v.root.ResizeItem(v.reply, 1, 0)
 	v.setStatus("Enter sends the reply · Esc cancels", false)
 	v.c.app.SetFocus(v.reply)
@@ -279,8 +286,12 @@ func (v *ventsScreen) replyDone(key tcell.Key) {
 		r, err := cl.ReplyVent(v.c.ctx, x.ID, text)
 		v.c.mail.post(func() {
 			if err != nil {
-				v.setStatus(describe(err), true)
+				v.draft, v.draftFor = text, x.ID
+				v.setStatus(describe(err)+" (r brings the reply back)", true)
 				return
+			}
+			if v.draftFor == x.ID {
+				v.draft, v.draftFor = "", ""
 			}
 			if r.Queued() {
 				v.setStatus(fmt.Sprintf("replied to #%s: the filing session gets it on its next turn", x.ID), false)

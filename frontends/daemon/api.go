@@ -131,18 +131,15 @@ func limitBody(c *gin.Context) {
 	c.Next()
 }
 
-// bind decodes a JSON body into v; an empty body counts as {} when
-// optional is true. It writes the 400 itself and reports false.
-func bind(c *gin.Context, v any, optional bool) bool {
+// bind decodes a JSON body into v. When the body is missing or not valid
+// it writes the 400 itself and reports false.
+func bind(c *gin.Context, v any) bool {
 	data, err := io.ReadAll(c.Request.Body)
 	if err != nil {
 		invalid(c, "read request body: %v", err)
 		return false
 	}
 	if len(strings.TrimSpace(string(data))) == 0 {
-		if optional {
-			return true
-		}
 		invalid(c, "request body must be a JSON object")
 		return false
 	}
@@ -184,7 +181,8 @@ func kindName(k string) string {
 }
 
 // revision reads a revision from an If-Match header ("3", "\"3\"" or
-// W/"3"); 0 when the header is absent.
+// W/"3"). When the header is missing or names no revision it writes the
+// error itself and reports false.
 func revision(c *gin.Context) (int64, bool) {
 	h := strings.TrimSpace(c.GetHeader("If-Match"))
 	if h == "" {

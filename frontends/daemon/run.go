@@ -40,8 +40,6 @@ type Options struct {
 	ProviderIdle time.Duration
 	// Version is reported by /health.
 	Version string
-	// Ready, if not nil, is called once the daemon serves.
-	Ready func(home.Connection)
 }
 
 // shutdownGrace bounds how long a stopping daemon waits for requests and
@@ -141,14 +139,15 @@ func (d *daemon) serve(ctx context.Context, opts Options) error {
 	}
 	conn := home.Connection{PID: os.Getpid(), Port: port, Token: token}
 	data, _ := json.Marshal(conn)
+	// Without daemon.json no client finds the daemon: it stops, and says
+	// why, rather than serve no one.
+	var publishErr error
 	if err := home.WriteFileAtomic(filepath.Join(d.dir, home.ConnectionFile), data, 0o600); err != nil {
+		publishErr = fmt.Errorf("publish the connection: %w", err)
 		d.log.Error("publish the connection", "err", err)
 		shutdown()
 	}
 	d.log.Info("serving", "pid", conn.PID, "port", port)
-	if opts.Ready != nil {
-		opts.Ready(conn)
-	}
 
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
@@ -165,7 +164,7 @@ func (d *daemon) serve(ctx context.Context, opts Options) error {
 	case serveErr = <-served:
 	}
 	shutdown()
-	return d.stop(srv, conn, serveErr)
+	return errors.Join(publishErr, d.stop(srv, conn, serveErr))
 }
 
 // stop winds the daemon down: requests finish, turns are left resumable,

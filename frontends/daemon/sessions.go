@@ -27,7 +27,7 @@ func (a *api) createSession(c *gin.Context) {
 		Workspace string `json:"workspace"`
 		Provider  string `json:"provider"`
 	}
-	if !bind(c, &body, false) {
+	if !bind(c, &body) {
 		return
 	}
 	s, err := a.svc.CreateSession(c.Request.Context(), body.Workspace, body.Provider)
@@ -85,7 +85,7 @@ func (a *api) patchSession(c *gin.Context) {
 	var body struct {
 		Name *string `json:"name"`
 	}
-	if !bind(c, &body, false) {
+	if !bind(c, &body) {
 		return
 	}
 	if body.Name == nil {
@@ -119,7 +119,7 @@ func (a *api) postEvent(c *gin.Context) {
 		Content *string    `json:"content"`
 		Image   *imageBody `json:"image"`
 	}
-	if !bind(c, &body, false) {
+	if !bind(c, &body) {
 		return
 	}
 	if body.Content == nil {
@@ -191,7 +191,7 @@ func (a *api) fork(c *gin.Context) {
 	var body struct {
 		Checkpoint *int64 `json:"checkpoint"`
 	}
-	if !bind(c, &body, false) {
+	if !bind(c, &body) {
 		return
 	}
 	if body.Checkpoint == nil {
@@ -218,7 +218,7 @@ func (a *api) moveWorkspace(c *gin.Context) {
 	var body struct {
 		Workspace string `json:"workspace"`
 	}
-	if !bind(c, &body, false) {
+	if !bind(c, &body) {
 		return
 	}
 	s, err := a.svc.MoveWorkspace(c.Request.Context(), c.Param("id"), body.Workspace)
@@ -234,7 +234,7 @@ func (a *api) command(c *gin.Context) {
 		Name string          `json:"name"`
 		Args json.RawMessage `json:"args"`
 	}
-	if !bind(c, &body, false) {
+	if !bind(c, &body) {
 		return
 	}
 	if _, err := a.svc.Session(c.Request.Context(), c.Param("id")); err != nil {

@@ -87,7 +87,7 @@ func (a *api) patchVent(c *gin.Context) {
 		Reply  *string `json:"reply"`
 		Status *string `json:"status"`
 	}
-	if !bind(c, &body, false) {
+	if !bind(c, &body) {
 		return
 	}
 	if body.Reply == nil && body.Status == nil {
