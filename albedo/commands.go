@@ -32,6 +32,9 @@ func (s *Service) Commands() []string {
 
 // RunCommand runs a slash command on a session.
 func (s *Service) RunCommand(ctx context.Context, id, name string, args json.RawMessage) (any, error) {
+	if _, err := s.store.Session(ctx, id); err != nil {
+		return nil, err
+	}
 	cmd, ok := s.commands[name]
 	if !ok {
 		return nil, Errorf(EInvalid, "unknown command %q: known commands are %s", name, strings.Join(s.Commands(), ", "))

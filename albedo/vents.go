@@ -44,20 +44,42 @@ func (s *Service) FileVent(ctx context.Context, sessionID string, n NewVent) (Ve
 	return v, nil
 }
 
+// Sizes of a page of the vent listing: the default, and the most.
+const (
+	DefaultVentPage = 50
+	MaxVentPage     = 200
+)
+
 // Vents returns up to limit vents newest first, with IDs below before
-// (before <= 0: from the newest).
+// (before <= 0: from the newest). A limit of 0 means DefaultVentPage; one
+// above MaxVentPage means MaxVentPage.
 func (s *Service) Vents(ctx context.Context, before int64, limit int) ([]Vent, error) {
-	if limit <= 0 || limit > 500 {
-		limit = 500
+	page, _, err := s.VentPage(ctx, before, limit)
+	return page, err
+}
+
+// VentPage is Vents with the cursor of the next page: the before to ask
+// for next, or 0 when this page is the last.
+func (s *Service) VentPage(ctx context.Context, before int64, limit int) ([]Vent, int64, error) {
+	switch {
+	case limit <= 0:
+		limit = DefaultVentPage
+	case limit > MaxVentPage:
+		limit = MaxVentPage
 	}
-	vents, err := s.store.Vents(ctx, before, limit)
+	vents, err := s.store.Vents(ctx, before, limit+1)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	var next int64
+	if len(vents) > limit {
+		vents = vents[:limit]
+		next = vents[limit-1].ID
 	}
 	for i := range vents {
 		vents[i].Title = vents[i].displayTitle()
 	}
-	return vents, nil
+	return vents, next, nil
 }
 
 // Vent returns one vent.

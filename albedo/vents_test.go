@@ -400,3 +400,42 @@ func TestGlancesShowPendingRepliesNeverOpenVents(t *testing.T) {
 		t.Errorf("a pending reply is missing from the glances %v", got)
 	}
 }
+
+func TestVentPagesAreBoundedAndLinked(t *testing.T) {
+	r := newRig(t, func(albedo.ModelRequest) fakes.Reply { return fakes.Text("ok") })
+	sess := r.session("")
+	for i := range albedo.MaxVentPage + 5 {
+		if _, err := r.svc.FileVent(r.ctx, sess.ID, albedo.NewVent{Topic: "bug", Message: fmt.Sprintf("complaint %d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		limit, want int
+		more        bool
+	}{
+		{0, albedo.DefaultVentPage, true},
+		{3, 3, true},
+		{albedo.MaxVentPage + 100, albedo.MaxVentPage, true},
+	}
+	for _, tt := range tests {
+		page, next, err := r.svc.VentPage(r.ctx, 0, tt.limit)
+		if err != nil || len(page) != tt.want || (next > 0) != tt.more {
+			t.Errorf("VentPage(limit %d) = %d vents, next %d, %v", tt.limit, len(page), next, err)
+		}
+	}
+	seen := 0
+	for before := int64(0); ; {
+		page, next, err := r.svc.VentPage(r.ctx, before, albedo.MaxVentPage)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen += len(page)
+		if next == 0 {
+			break
+		}
+		before = next
+	}
+	if seen != albedo.MaxVentPage+5 {
+		t.Errorf("paging saw %d vents, want %d", seen, albedo.MaxVentPage+5)
+	}
+}

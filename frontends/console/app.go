@@ -138,6 +138,12 @@ func (c *Console) redial(ctx context.Context) (*client.Client, error) {
 func (c *Console) keys(ev *tcell.EventKey) *tcell.EventKey {
 	switch ev.Key() {
 	case tcell.KeyCtrlD:
+		if name, _ := c.pages.GetFrontPage(); name == pageSession && c.session.input.GetText() != "" {
+			// A draft is never thrown away by a detach.
+			c.session.setNote("clear the message first (Ctrl-C) to detach with Ctrl-D, or use /quit", false)
+			c.session.refresh()
+			return nil
+		}
 		c.quit()
 		return nil
 	case tcell.KeyCtrlC:

@@ -80,6 +80,10 @@ func TestConsoleSendsAndShowsTheTurn(t *testing.T) {
 	if !f.seen(`POST /sessions/s1/events {"content":"hi there"}`) {
 		t.Errorf("no message sent; requests: %q", f.requests)
 	}
+	s.typeText("an unsent draft")
+	s.InjectKey(tcell.KeyCtrlD, 0, tcell.ModCtrl)
+	s.waitFor(t, "an unsent draft", "clear the message first")
+	s.InjectKey(tcell.KeyCtrlC, 0, tcell.ModCtrl)
 	s.InjectKey(tcell.KeyCtrlD, 0, tcell.ModCtrl)
 	if res := wait(); res.Session != "s1" {
 		t.Errorf("detached from %q, want s1", res.Session)

@@ -8,10 +8,6 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// maxVentPage bounds one page of the vent listing; a limit of 0 or above
-// it asks for this many.
-const maxVentPage = 200
-
 // ventResource wraps a vent the way the extension API returns it.
 func (a *api) ventResource(c *gin.Context, v albedo.Vent) gin.H {
 	name := ""
@@ -24,28 +20,24 @@ func (a *api) ventResource(c *gin.Context, v albedo.Vent) gin.H {
 }
 
 func (a *api) listVents(c *gin.Context) {
-	limit, err := queryInt(c, "limit", 50)
+	limit, err := queryInt(c, "limit", 0)
 	if err != nil {
 		fail(c, err)
 		return
-	}
-	if limit <= 0 || limit > maxVentPage {
-		limit = maxVentPage
 	}
 	before, err := queryInt(c, "cursor", 0)
 	if err != nil {
 		fail(c, err)
 		return
 	}
-	vents, err := a.svc.Vents(c.Request.Context(), before, int(limit)+1)
+	vents, next, err := a.svc.VentPage(c.Request.Context(), before, int(limit))
 	if err != nil {
 		fail(c, err)
 		return
 	}
 	body := gin.H{}
-	if len(vents) > int(limit) {
-		vents = vents[:limit]
-		body["next"] = strconv.FormatInt(vents[len(vents)-1].ID, 10)
+	if next > 0 {
+		body["next"] = strconv.FormatInt(next, 10)
 	}
 	items := make([]gin.H, len(vents))
 	for i, v := range vents {

@@ -8,10 +8,7 @@ import (
 	"github.com/albedo-agent/albedo/albedo"
 )
 
-// defaultVentLimit is the page size of Vents when the caller names none.
-const defaultVentLimit = 50
-
-// Vents returns up to limit vents (50 when limit is 0 or less), newest
+// Vents returns up to limit vents (50 when limit is 0 or less, at most 200), newest
 // first, starting after cursor ("" for the newest). The page's Next is the
 // cursor of the following page, "" on the last.
 func (a *Albedo) Vents(ctx context.Context, limit int, cursor string) (VentPage, error) {
@@ -23,9 +20,6 @@ func (a *Albedo) Vents(ctx context.Context, limit int, cursor string) (VentPage,
 }
 
 func (a *Albedo) vents(ctx context.Context, limit int, cursor string) (VentPage, error) {
-	if limit <= 0 {
-		limit = defaultVentLimit
-	}
 	var before int64
 	if cursor != "" {
 		n, err := strconv.ParseInt(cursor, 10, 64)
@@ -34,14 +28,13 @@ func (a *Albedo) vents(ctx context.Context, limit int, cursor string) (VentPage,
 		}
 		before = n
 	}
-	vents, err := a.svc.Vents(ctx, before, limit+1)
+	vents, next, err := a.svc.VentPage(ctx, before, limit)
 	if err != nil {
 		return VentPage{}, err
 	}
 	var page VentPage
-	if len(vents) > limit {
-		vents = vents[:limit]
-		page.Next = strconv.FormatInt(vents[len(vents)-1].ID, 10)
+	if next > 0 {
+		page.Next = strconv.FormatInt(next, 10)
 	}
 	page.Items = make([]Vent, len(vents))
 	for i, v := range vents {
