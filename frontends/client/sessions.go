@@ -253,6 +253,8 @@ type Config struct {
 	Provider  string `json:"provider"`
 	Model     string `json:"model"`
 	Protocol  string `json:"protocol"`
+	// Revision increases with every change of the session.
+	Revision int64 `json:"revision"`
 	// ETag is the revision a conditional change names (If-Match).
 	ETag string `json:"-"`
 }

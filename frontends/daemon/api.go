@@ -198,8 +198,6 @@ func revision(c *gin.Context) (int64, bool) {
 	return n, true
 }
 
-func etag(rev int64) string { return `"` + strconv.FormatInt(rev, 10) + `"` }
-
 func (a *api) health(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"ok": true, "version": APIVersion, "capabilities": Capabilities(), "albedo": a.version})
 }

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"encoding/json"
+	"github.com/albedo-agent/albedo/frontends/wire"
 	"net/http"
 	"strconv"
 
@@ -15,11 +16,7 @@ func (a *api) listSessions(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	out := make([]sessionView, len(sessions))
-	for i, s := range sessions {
-		out[i] = viewSession(s)
-	}
-	c.JSON(http.StatusOK, out)
+	c.JSON(http.StatusOK, wire.Sessions(sessions))
 }
 
 func (a *api) createSession(c *gin.Context) {
@@ -35,7 +32,7 @@ func (a *api) createSession(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, viewSession(s))
+	c.JSON(http.StatusCreated, wire.Session(s))
 }
 
 func (a *api) getSession(c *gin.Context) {
@@ -46,8 +43,8 @@ func (a *api) getSession(c *gin.Context) {
 		return
 	}
 	if c.Query("view") == "configuration" {
-		c.Header("ETag", etag(s.Revision))
-		c.JSON(http.StatusOK, viewConfig(s))
+		c.Header("ETag", wire.ETag(s.Revision))
+		c.JSON(http.StatusOK, wire.Config(s))
 		return
 	}
 	tail := 50
@@ -74,7 +71,7 @@ func (a *api) getSession(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"session": viewSession(s), "id": s.ID, "title": s.Title, "running": running, "events": events, "glances": glances})
+	c.JSON(http.StatusOK, gin.H{"session": wire.Session(s), "id": s.ID, "title": s.Title, "running": running, "events": events, "glances": glances})
 }
 
 func (a *api) patchSession(c *gin.Context) {
@@ -101,8 +98,8 @@ func (a *api) patchSession(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	c.Header("ETag", etag(s.Revision))
-	c.JSON(http.StatusOK, viewConfig(s))
+	c.Header("ETag", wire.ETag(s.Revision))
+	c.JSON(http.StatusOK, wire.Config(s))
 }
 
 // imageBody is an attached image as clients send it.
@@ -153,7 +150,7 @@ func (a *api) history(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"items": viewHistory(items)})
+	c.JSON(http.StatusOK, gin.H{"items": wire.History(items)})
 }
 
 func (a *api) tree(c *gin.Context) {
@@ -203,7 +200,7 @@ func (a *api) fork(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, viewSession(s))
+	c.JSON(http.StatusCreated, wire.Session(s))
 }
 
 func (a *api) interrupt(c *gin.Context) {
@@ -226,7 +223,7 @@ func (a *api) moveWorkspace(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"workspace": s.Workspace, "session": viewSession(s)})
+	c.JSON(http.StatusOK, gin.H{"workspace": s.Workspace, "session": wire.Session(s)})
 }
 
 func (a *api) command(c *gin.Context) {

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"github.com/albedo-agent/albedo/frontends/wire"
 	"net/http"
 	"strconv"
 
@@ -16,7 +17,7 @@ func (a *api) ventResource(c *gin.Context, v albedo.Vent) gin.H {
 			name = s.Name
 		}
 	}
-	return gin.H{"value": viewVent(v, name)}
+	return gin.H{"value": wire.Vent(v, name)}
 }
 
 func (a *api) listVents(c *gin.Context) {
@@ -66,7 +67,7 @@ func (a *api) getVent(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	c.Header("ETag", etag(v.Revision))
+	c.Header("ETag", wire.ETag(v.Revision))
 	c.JSON(http.StatusOK, a.ventResource(c, v))
 }
 
@@ -100,7 +101,7 @@ func (a *api) patchVent(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	c.Header("ETag", etag(v.Revision))
+	c.Header("ETag", wire.ETag(v.Revision))
 	c.JSON(http.StatusOK, gin.H{"notification": gin.H{"state": state}, "resource": a.ventResource(c, v)})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/albedo-agent/albedo/frontends/wire"
 
 	"github.com/albedo-agent/albedo/albedo"
 )
@@ -53,5 +54,5 @@ func (a *Albedo) SwitchModel(ctx context.Context, id, provider, model string) (M
 	if err != nil {
 		return ModelChoice{}, fmt.Errorf("run /model on session %s: %w", id, err)
 	}
-	return modelChoiceOf(c), nil
+	return wire.ModelChoice(c), nil
 }

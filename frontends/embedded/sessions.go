@@ -3,6 +3,7 @@ package embedded
 import (
 	"context"
 	"fmt"
+	"github.com/albedo-agent/albedo/frontends/wire"
 )
 
 // Defaults the daemon applies when a request names no value.
@@ -19,7 +20,7 @@ func (a *Albedo) CreateSession(ctx context.Context, workspace, provider string) 
 	if err != nil {
 		return Session{}, fmt.Errorf("create session in %s: %w", workspace, err)
 	}
-	return sessionOf(s), nil
+	return wire.Session(s), nil
 }
 
 // Sessions lists every session, most recently updated first.
@@ -28,7 +29,7 @@ func (a *Albedo) Sessions(ctx context.Context) ([]Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
-	return sessionsOf(list), nil
+	return wire.Sessions(list), nil
 }
 
 // Session returns a session with its last tail events (none when tail is
@@ -66,7 +67,7 @@ func (a *Albedo) detail(ctx context.Context, id string, tail int) (SessionDetail
 	for i, g := range found {
 		glances[i] = Glance(g)
 	}
-	return SessionDetail{Session: sessionOf(s), Running: running, Events: eventsOf(events), Glances: glances}, nil
+	return SessionDetail{Session: wire.Session(s), Running: running, Events: wire.Events(events), Glances: glances}, nil
 }
 
 // Config returns a session's editable configuration and its ETag.
@@ -75,7 +76,7 @@ func (a *Albedo) Config(ctx context.Context, id string) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("get configuration of session %s: %w", id, err)
 	}
-	return configOf(s), nil
+	return wire.Config(s), nil
 }
 
 // Rename gives a session a name (at most 100 characters; empty removes
@@ -90,7 +91,7 @@ func (a *Albedo) Rename(ctx context.Context, id, name string) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("rename session %s: %w", id, err)
 	}
-	return configOf(s), nil
+	return wire.Config(s), nil
 }
 
 // History returns a session's whole transcript.
@@ -99,7 +100,7 @@ func (a *Albedo) History(ctx context.Context, id string) ([]HistoryItem, error) 
 	if err != nil {
 		return nil, fmt.Errorf("get history of session %s: %w", id, err)
 	}
-	return historyOf(items), nil
+	return wire.History(items), nil
 }
 
 // Tree returns up to limit checkpoints of a session (100 when limit is 0
@@ -113,7 +114,7 @@ func (a *Albedo) Tree(ctx context.Context, id string, after int64, limit int) (T
 	if err != nil {
 		return TreePage{}, fmt.Errorf("get tree of session %s: %w", id, err)
 	}
-	return treeOf(nodes, more), nil
+	return wire.Tree(nodes, more), nil
 }
 
 // Fork makes a new session whose transcript is the session's up to and
@@ -125,7 +126,7 @@ func (a *Albedo) Fork(ctx context.Context, id string, checkpoint int64) (Session
 	if err != nil {
 		return Session{}, fmt.Errorf("fork session %s at %d: %w", id, checkpoint, err)
 	}
-	return sessionOf(s), nil
+	return wire.Session(s), nil
 }
 
 // MoveWorkspace points an idle session at another workspace folder (an
@@ -136,5 +137,5 @@ func (a *Albedo) MoveWorkspace(ctx context.Context, id, workspace string) (Sessi
 	if err != nil {
 		return Session{}, fmt.Errorf("move session %s to %s: %w", id, workspace, err)
 	}
-	return sessionOf(s), nil
+	return wire.Session(s), nil
 }

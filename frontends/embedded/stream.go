@@ -3,6 +3,7 @@ package embedded
 import (
 	"context"
 	"fmt"
+	"github.com/albedo-agent/albedo/frontends/wire"
 	"iter"
 
 	"github.com/albedo-agent/albedo/albedo"
@@ -31,7 +32,7 @@ func (a *Albedo) Subscribe(ctx context.Context, id string) (*Stream, error) {
 		return nil, fmt.Errorf("subscribe to session %s: %w", id, err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	return &Stream{Snapshot: eventsOf(sub.Snapshot), session: id, sub: sub, ctx: ctx, cancel: cancel}, nil
+	return &Stream{Snapshot: wire.Events(sub.Snapshot), session: id, sub: sub, ctx: ctx, cancel: cancel}, nil
 }
 
 // Events yields the session's events after the snapshot, in order. When
@@ -47,7 +48,7 @@ func (s *Stream) Events() iter.Seq2[Event, error] {
 					yield(Event{}, s.end())
 					return
 				}
-				if !yield(eventOf(ev), nil) {
+				if !yield(wire.Event(ev), nil) {
 					return
 				}
 			case <-s.ctx.Done():

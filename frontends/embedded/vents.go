@@ -3,6 +3,7 @@ package embedded
 import (
 	"context"
 	"fmt"
+	"github.com/albedo-agent/albedo/frontends/wire"
 	"strconv"
 
 	"github.com/albedo-agent/albedo/albedo"
@@ -51,7 +52,7 @@ func (a *Albedo) ventOf(ctx context.Context, v albedo.Vent) Vent {
 			name = s.Name
 		}
 	}
-	return ventOf(v, name)
+	return wire.Vent(v, name)
 }
 
 // ventID reads a vent id; anything but a positive number names no vent.

@@ -1,4 +1,7 @@
-package embedded
+// Package wire shows albedo's domain values in the shapes of its HTTP API,
+// as the types of frontends/client. The daemon serves them; an embedded
+// albedo returns them; so both answer exactly alike.
+package wire
 
 import (
 	"encoding/json"
@@ -8,11 +11,9 @@ import (
 	"github.com/albedo-agent/albedo/frontends/client"
 )
 
-// The functions here show domain values as the daemon's API shows them, so
-// that an embedded albedo answers exactly what a daemon would.
-
-func sessionOf(s albedo.Session) Session {
-	v := Session{
+// Session shows a session.
+func Session(s albedo.Session) client.Session {
+	v := client.Session{
 		ID: s.ID, Workspace: s.Workspace, Provider: s.Provider, Model: s.Model,
 		Protocol: string(s.Protocol), Title: s.Title, Name: s.Name, Stage: string(s.Stage),
 		ParentID: s.ParentID, Checkpoint: s.Checkpoint, Revision: s.Revision,
@@ -25,32 +26,35 @@ func sessionOf(s albedo.Session) Session {
 	return v
 }
 
-func sessionsOf(list []albedo.Session) []Session {
-	out := make([]Session, len(list))
+// Sessions shows a list of sessions.
+func Sessions(list []albedo.Session) []client.Session {
+	out := make([]client.Session, len(list))
 	for i, s := range list {
-		out[i] = sessionOf(s)
+		out[i] = Session(s)
 	}
 	return out
 }
 
-// etag is the ETag of a revision, as the daemon sends it.
-func etag(rev int64) string { return `"` + strconv.FormatInt(rev, 10) + `"` }
+// ETag is the ETag of a revision, as the daemon sends it.
+func ETag(rev int64) string { return `"` + strconv.FormatInt(rev, 10) + `"` }
 
-func configOf(s albedo.Session) Config {
-	return Config{
+// Config shows the editable configuration of a session.
+func Config(s albedo.Session) client.Config {
+	return client.Config{
 		ID: s.ID, Name: s.Name, Title: s.Title, Workspace: s.Workspace,
-		Provider: s.Provider, Model: s.Model, Protocol: string(s.Protocol), ETag: etag(s.Revision),
+		Provider: s.Provider, Model: s.Model, Protocol: string(s.Protocol), Revision: s.Revision, ETag: ETag(s.Revision),
 	}
 }
 
-func eventOf(e albedo.Event) Event {
-	out := Event{
+// Event shows an event.
+func Event(e albedo.Event) client.Event {
+	out := client.Event{
 		Seq: e.Seq, Type: e.Type, Text: e.Text, Timestamp: e.Timestamp, Source: e.Source,
 		CallID: e.CallID, Name: e.Name, Code: e.Code, Result: e.Result, Status: e.Status,
-		Kind: e.Kind, Running: e.Running, Image: imageMetaOf(e.Image),
+		Kind: e.Kind, Running: e.Running, Image: imageMeta(e.Image),
 	}
 	if e.Trace != nil {
-		out.Trace = traceOf(*e.Trace)
+		out.Trace = trace(*e.Trace)
 	}
 	if e.Usage != nil {
 		out.Usage = &client.Usage{InputTokens: e.Usage.InputTokens, OutputTokens: e.Usage.OutputTokens}
@@ -58,22 +62,25 @@ func eventOf(e albedo.Event) Event {
 	return out
 }
 
-func eventsOf(events []albedo.Event) []Event {
-	out := make([]Event, len(events))
+// Events shows a list of events.
+func Events(events []albedo.Event) []client.Event {
+	out := make([]client.Event, len(events))
 	for i, e := range events {
-		out[i] = eventOf(e)
+		out[i] = Event(e)
 	}
 	return out
 }
 
-func imageMetaOf(m *albedo.ImageMeta) *client.ImageMeta {
+// imageMeta shows an image by its metadata alone.
+func imageMeta(m *albedo.ImageMeta) *client.ImageMeta {
 	if m == nil {
 		return nil
 	}
 	return &client.ImageMeta{MimeType: m.MimeType, Width: m.Width, Height: m.Height, Bytes: m.Bytes}
 }
 
-func traceOf(t albedo.Trace) *client.Trace {
+// trace shows the files a cell touched.
+func trace(t albedo.Trace) *client.Trace {
 	out := &client.Trace{Activities: make([]client.Activity, len(t.Activities)), Changes: make([]client.Change, len(t.Changes))}
 	for i, a := range t.Activities {
 		out.Activities[i] = client.Activity{Kind: a.Kind, Target: a.Target}
@@ -84,15 +91,15 @@ func traceOf(t albedo.Trace) *client.Trace {
 	return out
 }
 
-// historyOf shows a transcript as GET /sessions/{id}/history does: a tool
+// History shows a transcript as GET /sessions/{id}/history does: a tool
 // output is a tool_result whose content holds its result and trace as
 // JSON text.
-func historyOf(items []albedo.Item) []HistoryItem {
-	out := make([]HistoryItem, 0, len(items))
+func History(items []albedo.Item) []client.HistoryItem {
+	out := make([]client.HistoryItem, 0, len(items))
 	for _, it := range items {
-		h := HistoryItem{
+		h := client.HistoryItem{
 			Seq: it.Seq, Kind: string(it.Kind), Text: it.Text, Source: it.Source,
-			Image: imageMetaOf(it.Image.Meta()), Protocol: string(it.Protocol), Timestamp: it.Timestamp,
+			Image: imageMeta(it.Image.Meta()), Protocol: string(it.Protocol), Timestamp: it.Timestamp,
 		}
 		switch it.Kind {
 		case albedo.KindToolCall:
@@ -115,21 +122,23 @@ func historyOf(items []albedo.Item) []HistoryItem {
 	return out
 }
 
-func treeOf(nodes []albedo.TreeNode, more bool) TreePage {
-	page := TreePage{Items: make([]TreeItem, len(nodes)), HasMore: more}
+// Tree shows a page of checkpoints.
+func Tree(nodes []albedo.TreeNode, more bool) client.TreePage {
+	page := client.TreePage{Items: make([]client.TreeItem, len(nodes)), HasMore: more}
 	for i, n := range nodes {
-		page.Items[i] = TreeItem{ID: n.ID, Type: n.Type, Preview: n.Preview}
+		page.Items[i] = client.TreeItem{ID: n.ID, Type: n.Type, Preview: n.Preview}
 	}
 	return page
 }
 
-func modelChoiceOf(c albedo.ModelChoice) ModelChoice {
-	return ModelChoice{Provider: c.Provider, Model: c.Model, Protocol: string(c.Protocol), Effort: c.Effort}
+// ModelChoice shows the result of /model.
+func ModelChoice(c albedo.ModelChoice) client.ModelChoice {
+	return client.ModelChoice{Provider: c.Provider, Model: c.Model, Protocol: string(c.Protocol), Effort: c.Effort}
 }
 
-// ventOf shows a vent with its filing session's name, if any.
-func ventOf(v albedo.Vent, sessionName string) Vent {
-	return Vent{
+// Vent shows a vent with its filing session's name, if any.
+func Vent(v albedo.Vent, sessionName string) client.Vent {
+	return client.Vent{
 		ID: strconv.FormatInt(v.ID, 10), Title: v.Title, Topic: v.Topic, Status: string(v.Status),
 		Message: v.Message, Suggestion: v.Suggestion, SessionID: optional(v.SessionID), SessionName: sessionName,
 		Workspace: v.Workspace, Reply: v.Reply, Resolution: v.Resolution,
@@ -138,6 +147,7 @@ func ventOf(v albedo.Vent, sessionName string) Vent {
 	}
 }
 
+// optional is nil for an empty string.
 func optional(s string) *string {
 	if s == "" {
 		return nil

@@ -1,0 +1,70 @@
+package wire
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/albedo-agent/albedo/albedo"
+)
+
+// keys returns the JSON object keys of v, sorted.
+func keys(t *testing.T, v any) []string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestShapes(t *testing.T) {
+	now := time.UnixMilli(1_700_000_000_000)
+	res := albedo.CellResult{Status: albedo.CellOK, Output: "hi\n", Trace: albedo.Trace{Changes: []albedo.Change{{Path: "/w/a"}}}}
+	history := History([]albedo.Item{
+		{Seq: 1, Kind: albedo.KindToolCall, CallID: "c1", ToolName: "python", Arguments: `{"code":"1"}`},
+		{Seq: 2, Kind: albedo.KindToolOutput, CallID: "c1", ToolName: "python", Text: "{}", Result: &res},
+		{Seq: 3, Kind: albedo.KindToolOutput, CallID: "c2", ToolName: "python", Text: albedo.BranchOutput},
+	})
+	tests := []struct {
+		name string
+		v    any
+		want []string
+	}{
+		{"session", Session(albedo.Session{ID: "s", Provider: "p", Model: "m", Protocol: albedo.ProtocolResponses, CreatedAt: now, UpdatedAt: now}),
+			[]string{"created_at", "effort", "id", "model", "name", "protocol", "provider", "revision", "stage", "title", "updated_at", "workspace"}},
+		{"config", Config(albedo.Session{ID: "s", Revision: 3}),
+			[]string{"id", "model", "name", "protocol", "provider", "revision", "title", "workspace"}},
+		{"vent", Vent(albedo.Vent{ID: 7, Topic: "bug", Message: "m", Status: albedo.VentOpen}, ""),
+			[]string{"created_at", "id", "message", "reply", "resolution", "resolving_session_id", "revision", "session_id", "status", "suggestion", "title", "topic", "updated_at", "workspace"}},
+		{"call", history[0], []string{"arguments", "call_id", "kind", "seq", "timestamp", "tool"}},
+		{"result", history[1], []string{"call_id", "content", "kind", "seq", "timestamp", "tool"}},
+	}
+	for _, tt := range tests {
+		if got := keys(t, tt.v); !slices.Equal(got, tt.want) {
+			t.Errorf("%s keys = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if v := Vent(albedo.Vent{ID: 7}, ""); v.ID != "7" || v.SessionID != nil {
+		t.Errorf("vent id and missing session = %q, %v", v.ID, v.SessionID)
+	}
+	if c := history[1].Content; len(c) != 2 || c[0].Field != "result" || c[1].Field != "trace" {
+		t.Errorf("tool result content = %+v", c)
+	}
+	if c := history[2].Content; len(c) != 1 || c[0].Kind != "text" || c[0].Text != albedo.BranchOutput {
+		t.Errorf("unexecuted branch output content = %+v", c)
+	}
+	if got := ETag(12); got != `"12"` {
+		t.Errorf("ETag = %s", got)
+	}
+}
