@@ -57,12 +57,18 @@ type Commit struct {
 	Enqueue []Queued
 	// Dequeue removes queued messages by ID.
 	Dequeue []int64
+	// Vent, when not nil, is written as UpdateVent writes it: only if the
+	// stored revision equals Vent.Revision (EStale otherwise, and nothing
+	// of the change lands).
+	Vent *Vent
 }
 
 // Committed is what a Commit assigned.
 type Committed struct {
 	Items    []Item
 	Enqueued []Queued
+	// Vent is the vent as stored, when the change wrote one.
+	Vent *Vent
 }
 
 // Queued is a message waiting to join the next model request of a session.

@@ -94,7 +94,8 @@ func (s *Service) Vent(ctx context.Context, id int64) (Vent, error) {
 
 // ResolveVent closes a vent on behalf of a session's model.
 func (s *Service) ResolveVent(ctx context.Context, sessionID string, id int64, note string) (Vent, error) {
-	return s.changeVent(ctx, id, 0, func(v *Vent) error { return v.resolve(sessionID, note) })
+	v, _, err := s.changeVent(ctx, id, 0, func(v *Vent) error { return v.resolve(sessionID, note) }, false)
+	return v, err
 }
 
 // ReplyVent stores the user's reply to a vent if revision is current, and
@@ -102,30 +103,6 @@ func (s *Service) ResolveVent(ctx context.Context, sessionID string, id int64, n
 // the state of that notification.
 func (s *Service) ReplyVent(ctx context.Context, id, revision int64, reply string) (Vent, string, error) {
 	return s.PatchVent(ctx, id, revision, VentPatch{Reply: &reply})
-}
-
-// notify queues a vent's reply for its filing session.
-func (s *Service) notify(ctx context.Context, v Vent) string {
-	if v.SessionID == "" {
-		return NoteNoSession
-	}
-	if _, err := s.store.Session(ctx, v.SessionID); err != nil {
-		return NoteSessionGone
-	}
-	q := Queued{
-		SessionID: v.SessionID,
-		Source:    ReplySource,
-		Text:      fmt.Sprintf("Reply to your vent #%d (%s). The user answers: %s", v.ID, v.Title, v.Reply),
-		Timestamp: s.now(),
-	}
-	st := s.state(v.SessionID)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if _, err := s.store.Commit(ctx, Commit{SessionID: v.SessionID, Enqueue: []Queued{q}}); err != nil {
-		s.log.Error("queue vent reply", "vent", v.ID, "err", err)
-		return NoteSessionGone
-	}
-	return NoteQueued
 }
 
 // SetVentStatus records the user's own decision on a vent, such as
@@ -159,7 +136,7 @@ func (s *Service) PatchVent(ctx context.Context, id, revision int64, p VentPatch
 			return Vent{}, "", Errorf(EInvalid, "vent status %q is not one of open, acknowledged, resolved, dismissed", *p.Status)
 		}
 	}
-	v, err := s.changeVent(ctx, id, revision, func(v *Vent) error {
+	return s.changeVent(ctx, id, revision, func(v *Vent) error {
 		if p.Reply != nil {
 			if err := v.reply(*p.Reply); err != nil {
 				return err
@@ -169,14 +146,7 @@ func (s *Service) PatchVent(ctx context.Context, id, revision int64, p VentPatch
 			v.Status = *p.Status
 		}
 		return nil
-	})
-	if err != nil {
-		return Vent{}, "", err
-	}
-	if p.Reply == nil {
-		return v, NoteNone, nil
-	}
-	return v, s.notify(ctx, v), nil
+	}, p.Reply != nil)
 }
 
 // DeleteVent removes a vent if revision is current.
@@ -189,33 +159,68 @@ func (s *Service) DeleteVent(ctx context.Context, id, revision int64) error {
 
 // changeVent applies change to a vent and writes it if no other write came
 // in between. With revision 0 a lost race is retried on the fresh vent;
-// otherwise revision must be the vent's current one.
-func (s *Service) changeVent(ctx context.Context, id, revision int64, change func(*Vent) error) (Vent, error) {
+// otherwise revision must be the vent's current one. With notify, the
+// vent's reply is queued for its filing session in the same write, and the
+// returned state says whether it was.
+func (s *Service) changeVent(ctx context.Context, id, revision int64, change func(*Vent) error, notify bool) (Vent, string, error) {
 	if revision < 0 {
-		return Vent{}, Errorf(ERevisionRequired, "this change needs the vent's current revision")
+		return Vent{}, "", Errorf(ERevisionRequired, "this change needs the vent's current revision")
 	}
 	for attempt := 0; ; attempt++ {
 		v, err := s.store.Vent(ctx, id)
 		if err != nil {
-			return Vent{}, err
+			return Vent{}, "", err
 		}
 		if revision > 0 && v.Revision != revision {
-			return Vent{}, Errorf(EStale, "vent #%d changed since revision %d (now %d)", id, revision, v.Revision)
+			return Vent{}, "", Errorf(EStale, "vent #%d changed since revision %d (now %d)", id, revision, v.Revision)
 		}
 		v.Title = v.displayTitle()
 		if err := change(&v); err != nil {
-			return Vent{}, err
+			return Vent{}, "", err
 		}
-		stored, err := s.store.UpdateVent(ctx, v)
+		stored, state, err := s.writeVent(ctx, v, notify)
 		if err == nil {
 			stored.Title = stored.displayTitle()
-			return stored, nil
+			return stored, state, nil
 		}
 		var e *Error
 		if revision > 0 || attempt+1 == casAttempts || !errors.As(err, &e) || e.Code != EStale {
-			return Vent{}, err
+			return Vent{}, "", err
 		}
 	}
+}
+
+// writeVent stores a changed vent and, with notify, queues its reply for
+// the session that filed it, in one commit.
+func (s *Service) writeVent(ctx context.Context, v Vent, notify bool) (Vent, string, error) {
+	change := Commit{Vent: &v}
+	state := NoteNone
+	if notify {
+		state = NoteQueued
+		switch _, err := s.store.Session(ctx, v.SessionID); {
+		case v.SessionID == "":
+			state = NoteNoSession
+		case err != nil:
+			state = NoteSessionGone
+		default:
+			change.SessionID = v.SessionID
+			change.Enqueue = []Queued{{
+				SessionID: v.SessionID,
+				Source:    ReplySource,
+				Text:      fmt.Sprintf("Reply to your vent #%d (%s). The user answers: %s", v.ID, v.Title, v.Reply),
+				Timestamp: s.now(),
+			}}
+			// The session's lock orders the note with the end of its turn.
+			st := s.state(v.SessionID)
+			st.mu.Lock()
+			defer st.mu.Unlock()
+		}
+	}
+	done, err := s.store.Commit(ctx, change)
+	if err != nil {
+		return Vent{}, "", err
+	}
+	return *done.Vent, state, nil
 }
 
 // PendingReplies counts the vent replies waiting for a session's next turn.

@@ -13,14 +13,15 @@ import (
 // when given, then items are appended, messages enqueued and dequeued, all
 // for change.SessionID (Session.ID by default). Items or messages for a
 // session that does not exist are ENotFound, and nothing of the change
-// lands. Zero session times are stored as the current time.
+// lands. Zero session times are stored as the current time. A vent in the
+// change is written as UpdateVent writes it, in the same transaction.
 func (s *Store) Commit(ctx context.Context, change albedo.Commit) (albedo.Committed, error) {
 	sessionID := change.SessionID
 	if sessionID == "" && change.Session != nil {
 		sessionID = change.Session.ID
 	}
 	touchesSession := len(change.Items) > 0 || len(change.Enqueue) > 0 || len(change.Dequeue) > 0
-	if change.Session == nil && !touchesSession {
+	if change.Session == nil && change.Vent == nil && !touchesSession {
 		return albedo.Committed{}, nil
 	}
 	if touchesSession && sessionID == "" {
@@ -59,7 +60,16 @@ func (s *Store) Commit(ctx context.Context, change albedo.Commit) (albedo.Commit
 			done.Enqueued = queued
 		}
 		if len(change.Dequeue) > 0 {
-			return dequeue(ctx, tx, sessionID, change.Dequeue)
+			if err := dequeue(ctx, tx, sessionID, change.Dequeue); err != nil {
+				return err
+			}
+		}
+		if change.Vent != nil {
+			v, err := updateVent(ctx, tx, *change.Vent)
+			if err != nil {
+				return err
+			}
+			done.Vent = &v
 		}
 		return nil
 	})

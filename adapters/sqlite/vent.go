@@ -126,23 +126,35 @@ func (s *Store) Vents(ctx context.Context, before int64, limit int) ([]albedo.Ve
 // the stored vent with its revision increased and UpdatedAt now. A missing
 // vent is ENotFound and a different stored revision EStale.
 func (s *Store) UpdateVent(ctx context.Context, v albedo.Vent) (albedo.Vent, error) {
-	row := newVentRow(&v)
+	var stored albedo.Vent
 	err := s.write.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		// Every column but the ones the store keeps: id, revision and times.
-		err := tx.NewUpdate().Model(&row).
-			Column("topic", "title", "message", "suggestion", "status",
-				"session", "cwd", "reply", "resolution", "resolving_session").
-			Set("revision = revision + 1").
-			Set("updated_at = ?", time.Now().UnixMilli()).
-			Where("id = ?", v.ID).Where("revision = ?", v.Revision).
-			Returning("*").Scan(ctx)
-		if errors.Is(err, sql.ErrNoRows) {
-			return ventMissed(ctx, tx, v.ID, v.Revision)
-		}
+		var err error
+		stored, err = updateVent(ctx, tx, v)
 		return err
 	})
 	if err != nil {
 		return albedo.Vent{}, fmt.Errorf("update vent %d: %w", v.ID, err)
+	}
+	return stored, nil
+}
+
+// updateVent writes v inside tx if its stored revision is v.Revision, and
+// returns the vent as stored.
+func updateVent(ctx context.Context, tx bun.Tx, v albedo.Vent) (albedo.Vent, error) {
+	row := newVentRow(&v)
+	// Every column but the ones the store keeps: id, revision and times.
+	err := tx.NewUpdate().Model(&row).
+		Column("topic", "title", "message", "suggestion", "status",
+			"session", "cwd", "reply", "resolution", "resolving_session").
+		Set("revision = revision + 1").
+		Set("updated_at = ?", time.Now().UnixMilli()).
+		Where("id = ?", v.ID).Where("revision = ?", v.Revision).
+		Returning("*").Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return albedo.Vent{}, ventMissed(ctx, tx, v.ID, v.Revision)
+	}
+	if err != nil {
+		return albedo.Vent{}, err
 	}
 	return row.vent(), nil
 }
