@@ -64,7 +64,9 @@ type Service struct {
 	// recently used first.
 	recent []string
 	closed bool
-	turns  sync.WaitGroup
+	// workers counts the goroutines Close waits for: running turns and the
+	// idle-kernel reaper.
+	workers sync.WaitGroup
 }
 
 // sessionState is the in-memory side of one session: its lock, its running
@@ -119,9 +121,9 @@ func New(opts Options) *Service {
 	s.commands = s.commandTable()
 	s.hostCalls = s.hostCallTable()
 	if s.kernelIdle > 0 {
-		s.turns.Add(1)
+		s.workers.Add(1)
 		go func() {
-			defer s.turns.Done()
+			defer s.workers.Done()
 			s.reapIdleKernels(s.stopReaper)
 		}()
 	}
@@ -182,7 +184,7 @@ func (s *Service) Close(ctx context.Context) error {
 		st.mu.Unlock()
 	}
 	done := make(chan struct{})
-	go func() { s.turns.Wait(); close(done) }()
+	go func() { s.workers.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-ctx.Done():

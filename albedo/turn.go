@@ -32,10 +32,10 @@ func (s *Service) startTurn(st *sessionState, id string) {
 	t := &turn{cancel: cancel, done: make(chan struct{})}
 	st.turn = t
 	st.busy.Store(true)
-	s.turns.Add(1)
+	s.workers.Add(1)
 	st.hub.publish(statusEvent(true))
 	go func() {
-		defer s.turns.Done()
+		defer s.workers.Done()
 		defer close(t.done)
 		defer cancel(nil)
 		s.runTurn(ctx, st, id)
