@@ -37,7 +37,7 @@ type responsesEffort struct {
 func responsesBody(req albedo.ModelRequest) ([]byte, error) {
 	body := responsesRequest{
 		Model:        req.Endpoint.Model,
-		Input:        input(req.Input),
+		Input:        unstored(input(req.Input)),
 		Instructions: req.Instructions,
 		Stream:       true,
 		Store:        false,

@@ -1,0 +1,134 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// unstored prepares Responses input items for a request with store set to
+// false: the provider keeps nothing then, so an item that still carries the
+// id the provider gave it would make the provider look that id up and
+// refuse the whole request. Such ids are left out; the items are otherwise
+// sent exactly as they were received (reasoning keeps its encrypted
+// content, calls their call_id).
+func unstored(items []json.RawMessage) []json.RawMessage {
+	out := make([]json.RawMessage, len(items))
+	for i, raw := range items {
+		out[i] = raw
+		if bytes.Contains(raw, []byte(`"id"`)) {
+			out[i] = withoutTopLevelID(raw)
+		}
+	}
+	return out
+}
+
+// withoutTopLevelID returns the JSON object raw without its top-level "id"
+// member, scanning it once instead of decoding it. Anything it cannot read
+// as an object comes back unchanged.
+func withoutTopLevelID(raw []byte) []byte {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return raw
+	}
+	i++
+	for {
+		i = skipSpace(raw, i)
+		if i >= len(raw) || raw[i] == '}' {
+			return raw
+		}
+		if raw[i] == ',' {
+			i++
+			continue
+		}
+		if raw[i] != '"' {
+			return raw
+		}
+		start := i
+		keyEnd := skipString(raw, i)
+		colon := skipSpace(raw, keyEnd)
+		if colon >= len(raw) || raw[colon] != ':' {
+			return raw
+		}
+		end := skipValue(raw, skipSpace(raw, colon+1))
+		if end < 0 {
+			return raw
+		}
+		if string(raw[start:keyEnd]) == `"id"` {
+			return cutMember(raw, start, end)
+		}
+		i = end
+	}
+}
+
+// cutMember removes the member raw[start:end] and one comma beside it.
+func cutMember(raw []byte, start, end int) []byte {
+	if next := skipSpace(raw, end); next < len(raw) && raw[next] == ',' {
+		end = next + 1
+	} else {
+		prev := start - 1
+		for prev >= 0 && isSpace(raw[prev]) {
+			prev--
+		}
+		if prev >= 0 && raw[prev] == ',' {
+			start = prev
+		}
+	}
+	out := make([]byte, 0, len(raw)-(end-start))
+	out = append(out, raw[:start]...)
+	return append(out, raw[end:]...)
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func skipSpace(raw []byte, i int) int {
+	for i < len(raw) && isSpace(raw[i]) {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just past the string that starts at i.
+func skipString(raw []byte, i int) int {
+	for i++; i < len(raw); i++ {
+		switch raw[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(raw)
+}
+
+// skipValue returns the index just past the value that starts at i, or -1
+// when the input ends inside it.
+func skipValue(raw []byte, i int) int {
+	if i >= len(raw) {
+		return -1
+	}
+	switch raw[i] {
+	case '"':
+		return skipString(raw, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(raw); i++ {
+			switch raw[i] {
+			case '"':
+				i = skipString(raw, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return -1
+	default:
+		for i < len(raw) && raw[i] != ',' && raw[i] != '}' && raw[i] != ']' && !isSpace(raw[i]) {
+			i++
+		}
+		return i
+	}
+}
