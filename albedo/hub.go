@@ -20,6 +20,8 @@ type subscriber struct {
 	// after is the highest durable Seq the subscriber's snapshot held:
 	// durable events at or below it are not sent again.
 	after int64
+	// afterQueued is the highest queued message the snapshot showed.
+	afterQueued int64
 }
 
 func (h *hub) remove(sub *subscriber) {
@@ -37,7 +39,7 @@ func (h *hub) publish(events ...Event) {
 	defer h.mu.Unlock()
 	for sub := range h.subs {
 		for _, ev := range events {
-			if ev.Seq != 0 && ev.Seq <= sub.after {
+			if ev.Seq != 0 && ev.Seq <= sub.after || ev.QueueID != 0 && ev.QueueID <= sub.afterQueued {
 				continue
 			}
 			select {
@@ -94,6 +96,18 @@ func (s *Service) Subscribe(ctx context.Context, id string) (*Subscription, erro
 	if n := len(items); n > 0 {
 		sub.after = items[n-1].Seq
 	}
+	waiting, err := s.store.Queued(ctx, id)
+	if err != nil {
+		st.hub.mu.Unlock()
+		return nil, err
+	}
+	snapshot := Events(items)
+	for _, q := range waiting {
+		if q.Source == "" { // albedo's own notes show once delivered
+			snapshot = append(snapshot, queuedEvent(q))
+		}
+		sub.afterQueued = max(sub.afterQueued, q.ID)
+	}
 	if st.hub.subs == nil {
 		st.hub.subs = make(map[*subscriber]struct{})
 	}
@@ -106,8 +120,13 @@ func (s *Service) Subscribe(ctx context.Context, id string) (*Subscription, erro
 	}
 	st.hub.mu.Unlock()
 	return &Subscription{
-		Snapshot: Events(items),
+		Snapshot: snapshot,
 		Events:   sub.ch,
 		cancel:   func() { st.hub.remove(sub) },
 	}, nil
+}
+
+// queuedEvent shows a message waiting for the session's next request.
+func queuedEvent(q Queued) Event {
+	return Event{Type: EventQueued, Text: q.Text, Timestamp: q.Timestamp, Image: q.Image.Meta(), QueueID: q.ID}
 }

@@ -69,7 +69,7 @@ func (s *Service) Send(ctx context.Context, id string, msg Message) (queued bool
 		return false, fmt.Errorf("queue message for session %s: %w", id, err)
 	}
 	if queued {
-		st.hub.publish(Event{Type: EventQueued, Text: msg.Text, Timestamp: done.Enqueued[0].Timestamp, Image: img.Meta()})
+		st.hub.publish(queuedEvent(done.Enqueued[0]))
 		return true, nil
 	}
 	s.startTurn(st, id)

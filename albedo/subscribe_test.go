@@ -62,7 +62,9 @@ func settle(t *testing.T, r *rig, id string, sentinel *albedo.Subscription) {
 func durableSeqs(sub *albedo.Subscription) []int64 {
 	var seqs []int64
 	for _, ev := range sub.Snapshot {
-		seqs = append(seqs, ev.Seq)
+		if ev.Seq != 0 { // a queued message is shown, not yet durable
+			seqs = append(seqs, ev.Seq)
+		}
 	}
 	for {
 		select {
@@ -401,5 +403,54 @@ func TestSubscribeBetweenCommitAndCacheDoesNotDuplicate(t *testing.T) {
 			}
 			wantSeqs(t, "a later subscription", durableSeqs(again), int64(len(r.history(sess.ID))))
 		})
+	}
+}
+
+// TestSnapshotShowsWaitingMessagesOnce: a message waiting in the queue is in
+// the snapshot, and the live queued event of that message is not sent
+// again; albedo's own notes are not shown until they are delivered.
+func TestSnapshotShowsWaitingMessagesOnce(t *testing.T) {
+	gate := fakes.NewGate()
+	r := newRig(t, func(albedo.ModelRequest) fakes.Reply { return fakes.Text("done") })
+	r.provider.SetGate(gate)
+	sess := r.session("")
+	if _, err := r.svc.Send(r.ctx, sess.ID, albedo.Message{Text: "first"}); err != nil {
+		t.Fatal(err)
+	}
+	<-gate.Entered()
+	if queued, err := r.svc.Send(r.ctx, sess.ID, albedo.Message{Text: "waiting"}); err != nil || !queued {
+		t.Fatalf("second message queued = %v, %v", queued, err)
+	}
+	sub, err := r.svc.Subscribe(r.ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	var shown []string
+	for _, ev := range sub.Snapshot {
+		if ev.Type == albedo.EventQueued {
+			shown = append(shown, ev.Text)
+		}
+	}
+	if !slices.Equal(shown, []string{"waiting"}) {
+		t.Errorf("snapshot shows queued %v, want [waiting]", shown)
+	}
+	r.provider.SetGate(nil)
+	gate.Open()
+	if err := r.svc.Wait(r.ctx, sess.ID); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		select {
+		case ev, ok := <-sub.Events:
+			if !ok {
+				return
+			}
+			if ev.Type == albedo.EventQueued {
+				t.Errorf("the waiting message was sent live again: %+v", ev)
+			}
+		default:
+			return
+		}
 	}
 }

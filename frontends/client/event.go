@@ -58,6 +58,8 @@ type Event struct {
 	Kind    string `json:"kind,omitempty"`
 	Running *bool  `json:"running,omitempty"`
 	Usage   *Usage `json:"usage,omitempty"`
+	// QueueID identifies the waiting message a queued event shows.
+	QueueID int64 `json:"queue_id,omitempty"`
 }
 
 // Durable reports whether the event stands for a stored transcript item.

@@ -51,7 +51,7 @@ func Event(e albedo.Event) client.Event {
 	out := client.Event{
 		Seq: e.Seq, Type: e.Type, Text: e.Text, Timestamp: e.Timestamp, Source: e.Source,
 		CallID: e.CallID, Name: e.Name, Code: e.Code, Result: e.Result, Status: e.Status,
-		Kind: e.Kind, Running: e.Running, Image: imageMeta(e.Image),
+		Kind: e.Kind, Running: e.Running, Image: imageMeta(e.Image), QueueID: e.QueueID,
 	}
 	if e.Trace != nil {
 		out.Trace = trace(*e.Trace)
