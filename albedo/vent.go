@@ -44,6 +44,9 @@ type Vent struct {
 	Revision  int64
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// SessionName is the filing session's name, when it has one. It is
+	// not stored with the vent: albedo fills it in when it hands vents out.
+	SessionName string
 }
 
 // Limits on the text fields of a vent, in characters.

@@ -41,6 +41,7 @@ func (s *Service) FileVent(ctx context.Context, sessionID string, n NewVent) (Ve
 	if err != nil {
 		return Vent{}, fmt.Errorf("file vent: %w", err)
 	}
+	s.shown(ctx, &v)
 	return v, nil
 }
 
@@ -76,9 +77,11 @@ func (s *Service) VentPage(ctx context.Context, before int64, limit int) ([]Vent
 		vents = vents[:limit]
 		next = vents[limit-1].ID
 	}
+	refs := make([]*Vent, len(vents))
 	for i := range vents {
-		vents[i].Title = vents[i].displayTitle()
+		refs[i] = &vents[i]
 	}
+	s.shown(ctx, refs...)
 	return vents, next, nil
 }
 
@@ -88,7 +91,7 @@ func (s *Service) Vent(ctx context.Context, id int64) (Vent, error) {
 	if err != nil {
 		return Vent{}, err
 	}
-	v.Title = v.displayTitle()
+	s.shown(ctx, &v)
 	return v, nil
 }
 
@@ -180,7 +183,7 @@ func (s *Service) changeVent(ctx context.Context, id, revision int64, change fun
 		}
 		stored, state, err := s.writeVent(ctx, v, notify)
 		if err == nil {
-			stored.Title = stored.displayTitle()
+			s.shown(ctx, &stored)
 			return stored, state, nil
 		}
 		var e *Error
@@ -236,4 +239,24 @@ func (s *Service) PendingReplies(ctx context.Context, sessionID string) (int, er
 		}
 	}
 	return n, nil
+}
+
+// shown readies vents to be handed out: each gets its display title and
+// the name of the session that filed it, looked up once per session.
+func (s *Service) shown(ctx context.Context, vents ...*Vent) {
+	names := make(map[string]string)
+	for _, v := range vents {
+		v.Title = v.displayTitle()
+		if v.SessionID == "" {
+			continue
+		}
+		name, ok := names[v.SessionID]
+		if !ok {
+			if sess, err := s.store.Session(ctx, v.SessionID); err == nil {
+				name = sess.Name
+			}
+			names[v.SessionID] = name
+		}
+		v.SessionName = name
+	}
 }

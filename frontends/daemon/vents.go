@@ -10,15 +10,7 @@ import (
 )
 
 // ventResource wraps a vent the way the extension API returns it.
-func (a *api) ventResource(c *gin.Context, v albedo.Vent) gin.H {
-	name := ""
-	if v.SessionID != "" {
-		if s, err := a.svc.Session(c.Request.Context(), v.SessionID); err == nil {
-			name = s.Name
-		}
-	}
-	return gin.H{"value": wire.Vent(v, name)}
-}
+func ventResource(v albedo.Vent) gin.H { return gin.H{"value": wire.Vent(v)} }
 
 func (a *api) listVents(c *gin.Context) {
 	limit, err := queryInt(c, "limit", 0)
@@ -42,7 +34,7 @@ func (a *api) listVents(c *gin.Context) {
 	}
 	items := make([]gin.H, len(vents))
 	for i, v := range vents {
-		items[i] = a.ventResource(c, v)
+		items[i] = ventResource(v)
 	}
 	body["items"] = items
 	c.JSON(http.StatusOK, body)
@@ -68,7 +60,7 @@ func (a *api) getVent(c *gin.Context) {
 		return
 	}
 	c.Header("ETag", wire.ETag(v.Revision))
-	c.JSON(http.StatusOK, a.ventResource(c, v))
+	c.JSON(http.StatusOK, ventResource(v))
 }
 
 func (a *api) patchVent(c *gin.Context) {
@@ -102,7 +94,7 @@ func (a *api) patchVent(c *gin.Context) {
 		return
 	}
 	c.Header("ETag", wire.ETag(v.Revision))
-	c.JSON(http.StatusOK, gin.H{"notification": gin.H{"state": state}, "resource": a.ventResource(c, v)})
+	c.JSON(http.StatusOK, gin.H{"notification": gin.H{"state": state}, "resource": ventResource(v)})
 }
 
 func (a *api) deleteVent(c *gin.Context) {

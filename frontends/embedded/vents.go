@@ -39,20 +39,9 @@ func (a *Albedo) vents(ctx context.Context, limit int, cursor string) (VentPage,
 	}
 	page.Items = make([]Vent, len(vents))
 	for i, v := range vents {
-		page.Items[i] = a.ventOf(ctx, v)
+		page.Items[i] = wire.Vent(v)
 	}
 	return page, nil
-}
-
-// ventOf shows a vent with the name of its filing session.
-func (a *Albedo) ventOf(ctx context.Context, v albedo.Vent) Vent {
-	name := ""
-	if v.SessionID != "" {
-		if s, err := a.svc.Session(ctx, v.SessionID); err == nil {
-			name = s.Name
-		}
-	}
-	return wire.Vent(v, name)
 }
 
 // ventID reads a vent id; anything but a positive number names no vent.
@@ -74,7 +63,7 @@ func (a *Albedo) Vent(ctx context.Context, id string) (Vent, error) {
 	if err != nil {
 		return Vent{}, fmt.Errorf("get vent %s: %w", id, err)
 	}
-	return a.ventOf(ctx, v), nil
+	return wire.Vent(v), nil
 }
 
 // ReplyVent answers a vent: the vent becomes acknowledged and, when its
@@ -89,7 +78,7 @@ func (a *Albedo) ReplyVent(ctx context.Context, id, text string) (VentReply, err
 	if err != nil {
 		return VentReply{}, fmt.Errorf("reply to vent %s: %w", id, err)
 	}
-	return VentReply{State: state, Vent: a.ventOf(ctx, v)}, nil
+	return VentReply{State: state, Vent: wire.Vent(v)}, nil
 }
 
 // DismissVent closes a vent without resolving it.
@@ -102,7 +91,7 @@ func (a *Albedo) DismissVent(ctx context.Context, id string) (Vent, error) {
 	if err != nil {
 		return Vent{}, fmt.Errorf("dismiss vent %s: %w", id, err)
 	}
-	return a.ventOf(ctx, v), nil
+	return wire.Vent(v), nil
 }
 
 // DeleteVent removes a vent from the ledger. Like the client, it deletes
@@ -138,5 +127,5 @@ func (a *Albedo) FileVent(ctx context.Context, sessionID string, v NewVent) (Ven
 	if err != nil {
 		return Vent{}, fmt.Errorf("file vent for session %s: %w", sessionID, err)
 	}
-	return a.ventOf(ctx, filed), nil
+	return wire.Vent(filed), nil
 }

@@ -137,10 +137,10 @@ func ModelChoice(c albedo.ModelChoice) client.ModelChoice {
 }
 
 // Vent shows a vent with its filing session's name, if any.
-func Vent(v albedo.Vent, sessionName string) client.Vent {
+func Vent(v albedo.Vent) client.Vent {
 	return client.Vent{
 		ID: strconv.FormatInt(v.ID, 10), Title: v.Title, Topic: v.Topic, Status: string(v.Status),
-		Message: v.Message, Suggestion: v.Suggestion, SessionID: optional(v.SessionID), SessionName: sessionName,
+		Message: v.Message, Suggestion: v.Suggestion, SessionID: optional(v.SessionID), SessionName: v.SessionName,
 		Workspace: v.Workspace, Reply: v.Reply, Resolution: v.Resolution,
 		ResolvingSessionID: optional(v.ResolvingSessionID), Revision: v.Revision,
 		CreatedAt: v.CreatedAt.UnixMilli(), UpdatedAt: v.UpdatedAt.UnixMilli(),

@@ -45,7 +45,7 @@ func TestShapes(t *testing.T) {
 			[]string{"created_at", "effort", "id", "model", "name", "protocol", "provider", "revision", "stage", "title", "updated_at", "workspace"}},
 		{"config", Config(albedo.Session{ID: "s", Revision: 3}),
 			[]string{"id", "model", "name", "protocol", "provider", "revision", "title", "workspace"}},
-		{"vent", Vent(albedo.Vent{ID: 7, Topic: "bug", Message: "m", Status: albedo.VentOpen}, ""),
+		{"vent", Vent(albedo.Vent{ID: 7, Topic: "bug", Message: "m", Status: albedo.VentOpen}),
 			[]string{"created_at", "id", "message", "reply", "resolution", "resolving_session_id", "revision", "session_id", "status", "suggestion", "title", "topic", "updated_at", "workspace"}},
 		{"call", history[0], []string{"arguments", "call_id", "kind", "seq", "timestamp", "tool"}},
 		{"result", history[1], []string{"call_id", "content", "kind", "seq", "timestamp", "tool"}},
@@ -55,7 +55,7 @@ func TestShapes(t *testing.T) {
 			t.Errorf("%s keys = %v, want %v", tt.name, got, tt.want)
 		}
 	}
-	if v := Vent(albedo.Vent{ID: 7}, ""); v.ID != "7" || v.SessionID != nil {
+	if v := Vent(albedo.Vent{ID: 7}); v.ID != "7" || v.SessionID != nil {
 		t.Errorf("vent id and missing session = %q, %v", v.ID, v.SessionID)
 	}
 	if c := history[1].Content; len(c) != 2 || c[0].Field != "result" || c[1].Field != "trace" {
