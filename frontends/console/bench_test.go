@@ -61,19 +61,13 @@ func BenchmarkRenderLargeTranscript(b *testing.B) {
 	b.Run("first-frame", func(b *testing.B) {
 		s := benchScreen(b)
 		for b.Loop() {
-			var tr Transcript
-			tr.Reset(events)
-			v := NewTranscriptView(&tr)
-			v.SetRect(0, 0, 120, 40)
+			_, v := benchView(events)
 			v.Draw(s)
 		}
 	})
 	b.Run("frame", func(b *testing.B) {
 		s := benchScreen(b)
-		var tr Transcript
-		tr.Reset(events)
-		v := NewTranscriptView(&tr)
-		v.SetRect(0, 0, 120, 40)
+		_, v := benchView(events)
 		v.Draw(s)
 		for b.Loop() {
 			v.Draw(s)
@@ -81,10 +75,7 @@ func BenchmarkRenderLargeTranscript(b *testing.B) {
 	})
 	b.Run("scroll-page", func(b *testing.B) {
 		s := benchScreen(b)
-		var tr Transcript
-		tr.Reset(events)
-		v := NewTranscriptView(&tr)
-		v.SetRect(0, 0, 120, 40)
+		_, v := benchView(events)
 		v.Draw(s)
 		for b.Loop() {
 			v.ScrollBy(-v.PageSize())
@@ -108,10 +99,7 @@ func BenchmarkRenderLargeTranscript(b *testing.B) {
 	})
 	b.Run("delta", func(b *testing.B) {
 		s := benchScreen(b)
-		var tr Transcript
-		tr.Reset(events)
-		v := NewTranscriptView(&tr)
-		v.SetRect(0, 0, 120, 40)
+		tr, v := benchView(events)
 		n := 0
 		for b.Loop() {
 			// An answer of 100 fragments streams in, then completes.
@@ -122,4 +110,13 @@ func BenchmarkRenderLargeTranscript(b *testing.B) {
 			v.Draw(s)
 		}
 	})
+}
+
+// benchView lays out a transcript of events in a 120×40 view.
+func benchView(events []client.Event) (*Transcript, *TranscriptView) {
+	tr := &Transcript{}
+	tr.Reset(events)
+	v := NewTranscriptView(tr)
+	v.SetRect(0, 0, 120, 40)
+	return tr, v
 }
