@@ -543,7 +543,7 @@ class Albedo:
         if not executable.exists():
             raise AssertionError(
                 f"albedo binary not found at {executable}; build it with "
-                "`go build -o bin/albedo ./cmd/albedo` or set ALBEDO_TEST_BINARY"
+                "`bash scripts/build.sh` or set ALBEDO_TEST_BINARY"
             )
         self.cli("sessions")
         self.connection = self._read_connection(not_pid=not_pid)

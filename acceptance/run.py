@@ -92,7 +92,7 @@ def binary() -> Path:
     if not path.is_file() or not os.access(path, os.X_OK):
         raise SetupError(
             f"albedo binary not found or not executable: {path}\n"
-            "build it first: go build -o bin/albedo ./cmd/albedo "
+            "build it first: bash scripts/build.sh "
             "(or point ALBEDO_TEST_BINARY at one)"
         )
     return path
