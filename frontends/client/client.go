@@ -7,29 +7,41 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/albedo-agent/albedo/frontends/home"
 )
 
 // Client talks to one daemon.
 type Client struct {
-	base  string
-	token string
-	http  *http.Client
-	// Conn is how the client reached the daemon.
-	Conn home.Connection
+	http *http.Client
+
+	// mu guards conn and fallback.
+	mu   sync.Mutex
+	conn home.Connection
+	// fallback finds a serving daemon when conn cannot be reached. Dial
+	// sets it instead of asking the daemon daemon.json names whether it is
+	// up, which would cost every command a round trip; it is dropped once
+	// a request gets through.
+	fallback func(ctx context.Context) (home.Connection, error)
 }
 
 // New returns a client of the daemon described by conn.
 func New(conn home.Connection) *Client {
 	return &Client{
-		base:  "http://127.0.0.1:" + strconv.Itoa(conn.Port),
-		token: conn.Token,
-		http:  &http.Client{Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 4}},
-		Conn:  conn,
+		http: &http.Client{Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 4}},
+		conn: conn,
 	}
+}
+
+// Connection returns how the client reaches its daemon.
+func (c *Client) Connection() home.Connection {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.conn
 }
 
 // Error is an error answer of the daemon.
@@ -73,29 +85,26 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any, hea
 
 // send sends a request and returns a 2xx response for the caller to read.
 func (c *Client) send(ctx context.Context, method, path string, body any, headers map[string]string) (*http.Response, error) {
-	var r io.Reader
+	var data []byte
 	if body != nil {
-		data, err := json.Marshal(body)
-		if err != nil {
+		var err error
+		if data, err = json.Marshal(body); err != nil {
 			return nil, fmt.Errorf("%s %s: encode body: %w", method, path, err)
 		}
-		r = bytes.NewReader(data)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, r)
+	conn, fallback := c.target()
+	resp, err := c.roundTrip(ctx, conn, method, path, data, headers)
+	if err != nil && fallback != nil && unreachable(err) {
+		// Nothing was sent: the request can go to the daemon the fallback finds.
+		if conn, err = c.recover(ctx, conn); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", method, path, err)
+		}
+		resp, err = c.roundTrip(ctx, conn, method, path, data, headers)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", method, path, err)
 	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", method, path, err)
-	}
+	c.reached(conn)
 	if resp.StatusCode >= 300 {
 		defer resp.Body.Close()
 		e := &Error{Status: resp.StatusCode}
@@ -110,6 +119,67 @@ func (c *Client) send(ctx context.Context, method, path string, body any, header
 		return nil, e
 	}
 	return resp, nil
+}
+
+// roundTrip sends one request to the daemon conn describes.
+func (c *Client) roundTrip(ctx context.Context, conn home.Connection, method, path string, data []byte, headers map[string]string) (*http.Response, error) {
+	var r io.Reader
+	if data != nil {
+		r = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, "http://127.0.0.1:"+strconv.Itoa(conn.Port)+path, r)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+conn.Token)
+	if data != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	return c.http.Do(req)
+}
+
+// target returns the daemon to ask and the fallback, if any, for when it
+// cannot be reached.
+func (c *Client) target() (home.Connection, func(context.Context) (home.Connection, error)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.conn, c.fallback
+}
+
+// recover runs the fallback once for all the requests that found failed
+// unreachable, and returns the daemon to ask instead.
+func (c *Client) recover(ctx context.Context, failed home.Connection) (home.Connection, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn != failed || c.fallback == nil {
+		return c.conn, nil // another request recovered already
+	}
+	conn, err := c.fallback(ctx)
+	if err != nil {
+		return failed, err
+	}
+	c.conn, c.fallback = conn, nil
+	return conn, nil
+}
+
+// reached notes that the daemon conn describes answered: from now on the
+// client has no fallback.
+func (c *Client) reached(conn home.Connection) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn == conn {
+		c.fallback = nil
+	}
+}
+
+// unreachable says whether err means no connection could be made, so that
+// the request was never sent.
+func unreachable(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
 }
 
 // Health is the answer of GET /health.

@@ -32,17 +32,43 @@ var ErrNoDaemon = errors.New("no albedo daemon is running")
 
 // Dial returns a client of the home's daemon, starting the daemon detached
 // (its own session and process group, output to daemon.log) when
-// daemon.json is missing or names a dead or unhealthy process.
+// daemon.json is missing or names a dead process.
+//
+// When daemon.json names a live process, Dial does not ask it whether it
+// serves: the client's first request does. Should that request find
+// nothing listening (a daemon that is shutting down, a process id now
+// used by another program), the client starts a daemon as above and
+// sends the request there. With NoStart, Dial asks GET /health first and
+// fails with ErrNoDaemon when no daemon answers.
 func Dial(ctx context.Context, opts DialOptions) (*Client, error) {
-	if c, err := reach(ctx, opts.Home); err == nil {
+	conn, err := home.ReadConnection(opts.Home)
+	alive := err == nil && home.Alive(conn.PID)
+	switch {
+	case opts.NoStart && alive:
+		if err := healthy(ctx, conn); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrNoDaemon, err)
+		}
+		return New(conn), nil
+	case opts.NoStart:
+		return nil, ErrNoDaemon
+	case alive:
+		c := New(conn)
+		c.fallback = func(ctx context.Context) (home.Connection, error) { return launch(ctx, opts) }
 		return c, nil
 	}
-	if opts.NoStart {
-		return nil, ErrNoDaemon
-	}
-	exited, err := start(opts)
+	conn, err = launch(ctx, opts)
 	if err != nil {
 		return nil, err
+	}
+	return New(conn), nil
+}
+
+// launch starts a daemon and waits until the home's daemon answers: the
+// one it started, or one that was starting already and kept the home.
+func launch(ctx context.Context, opts DialOptions) (home.Connection, error) {
+	exited, err := start(opts)
+	if err != nil {
+		return home.Connection{}, err
 	}
 	timeout := opts.Timeout
 	if timeout <= 0 {
@@ -51,19 +77,26 @@ func Dial(ctx context.Context, opts DialOptions) (*Client, error) {
 	deadline := time.Now().Add(timeout)
 	wait := 2 * time.Millisecond
 	for {
-		c, err := reach(ctx, opts.Home)
+		conn, err := home.ReadConnection(opts.Home)
 		if err == nil {
-			return c, nil
+			if !home.Alive(conn.PID) {
+				err = fmt.Errorf("daemon %d is gone", conn.PID)
+			} else {
+				err = healthy(ctx, conn)
+			}
+		}
+		if err == nil {
+			return conn, nil
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("the albedo daemon did not start within %s (see %s): %w", timeout, filepath.Join(opts.Home, home.LogFile), err)
+			return home.Connection{}, fmt.Errorf("the albedo daemon did not start within %s (see %s): %w", timeout, filepath.Join(opts.Home, home.LogFile), err)
 		}
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return home.Connection{}, ctx.Err()
 		case failure := <-exited:
 			if failure != nil {
-				return nil, fmt.Errorf("the albedo daemon could not start: %w\n%s", failure, logTail(opts.Home))
+				return home.Connection{}, fmt.Errorf("the albedo daemon could not start: %w\n%s", failure, logTail(opts.Home))
 			}
 			exited = nil // it left the home to a daemon that was already starting
 		case <-time.After(wait):
@@ -72,22 +105,14 @@ func Dial(ctx context.Context, opts DialOptions) (*Client, error) {
 	}
 }
 
-// reach connects to the daemon daemon.json names, if it is alive and well.
-func reach(ctx context.Context, dir string) (*Client, error) {
-	conn, err := home.ReadConnection(dir)
-	if err != nil {
-		return nil, err
-	}
-	if !home.Alive(conn.PID) {
-		return nil, fmt.Errorf("daemon %d is gone", conn.PID)
-	}
+// healthy asks the daemon conn describes whether it is up.
+func healthy(ctx context.Context, conn home.Connection) error {
 	c := New(conn)
+	defer c.Close()
 	hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	if _, err := c.Health(hctx); err != nil {
-		return nil, err
-	}
-	return c, nil
+	_, err := c.Health(hctx)
+	return err
 }
 
 // start launches "albedo daemon" detached from this process. The channel

@@ -1,0 +1,93 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"testing"
+
+	"github.com/albedo-agent/albedo/frontends/home"
+)
+
+// closedPort returns a loopback port nothing listens on.
+func closedPort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	return port
+}
+
+// TestFallback checks when a client trusts the fallback Dial gives it: only
+// for a request that could not connect, and only until a request got
+// through.
+func TestFallback(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		// stale says whether the client first points at a closed port.
+		stale bool
+		// status is the fake daemon's answer.
+		status int
+		// fallbackErr is what the fallback fails with, if anything.
+		fallbackErr error
+		// wantCalls is how often the fallback runs over two requests.
+		wantCalls int32
+		// wantRequests is how many requests the fake daemon sees.
+		wantRequests int
+		wantErr      bool
+	}{
+		{name: "daemon answers: fallback unused", status: 200, wantCalls: 0, wantRequests: 2},
+		{name: "nothing listens: fallback once, request resent", stale: true, status: 200, wantCalls: 1, wantRequests: 2},
+		{name: "daemon answers an error: fallback unused", status: 404, wantCalls: 0, wantRequests: 2, wantErr: true},
+		{name: "fallback fails: its error is reported", stale: true, status: 200, fallbackErr: errors.New("no daemon could start"), wantCalls: 2, wantRequests: 0, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			live, fake := newFake(t, func(w http.ResponseWriter, r *http.Request) {
+				if tt.status != 200 {
+					reply(w, tt.status, map[string]string{"error": "no such session", "code": "not_found"})
+					return
+				}
+				reply(w, 200, map[string]any{"id": "s1"})
+			})
+			conn := live.Connection()
+			if tt.stale {
+				conn = home.Connection{Port: closedPort(t), Token: "old"}
+			}
+			c := New(conn)
+			var calls atomic.Int32
+			c.fallback = func(context.Context) (home.Connection, error) {
+				calls.Add(1)
+				return live.Connection(), tt.fallbackErr
+			}
+			var err error
+			for range 2 {
+				_, err = c.CreateSession(ctx, "/w", "p")
+				if (err != nil) != tt.wantErr {
+					t.Fatalf("CreateSession: err = %v, want error: %v", err, tt.wantErr)
+				}
+			}
+			if tt.fallbackErr != nil && !errors.Is(err, tt.fallbackErr) {
+				t.Errorf("err = %v, want it to carry %v", err, tt.fallbackErr)
+			}
+			if got := calls.Load(); got != tt.wantCalls {
+				t.Errorf("fallback ran %d times, want %d", got, tt.wantCalls)
+			}
+			reqs := fake.requests()
+			if len(reqs) != tt.wantRequests {
+				t.Fatalf("daemon saw %d requests, want %d", len(reqs), tt.wantRequests)
+			}
+			for _, r := range reqs {
+				if r.Body["workspace"] != "/w" || r.Auth != "Bearer tok" {
+					t.Errorf("request %+v: want the body and the new daemon's token", r)
+				}
+			}
+		})
+	}
+}
