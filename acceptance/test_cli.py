@@ -1,16 +1,18 @@
 """Acceptance tests for the scripting side of the CLI: ``albedo run`` (the
 answer on stdout, progress on stderr, ``--json`` event lines, the exit
-status of a turn that fails or is interrupted) and ``albedo vents``
-(list, show, reply, dismiss, delete)."""
+status of a turn that fails or is interrupted), ``albedo vents`` (list,
+show, reply, dismiss, delete) and ``albedo login``'s key prompt."""
 
 import json
 import os
 from pathlib import Path
+import shutil
 import subprocess
 import time
 import unittest
 
 from harness import Albedo, Provider, python, text
+from terminal import Terminal
 
 BINARY = Path(os.environ.get("ALBEDO_TEST_BINARY") or Path(__file__).resolve().parent.parent / "bin" / "albedo")
 """The binary under test, as the harness chooses it."""
@@ -253,3 +255,25 @@ class VentsTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class LoginTest(unittest.TestCase):
+    """The key prompt does not echo; leaving it must not leave the terminal
+    silent."""
+
+    def test_ctrl_c_at_the_key_prompt_gives_the_terminal_its_echo_back(self):
+        if shutil.which("tmux") is None:
+            self.fail("this test needs tmux: apt-get install -y tmux")
+        with Albedo() as app:
+            terminal = Terminal(app, "sh")
+            self.addCleanup(terminal.close)
+            terminal.say(f"{BINARY} login --name spare --base-url http://127.0.0.1:9/v1 --model m; echo status:$?.")
+            terminal.wait_for("API key for spare:")
+            terminal.keys("C-c")
+            screen = terminal.wait_for("status:130.")
+            self.assertIn("interrupted; nothing was saved", screen)
+            terminal.say("n=$(stty -a | tr ' ;' '\\n\\n' | grep -cx -- -echo); echo echo-off:$n.")
+            terminal.wait_for("echo-off:0.", absent=("echo-off:1.",))
+            config = app.home / "config.json"
+            if config.exists():
+                self.assertNotIn("spare", json.loads(config.read_text()).get("providers", {}))

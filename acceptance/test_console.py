@@ -13,9 +13,9 @@ import shutil
 import subprocess
 import time
 import unittest
-import uuid
 
 from harness import Albedo, Provider, python, text
+from terminal import Terminal
 
 BINARY = Path(os.environ.get("ALBEDO_TEST_BINARY") or Path(__file__).resolve().parent.parent / "bin" / "albedo")
 """The binary under test, as the harness chooses it."""
@@ -25,81 +25,6 @@ DEADLINE = 60
 
 PROMPT = "Message albedo"
 """The input's placeholder: the console is ready for typing."""
-
-
-def environment(app):
-    """The environment the harness runs the CLI with."""
-    return app.env()
-
-
-class Terminal:
-    """A console running in a private tmux server, 120×40."""
-
-    def __init__(self, app, *args):
-        self.app = app
-        self.socket = str(app.root / f"tmux-{uuid.uuid4().hex[:8]}.sock")
-        self._tmux(
-            "new-session", "-d", "-x", "120", "-y", "40", "-c", str(app.workspace),
-            str(BINARY), *map(str, args),
-        )
-
-    def _tmux(self, *args, check=True):
-        result = subprocess.run(
-            ["tmux", "-u", "-f", "/dev/null", "-S", self.socket, *args],
-            env=environment(self.app),
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
-        if check and result.returncode != 0:
-            raise AssertionError(f"tmux {' '.join(args)} failed: {result.stderr}")
-        return result
-
-    def screen(self) -> str:
-        """What the terminal shows now."""
-        result = self._tmux("capture-pane", "-p", check=False)
-        return result.stdout if result.returncode == 0 else ""
-
-    def running(self) -> bool:
-        """Whether the console is still there."""
-        return self._tmux("has-session", check=False).returncode == 0
-
-    def wait_for(self, *needles, absent=(), deadline=DEADLINE) -> str:
-        """Polls until the screen shows every needle and none of absent."""
-        end = time.monotonic() + deadline
-        while True:
-            screen = self.screen()
-            if all(n in screen for n in needles) and not any(a in screen for a in absent):
-                return screen
-            if time.monotonic() > end:
-                raise AssertionError(
-                    f"the console never showed {needles!r} (without {absent!r}); it shows:\n{screen}"
-                )
-            time.sleep(0.1)
-
-    def wait_gone(self, deadline=DEADLINE):
-        """Polls until the console has exited."""
-        end = time.monotonic() + deadline
-        while self.running():
-            if time.monotonic() > end:
-                raise AssertionError(f"the console did not exit; it shows:\n{self.screen()}")
-            time.sleep(0.1)
-
-    def type(self, text):
-        """Types text literally."""
-        self._tmux("send-keys", "-l", text)
-
-    def keys(self, *keys):
-        """Presses keys by tmux name (Enter, Escape, C-d, ...)."""
-        self._tmux("send-keys", *keys)
-
-    def say(self, text):
-        """Types a line and presses Enter."""
-        self.type(text)
-        self.keys("Enter")
-
-    def close(self):
-        self._tmux("kill-server", check=False)
 
 
 def user_texts(request):
@@ -132,7 +57,7 @@ class ConsoleTest(unittest.TestCase):
             self.fail("the console tests need tmux: apt-get install -y tmux")
 
     def open(self, app, *args) -> Terminal:
-        terminal = Terminal(app, *args)
+        terminal = Terminal(app, BINARY, *args)
         self.addCleanup(terminal.close)
         return terminal
 

@@ -7,8 +7,10 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"golang.org/x/term"
 
@@ -99,7 +101,9 @@ func readKey(e *env, name string) (string, error) {
 func readSecret(e *env, name string) (string, error) {
 	if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		fmt.Fprintf(e.stderr, "API key for %s: ", name)
+		stop := restoreOnInterrupt(e, int(f.Fd()))
 		b, err := term.ReadPassword(int(f.Fd()))
+		stop()
 		fmt.Fprintln(e.stderr)
 		if err != nil {
 			return "", fmt.Errorf("read the key: %w", err)
@@ -111,4 +115,30 @@ func readSecret(e *env, name string) (string, error) {
 		return "", fmt.Errorf("read the key from standard input: %w", err)
 	}
 	return strings.TrimSpace(line), nil
+}
+
+// restoreOnInterrupt makes Ctrl-C or SIGTERM during a prompt that does not
+// echo give the terminal its echo back before albedo exits (status 130),
+// instead of leaving the shell silent. stop ends the watch.
+func restoreOnInterrupt(e *env, fd int) (stop func()) {
+	state, err := term.GetState(fd)
+	if err != nil {
+		return func() {}
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sig:
+			term.Restore(fd, state)
+			fmt.Fprintln(e.stderr, "\nalbedo login: interrupted; nothing was saved")
+			os.Exit(130)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(sig)
+		close(done)
+	}
 }

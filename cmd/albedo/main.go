@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -11,6 +12,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/albedo-agent/albedo/cmd/albedo/internal/procs"
 )
 
 // version is albedo's version, set at build time with -ldflags.
@@ -22,6 +25,12 @@ type command struct {
 	usage   string
 	summary string
 	run     func(ctx context.Context, env *env, args []string) error
+	// lasting marks commands that keep running: they get all the
+	// processors the runtime would use (see package procs), and Ctrl-C or
+	// SIGTERM cancel their context instead of ending the process. The
+	// other commands skip both: each is one request, and setting up signal
+	// handling would cost it more than the request.
+	lasting bool
 }
 
 // env is what every command gets: its streams and the albedo home.
@@ -34,16 +43,16 @@ type env struct {
 
 func commands() []command {
 	return []command{
-		{"console", "albedo console [--new]", "open the console: the session picker, or with --new (plain 'albedo') a new session here", runConsole},
-		{"attach", "albedo attach [SESSION]", "open the console on a session (default: the most recent one)", runAttach},
-		{"run", "albedo run [OPTIONS] [PROMPT]", "send PROMPT (or stdin) and print the answer; non-zero exit when the turn fails", runRun},
-		{"vents", "albedo vents [show|reply|dismiss|delete]", "list and triage the vents models filed", runVents},
-		{"sessions", "albedo sessions [--json]", "list sessions (starts the daemon when none runs)", runSessions},
-		{"new", "albedo new [WORKSPACE]", "create a session in WORKSPACE (default: the current folder) and print it as JSON", runNew},
-		{"daemon", "albedo daemon", "run the daemon in the foreground, for service managers", runDaemon},
-		{"login", "albedo login --name N --base-url URL --model M [--protocol P]", "add or update a model provider (the key is read from a prompt or stdin)", runLogin},
-		{"model", "albedo model [PROVIDER] MODEL", "choose the provider and model new sessions use", runModel},
-		{"help", "albedo help [COMMAND]", "explain a command", nil},
+		{"console", "albedo console [--new]", "open the console: the session picker, or with --new (plain 'albedo') a new session here", runConsole, true},
+		{"attach", "albedo attach [SESSION]", "open the console on a session (default: the most recent one)", runAttach, true},
+		{"run", "albedo run [OPTIONS] [PROMPT]", "send PROMPT (or stdin) and print the answer; non-zero exit when the turn fails", runRun, true},
+		{"vents", "albedo vents [show|reply|dismiss|delete]", "list and triage the vents models filed", runVents, false},
+		{"sessions", "albedo sessions [--json]", "list sessions (starts the daemon when none runs)", runSessions, false},
+		{"new", "albedo new [WORKSPACE]", "create a session in WORKSPACE (default: the current folder) and print it as JSON", runNew, false},
+		{"daemon", "albedo daemon", "run the daemon in the foreground, for service managers", runDaemon, true},
+		{"login", "albedo login --name N --base-url URL --model M [--protocol P]", "add or update a model provider (the key is read from a prompt or stdin)", runLogin, false},
+		{"model", "albedo model [PROVIDER] MODEL", "choose the provider and model new sessions use", runModel, false},
+		{"help", "albedo help [COMMAND]", "explain a command", nil, false},
 	}
 }
 
@@ -53,10 +62,7 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:])
-	stop()
-	os.Exit(code)
+	os.Exit(run(context.Background(), &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:]))
 }
 
 // run runs the CLI and returns its exit status.
@@ -87,6 +93,18 @@ func run(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "albedo: unknown command %q\n\n", name)
 		printUsage(e.stderr)
 		return 2
+	}
+	if c.lasting {
+		procs.Default(os.Getenv("GOMAXPROCS"))
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+	} else {
+		// One request, one answer: it leaves in one write, not a write per
+		// cell of a table.
+		out := bufio.NewWriter(e.stdout)
+		defer out.Flush()
+		e.stdout = out
 	}
 	err := c.run(ctx, e, rest)
 	var ue usageError
