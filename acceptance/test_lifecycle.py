@@ -1,6 +1,7 @@
 """Acceptance tests for the daemon's life: ending with its parent process
 (``ALBEDO_PARENT_PID``) or on SIGTERM, a second ``albedo daemon`` on a home
-that is already served, a fixed port (``ALBEDO_PORT``), a broken
+that is already served, a stale ``daemon.json`` naming a live process that
+is no daemon, a fixed port (``ALBEDO_PORT``), a broken
 ``extensions.json``, every command's ``--help``, and the vent ledger naming
 the session that filed a vent."""
 
@@ -231,6 +232,29 @@ class DaemonLifecycle(unittest.TestCase):
             self.assertTrue(alive(first["pid"]))
             with app.api("/health") as response:
                 self.assertTrue(json.load(response)["ok"])
+
+    def test_daemon_json_naming_a_live_process_that_serves_nothing_is_replaced(self):
+        provider = Provider(by_prompt({}, answer="unused"))
+        self.addCleanup(provider.close)
+        with Albedo(provider) as app:
+            home = OtherHome(app, "stale-home")
+            stranger = subprocess.Popen(["sleep", "300"])
+            try:
+                stale = {"pid": stranger.pid, "port": free_port(), "token": "0" * 64}
+                (home.path / "daemon.json").write_text(json.dumps(stale))
+                made = home.cli("new", str(home.workspace))
+                self.assertEqual(made.returncode, 0, f"albedo new failed: {made.stderr}\n--- daemon.log ---\n{log_of(home.path)}")
+                session = json.loads(made.stdout)["session"]
+                connection = home.connection()
+                self.assertNotEqual(connection["pid"], stranger.pid)
+                self.assertTrue(health(connection)["ok"])
+                listed = home.cli("sessions", "--json")
+                self.assertEqual([s["id"] for s in json.loads(listed.stdout)], [session], "the request that found nothing listening must be made once, on the new daemon")
+                self.assertIsNone(stranger.poll(), "albedo must leave a process it did not start alone")
+            finally:
+                stranger.kill()
+                stranger.wait()
+                home.close()
 
     def test_albedo_port_fixes_the_port(self):
         with Albedo() as app:

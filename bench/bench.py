@@ -6,7 +6,8 @@ Names: cli-cold, cli-warm, rss, list-1000, recovery (default: all). Each
 prints one line `name: median X ms (n=N, min .., max ..)` or a size. The Go
 benchmarks (`go test -bench . ./...`) cover what is better measured inside
 the process: per-turn overhead, request building, snapshots, kernel cells.
-Figures are for reading, never for asserting.
+Figures are for reading, never for asserting. Build the binary with
+`bash scripts/build.sh` first: the figures are for that build.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import time
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "acceptance"))
 sys.dont_write_bytecode = True
 
-from harness import Albedo, Provider, python, text  # noqa: E402
+from harness import Albedo, Provider, binary, python, text  # noqa: E402
 
 
 def report(name, samples, unit="ms"):
@@ -39,6 +40,31 @@ def timed_cli(app, *args):
     started = time.perf_counter()
     app.cli(*args)
     return (time.perf_counter() - started) * 1000
+
+
+def timed_listing(app, expected, *args):
+    """Runs `albedo ARGS` and returns two times in ms: until its stdout has
+    delivered `expected` (the listing is printed), and until it has exited."""
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [str(binary()), *args], cwd=app.workspace, env=app.env(),
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )
+    out = b""
+    printed = None
+    while True:
+        chunk = os.read(process.stdout.fileno(), 65536)
+        if not chunk:
+            break
+        out += chunk
+        if printed is None and len(out) >= len(expected):
+            printed = time.perf_counter()
+    process.wait()
+    exited = time.perf_counter()
+    process.stdout.close()
+    if process.returncode != 0 or out != expected:
+        raise SystemExit(f"albedo {' '.join(args)} exited {process.returncode} printing {out!r}")
+    return (printed - started) * 1000, (exited - started) * 1000
 
 
 def stop_daemon(app):
@@ -65,9 +91,16 @@ def cli_cold(app, runs=10):
     report("albedo sessions, no daemon running", samples)
 
 
-def cli_warm(app, runs=30):
-    app.cli("sessions")
-    report("albedo sessions, daemon running", [timed_cli(app, "sessions") for _ in range(runs)])
+def cli_warm(app, runs=30, listed=20):
+    """Times `albedo sessions` printing a table of `listed` sessions (or
+    more, when an earlier benchmark made them)."""
+    have = len(json.load(app.api("/sessions")))
+    for _ in range(max(0, listed - have)):
+        app.api("/sessions", {"workspace": str(app.workspace)}).close()
+    expected = app.cli("sessions").encode()
+    samples = [timed_listing(app, expected, "sessions") for _ in range(runs)]
+    report(f"albedo sessions, daemon running, {listed} sessions: until listed", [s[0] for s in samples])
+    report(f"albedo sessions, daemon running, {listed} sessions: until exited", [s[1] for s in samples])
 
 
 def rss(app):
