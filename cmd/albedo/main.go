@@ -39,6 +39,9 @@ type env struct {
 	stdout, stderr io.Writer
 	// home is the albedo home; empty until a command asks for it.
 	home string
+	// brief says the command makes a request or two and ends (it is not
+	// lasting), so its client need not pool connections.
+	brief bool
 }
 
 func commands() []command {
@@ -102,6 +105,7 @@ func run(ctx context.Context, e *env, args []string) int {
 	} else {
 		// One request, one answer: it leaves in one write, not a write per
 		// cell of a table.
+		e.brief = true
 		out := bufio.NewWriter(e.stdout)
 		defer out.Flush()
 		e.stdout = out

@@ -25,6 +25,10 @@ type DialOptions struct {
 	NoStart bool
 	// Timeout bounds the wait for a new daemon; zero means 15 seconds.
 	Timeout time.Duration
+	// Brief says the program makes a request or two and ends, as a CLI
+	// command does: each request then gets a connection of its own
+	// instead of a pooled transport, which is quicker to set up.
+	Brief bool
 }
 
 // ErrNoDaemon says no daemon runs for the home and none was started.
@@ -48,11 +52,11 @@ func Dial(ctx context.Context, opts DialOptions) (*Client, error) {
 		if err := healthy(ctx, conn); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrNoDaemon, err)
 		}
-		return New(conn), nil
+		return opts.client(conn), nil
 	case opts.NoStart:
 		return nil, ErrNoDaemon
 	case alive:
-		c := New(conn)
+		c := opts.client(conn)
 		c.fallback = func(ctx context.Context) (home.Connection, error) { return launch(ctx, opts) }
 		return c, nil
 	}
@@ -60,7 +64,16 @@ func Dial(ctx context.Context, opts DialOptions) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return New(conn), nil
+	return opts.client(conn), nil
+}
+
+// client returns a client of the daemon conn describes, of the kind the
+// options ask for.
+func (opts DialOptions) client(conn home.Connection) *Client {
+	if opts.Brief {
+		return newBrief(conn)
+	}
+	return New(conn)
 }
 
 // launch starts a daemon and waits until the home's daemon answers: the
@@ -107,8 +120,7 @@ func launch(ctx context.Context, opts DialOptions) (home.Connection, error) {
 
 // healthy asks the daemon conn describes whether it is up.
 func healthy(ctx context.Context, conn home.Connection) error {
-	c := New(conn)
-	defer c.Close()
+	c := newBrief(conn)
 	hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	_, err := c.Health(hctx)

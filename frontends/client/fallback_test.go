@@ -47,47 +47,49 @@ func TestFallback(t *testing.T) {
 		{name: "daemon answers an error: fallback unused", status: 404, wantCalls: 0, wantRequests: 2, wantErr: true},
 		{name: "fallback fails: its error is reported", stale: true, status: 200, fallbackErr: errors.New("no daemon could start"), wantCalls: 2, wantRequests: 0, wantErr: true},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			live, fake := newFake(t, func(w http.ResponseWriter, r *http.Request) {
-				if tt.status != 200 {
-					reply(w, tt.status, map[string]string{"error": "no such session", "code": "not_found"})
-					return
+	forEachTransport(t, func(t *testing.T, client func(home.Connection) *Client) {
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				live, fake := newFake(t, func(w http.ResponseWriter, r *http.Request) {
+					if tt.status != 200 {
+						reply(w, tt.status, map[string]string{"error": "no such session", "code": "not_found"})
+						return
+					}
+					reply(w, 200, map[string]any{"id": "s1"})
+				})
+				conn := live.Connection()
+				if tt.stale {
+					conn = home.Connection{Port: closedPort(t), Token: "old"}
 				}
-				reply(w, 200, map[string]any{"id": "s1"})
+				c := client(conn)
+				var calls atomic.Int32
+				c.fallback = func(context.Context) (home.Connection, error) {
+					calls.Add(1)
+					return live.Connection(), tt.fallbackErr
+				}
+				var err error
+				for range 2 {
+					_, err = c.CreateSession(ctx, "/w", "p")
+					if (err != nil) != tt.wantErr {
+						t.Fatalf("CreateSession: err = %v, want error: %v", err, tt.wantErr)
+					}
+				}
+				if tt.fallbackErr != nil && !errors.Is(err, tt.fallbackErr) {
+					t.Errorf("err = %v, want it to carry %v", err, tt.fallbackErr)
+				}
+				if got := calls.Load(); got != tt.wantCalls {
+					t.Errorf("fallback ran %d times, want %d", got, tt.wantCalls)
+				}
+				reqs := fake.requests()
+				if len(reqs) != tt.wantRequests {
+					t.Fatalf("daemon saw %d requests, want %d", len(reqs), tt.wantRequests)
+				}
+				for _, r := range reqs {
+					if r.Body["workspace"] != "/w" || r.Auth != "Bearer tok" {
+						t.Errorf("request %+v: want the body and the new daemon's token", r)
+					}
+				}
 			})
-			conn := live.Connection()
-			if tt.stale {
-				conn = home.Connection{Port: closedPort(t), Token: "old"}
-			}
-			c := New(conn)
-			var calls atomic.Int32
-			c.fallback = func(context.Context) (home.Connection, error) {
-				calls.Add(1)
-				return live.Connection(), tt.fallbackErr
-			}
-			var err error
-			for range 2 {
-				_, err = c.CreateSession(ctx, "/w", "p")
-				if (err != nil) != tt.wantErr {
-					t.Fatalf("CreateSession: err = %v, want error: %v", err, tt.wantErr)
-				}
-			}
-			if tt.fallbackErr != nil && !errors.Is(err, tt.fallbackErr) {
-				t.Errorf("err = %v, want it to carry %v", err, tt.fallbackErr)
-			}
-			if got := calls.Load(); got != tt.wantCalls {
-				t.Errorf("fallback ran %d times, want %d", got, tt.wantCalls)
-			}
-			reqs := fake.requests()
-			if len(reqs) != tt.wantRequests {
-				t.Fatalf("daemon saw %d requests, want %d", len(reqs), tt.wantRequests)
-			}
-			for _, r := range reqs {
-				if r.Body["workspace"] != "/w" || r.Auth != "Bearer tok" {
-					t.Errorf("request %+v: want the body and the new daemon's token", r)
-				}
-			}
-		})
-	}
+		}
+	})
 }

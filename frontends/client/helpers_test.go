@@ -26,8 +26,29 @@ type fakeDaemon struct {
 	reqs []recorded
 }
 
-// newFake starts a fake daemon and returns a client of it.
+// transports are the two ways a Client sends requests: New's pooled
+// transport, and the connection of its own per request that Dial gives
+// brief programs.
+var transports = []struct {
+	name   string
+	client func(home.Connection) *Client
+}{{"pooled", New}, {"single-use", newBrief}}
+
+// forEachTransport runs test once per transport, as subtests.
+func forEachTransport(t *testing.T, test func(t *testing.T, client func(home.Connection) *Client)) {
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) { test(t, tr.client) })
+	}
+}
+
+// newFake starts a fake daemon and returns a pooled client of it.
 func newFake(t *testing.T, handler http.HandlerFunc) (*Client, *fakeDaemon) {
+	t.Helper()
+	return newFakeOf(t, New, handler)
+}
+
+// newFakeOf starts a fake daemon and returns a client of it made by client.
+func newFakeOf(t *testing.T, client func(home.Connection) *Client, handler http.HandlerFunc) (*Client, *fakeDaemon) {
 	t.Helper()
 	f := &fakeDaemon{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -45,7 +66,7 @@ func newFake(t *testing.T, handler http.HandlerFunc) (*Client, *fakeDaemon) {
 	t.Cleanup(srv.Close)
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	n, _ := strconv.Atoi(port)
-	return New(home.Connection{Port: n, Token: "tok"}), f
+	return client(home.Connection{Port: n, Token: "tok"}), f
 }
 
 // requests returns what the fake received so far.

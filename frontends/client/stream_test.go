@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/albedo-agent/albedo/frontends/home"
 )
 
 func TestSSEReader(t *testing.T) {
@@ -65,85 +67,93 @@ func streamHandler(snapshot string, messages []string, hold bool) http.HandlerFu
 }
 
 func TestSubscribe(t *testing.T) {
-	c, f := newFake(t, streamHandler(
-		`{"events":[{"type":"user","seq":1,"text":"hi","timestamp":5}]}`,
-		[]string{
-			`{"events":[{"type":"status","running":true}]}`,
-			`{"events":[{"type":"delta","kind":"text","text":"he"},{"type":"message","seq":2,"text":"hello"}]}`,
-		}, false))
-	s, err := c.Subscribe(context.Background(), "s1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if want := []Event{{Type: "user", Seq: 1, Text: "hi", Timestamp: 5}}; !reflect.DeepEqual(s.Snapshot, want) {
-		t.Errorf("snapshot = %+v", s.Snapshot)
-	}
-	if got := f.requests()[0].Path; got != "/sessions/s1/stream" {
-		t.Errorf("path = %s", got)
-	}
-	var got []string
-	var last error
-	for ev, err := range s.Events() {
+	forEachTransport(t, func(t *testing.T, client func(home.Connection) *Client) {
+		c, f := newFakeOf(t, client, streamHandler(
+			`{"events":[{"type":"user","seq":1,"text":"hi","timestamp":5}]}`,
+			[]string{
+				`{"events":[{"type":"status","running":true}]}`,
+				`{"events":[{"type":"delta","kind":"text","text":"he"},{"type":"message","seq":2,"text":"hello"}]}`,
+			}, false))
+		s, err := c.Subscribe(context.Background(), "s1")
 		if err != nil {
-			last = err
-			break
+			t.Fatal(err)
 		}
-		got = append(got, ev.Type)
-	}
-	if want := []string{"status", "delta", "message"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("events = %q, want %q", got, want)
-	}
-	if !errors.Is(last, ErrStreamEnded) {
-		t.Errorf("end = %v, want ErrStreamEnded", last)
-	}
+		defer s.Close()
+		if want := []Event{{Type: "user", Seq: 1, Text: "hi", Timestamp: 5}}; !reflect.DeepEqual(s.Snapshot, want) {
+			t.Errorf("snapshot = %+v", s.Snapshot)
+		}
+		if got := f.requests()[0].Path; got != "/sessions/s1/stream" {
+			t.Errorf("path = %s", got)
+		}
+		var got []string
+		var last error
+		for ev, err := range s.Events() {
+			if err != nil {
+				last = err
+				break
+			}
+			got = append(got, ev.Type)
+		}
+		if want := []string{"status", "delta", "message"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("events = %q, want %q", got, want)
+		}
+		if !errors.Is(last, ErrStreamEnded) {
+			t.Errorf("end = %v, want ErrStreamEnded", last)
+		}
+	})
 }
 
 func TestSubscribeEndsWithContext(t *testing.T) {
-	c, _ := newFake(t, streamHandler(`{"events":[]}`, nil, true))
-	ctx, cancel := context.WithCancel(context.Background())
-	s, err := c.Subscribe(ctx, "s1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if s.Snapshot == nil || len(s.Snapshot) != 0 {
-		t.Errorf("snapshot = %#v, want empty", s.Snapshot)
-	}
-	cancel()
-	for _, err := range s.Events() {
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("end = %v, want context.Canceled", err)
+	forEachTransport(t, func(t *testing.T, client func(home.Connection) *Client) {
+		c, _ := newFakeOf(t, client, streamHandler(`{"events":[]}`, nil, true))
+		ctx, cancel := context.WithCancel(context.Background())
+		s, err := c.Subscribe(ctx, "s1")
+		if err != nil {
+			t.Fatal(err)
 		}
-		break
-	}
+		defer s.Close()
+		if s.Snapshot == nil || len(s.Snapshot) != 0 {
+			t.Errorf("snapshot = %#v, want empty", s.Snapshot)
+		}
+		cancel()
+		for _, err := range s.Events() {
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("end = %v, want context.Canceled", err)
+			}
+			break
+		}
+	})
 }
 
 func TestSubscribeBreakStops(t *testing.T) {
-	c, _ := newFake(t, streamHandler(`{"events":[]}`, []string{`{"events":[{"type":"status"},{"type":"status"}]}`}, true))
-	s, err := c.Subscribe(context.Background(), "s1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for range s.Events() {
-		n++
-		break
-	}
-	if n != 1 {
-		t.Errorf("yielded %d events after break", n)
-	}
-	if err := s.Close(); err != nil {
-		t.Errorf("close: %v", err)
-	}
+	forEachTransport(t, func(t *testing.T, client func(home.Connection) *Client) {
+		c, _ := newFakeOf(t, client, streamHandler(`{"events":[]}`, []string{`{"events":[{"type":"status"},{"type":"status"}]}`}, true))
+		s, err := c.Subscribe(context.Background(), "s1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for range s.Events() {
+			n++
+			break
+		}
+		if n != 1 {
+			t.Errorf("yielded %d events after break", n)
+		}
+		if err := s.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
 }
 
 func TestSubscribeRefused(t *testing.T) {
-	c, _ := newFake(t, func(w http.ResponseWriter, r *http.Request) {
-		reply(w, http.StatusNotFound, map[string]any{"error": "no session nope", "code": "not_found"})
+	forEachTransport(t, func(t *testing.T, client func(home.Connection) *Client) {
+		c, _ := newFakeOf(t, client, func(w http.ResponseWriter, r *http.Request) {
+			reply(w, http.StatusNotFound, map[string]any{"error": "no session nope", "code": "not_found"})
+		})
+		_, err := c.Subscribe(context.Background(), "nope")
+		if ErrorCode(err) != "not_found" {
+			t.Errorf("err = %v, want not_found", err)
+		}
 	})
-	_, err := c.Subscribe(context.Background(), "nope")
-	if ErrorCode(err) != "not_found" {
-		t.Errorf("err = %v, want not_found", err)
-	}
 }
