@@ -1,7 +1,9 @@
 """A terminal for the acceptance tests: a program in a private tmux server,
 read with capture-pane and driven with send-keys, like a person would."""
 
+import os
 import subprocess
+import tempfile
 import time
 import uuid
 
@@ -15,7 +17,9 @@ class Terminal:
 
     def __init__(self, app, *argv):
         self.app = app
-        self.socket = str(app.root / f"tmux-{uuid.uuid4().hex[:8]}.sock")
+        # Outside the app's folder: a test's cleanups run after the app is
+        # gone, and tmux cannot be told to stop through a deleted socket.
+        self.socket = os.path.join(tempfile.gettempdir(), f"albedo-tmux-{uuid.uuid4().hex[:12]}.sock")
         self._tmux(
             "new-session", "-d", "-x", "120", "-y", "40", "-c", str(app.workspace),
             *map(str, argv),
@@ -77,4 +81,9 @@ class Terminal:
         self.keys("Enter")
 
     def close(self):
+        """Stops the tmux server and the program in it."""
         self._tmux("kill-server", check=False)
+        try:
+            os.unlink(self.socket)
+        except FileNotFoundError:
+            pass

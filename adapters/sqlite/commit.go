@@ -27,10 +27,19 @@ func (s *Store) Commit(ctx context.Context, change albedo.Commit) (albedo.Commit
 	if touchesSession && sessionID == "" {
 		return albedo.Committed{}, albedo.Errorf(albedo.EInvalid, "the change names no session")
 	}
+	var row *sessionRow
+	if change.Session != nil {
+		r := newSessionRow(change.Session, time.Now())
+		row = &r
+	}
+	// Commits run one at a time (there is one writing connection anyway),
+	// so that the session cache sees them in the order they committed.
+	s.writing.Lock()
+	defer s.writing.Unlock()
 	var done albedo.Committed
 	err := s.write.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if change.Session != nil {
-			if err := upsertSession(ctx, tx, change.Session, time.Now()); err != nil {
+		if row != nil {
+			if err := upsertSession(ctx, tx, row); err != nil {
 				return err
 			}
 		}
@@ -75,6 +84,9 @@ func (s *Store) Commit(ctx context.Context, change albedo.Commit) (albedo.Commit
 	})
 	if err != nil {
 		return albedo.Committed{}, fmt.Errorf("commit to session %s: %w", sessionID, err)
+	}
+	if row != nil {
+		s.sessions.put(row.session())
 	}
 	return done, nil
 }

@@ -99,20 +99,20 @@ func (r *sessionRow) session() albedo.Session {
 
 // Session returns one session.
 func (s *Store) Session(ctx context.Context, id string) (albedo.Session, error) {
-	sessions, err := selectSessions(ctx, s.read.NewSelect().Where("id = ?", id))
+	sess, ok, err := s.sessions.session(ctx, s, id)
 	if err != nil {
 		return albedo.Session{}, fmt.Errorf("select session %s: %w", id, err)
 	}
-	if len(sessions) == 0 {
+	if !ok {
 		return albedo.Session{}, sessionNotFound(id)
 	}
-	return sessions[0], nil
+	return sess, nil
 }
 
 // Sessions returns every session, most recently updated first; sessions
 // updated in the same millisecond are ordered by ID.
 func (s *Store) Sessions(ctx context.Context) ([]albedo.Session, error) {
-	sessions, err := selectSessions(ctx, s.read.NewSelect().OrderExpr("updated_at DESC, id"))
+	sessions, err := s.sessions.sessions(ctx, s)
 	if err != nil {
 		return nil, fmt.Errorf("select sessions: %w", err)
 	}
@@ -139,16 +139,15 @@ func selectSessions(ctx context.Context, q *bun.SelectQuery) ([]albedo.Session, 
 }
 
 // upsertSession inserts s or replaces the stored session with its ID.
-func upsertSession(ctx context.Context, tx bun.Tx, s *albedo.Session, now time.Time) error {
-	if s.ID == "" {
+func upsertSession(ctx context.Context, tx bun.Tx, row *sessionRow) error {
+	if row.ID == "" {
 		return albedo.Errorf(albedo.EInvalid, "a session needs an id")
 	}
-	row := newSessionRow(s, now)
-	_, err := tx.NewInsert().Model(&row).
+	_, err := tx.NewInsert().Model(row).
 		On("CONFLICT (id) DO UPDATE").Set(upsertSessionSet).
 		Exec(ctx)
 	if err != nil {
-		return fmt.Errorf("upsert session %s: %w", s.ID, err)
+		return fmt.Errorf("upsert session %s: %w", row.ID, err)
 	}
 	return nil
 }

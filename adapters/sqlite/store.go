@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"sync"
 
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/uptrace/bun"
@@ -38,6 +39,10 @@ type Store struct {
 	write *bun.DB
 	// read serves every query that changes nothing.
 	read *bun.DB
+	// writing is held for the whole of a Commit.
+	writing sync.Mutex
+	// sessions holds every session, read through by Session and Sessions.
+	sessions sessionCache
 }
 
 // Open opens the store in the database file at path, creating the file when
