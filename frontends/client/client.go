@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/albedo-agent/albedo/frontends/home"
 )
@@ -29,10 +30,24 @@ type Client struct {
 	fallback func(ctx context.Context) (home.Connection, error)
 }
 
+// ErrNoAnswer is the error of a request the daemon accepted but did not
+// answer within a minute: a daemon that hangs, which starting another
+// would not cure (it holds the home's lock).
+var ErrNoAnswer = errors.New("the albedo daemon took the request but did not answer within a minute (see daemon.log in the albedo home)")
+
+// answerWithin is how long a client waits for the headers of an answer.
+// Every route answers at once, or after stopping a turn or a kernel, which
+// takes seconds; a daemon that takes longer hangs.
+const answerWithin = time.Minute
+
 // New returns a client of the daemon described by conn.
 func New(conn home.Connection) *Client {
 	return &Client{
-		http: &http.Client{Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 4}},
+		http: &http.Client{Transport: &http.Transport{
+			DisableCompression:    true,
+			MaxIdleConnsPerHost:   4,
+			ResponseHeaderTimeout: answerWithin,
+		}},
 		conn: conn,
 	}
 }
@@ -40,7 +55,7 @@ func New(conn home.Connection) *Client {
 // newBrief returns a client for a program that makes a request or two and
 // ends: each request gets a connection of its own (see singleUse).
 func newBrief(conn home.Connection) *Client {
-	return &Client{http: &http.Client{Transport: singleUse{}}, conn: conn}
+	return &Client{http: &http.Client{Transport: singleUse{answerWithin: answerWithin}}, conn: conn}
 }
 
 // Connection returns how the client reaches its daemon.
@@ -108,6 +123,10 @@ func (c *Client) send(ctx context.Context, method, path string, body any, header
 		resp, err = c.roundTrip(ctx, conn, method, path, data, headers)
 	}
 	if err != nil {
+		var timeout net.Error
+		if errors.As(err, &timeout) && timeout.Timeout() && ctx.Err() == nil {
+			err = ErrNoAnswer
+		}
 		return nil, fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	c.reached(conn)

@@ -3,10 +3,12 @@ package client
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/albedo-agent/albedo/frontends/home"
 )
@@ -90,6 +92,55 @@ func TestFallback(t *testing.T) {
 					}
 				}
 			})
+		}
+	})
+}
+
+// answerIn sets how long c waits for the headers of an answer.
+func answerIn(t *testing.T, c *Client, d time.Duration) {
+	t.Helper()
+	switch tr := c.http.Transport.(type) {
+	case *http.Transport:
+		tr.ResponseHeaderTimeout = d
+	case singleUse:
+		c.http.Transport = singleUse{answerWithin: d}
+	default:
+		t.Fatalf("unknown transport %T", tr)
+	}
+}
+
+// TestNoAnswer checks that a daemon that takes a request and never answers
+// makes the request fail with ErrNoAnswer rather than hang, while an answer
+// whose body takes longer than that (a stream) is read to its end.
+func TestNoAnswer(t *testing.T) {
+	const within = 50 * time.Millisecond
+	forEachTransport(t, func(t *testing.T, client func(home.Connection) *Client) {
+		release := make(chan struct{})
+		defer close(release)
+		c, _ := newFakeOf(t, client, func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/slow-body" {
+				w.WriteHeader(http.StatusOK)
+				w.(http.Flusher).Flush()
+				time.Sleep(3 * within)
+				io.WriteString(w, "all of it")
+				return
+			}
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		})
+		answerIn(t, c, within)
+		if _, err := c.Sessions(context.Background()); !errors.Is(err, ErrNoAnswer) {
+			t.Errorf("no answer: err = %v, want ErrNoAnswer", err)
+		}
+		resp, err := c.send(context.Background(), http.MethodGet, "/slow-body", nil, nil)
+		if err != nil {
+			t.Fatalf("slow body: %v", err)
+		}
+		defer resp.Body.Close()
+		if body, err := io.ReadAll(resp.Body); err != nil || string(body) != "all of it" {
+			t.Errorf("slow body = %q, %v; want all of it", body, err)
 		}
 	})
 }
