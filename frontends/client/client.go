@@ -117,7 +117,7 @@ func (c *Client) send(ctx context.Context, method, path string, body any, header
 	resp, err := c.roundTrip(ctx, conn, method, path, data, headers)
 	if err != nil && fallback != nil && unreachable(err) {
 		// Nothing was sent: the request can go to the daemon the fallback finds.
-		if conn, err = c.recover(ctx, conn); err != nil {
+		if conn, err = c.failOver(ctx, conn); err != nil {
 			return nil, fmt.Errorf("%s %s: %w", method, path, err)
 		}
 		resp, err = c.roundTrip(ctx, conn, method, path, data, headers)
@@ -174,9 +174,9 @@ func (c *Client) target() (home.Connection, func(context.Context) (home.Connecti
 	return c.conn, c.fallback
 }
 
-// recover runs the fallback once for all the requests that found failed
+// failOver runs the fallback once for all the requests that found failed
 // unreachable, and returns the daemon to ask instead.
-func (c *Client) recover(ctx context.Context, failed home.Connection) (home.Connection, error) {
+func (c *Client) failOver(ctx context.Context, failed home.Connection) (home.Connection, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.conn != failed || c.fallback == nil {

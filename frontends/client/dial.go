@@ -90,14 +90,7 @@ func launch(ctx context.Context, opts DialOptions) (home.Connection, error) {
 	deadline := time.Now().Add(timeout)
 	wait := 2 * time.Millisecond
 	for {
-		conn, err := home.ReadConnection(opts.Home)
-		if err == nil {
-			if !home.Alive(conn.PID) {
-				err = fmt.Errorf("daemon %d is gone", conn.PID)
-			} else {
-				err = healthy(ctx, conn)
-			}
-		}
+		conn, err := serving(ctx, opts.Home)
 		if err == nil {
 			return conn, nil
 		}
@@ -116,6 +109,19 @@ func launch(ctx context.Context, opts DialOptions) (home.Connection, error) {
 		}
 		wait = min(wait*2, 50*time.Millisecond)
 	}
+}
+
+// serving returns how to reach the home's daemon, if daemon.json names a
+// live process that answers GET /health.
+func serving(ctx context.Context, dir string) (home.Connection, error) {
+	conn, err := home.ReadConnection(dir)
+	if err != nil {
+		return conn, err
+	}
+	if !home.Alive(conn.PID) {
+		return conn, fmt.Errorf("daemon %d is gone", conn.PID)
+	}
+	return conn, healthy(ctx, conn)
 }
 
 // healthy asks the daemon conn describes whether it is up.
