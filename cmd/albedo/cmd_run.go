@@ -179,7 +179,7 @@ func (r *turnRun) resubscribe(ctx context.Context) (*client.Client, *client.Stre
 				return c, s, nil
 			}
 		}
-		if time.Now().After(deadline) || client.ErrorCode(err) == "not_found" {
+		if time.Now().After(deadline) || client.ErrorCode(err) == client.CodeNotFound {
 			return c, nil, err
 		}
 		select {

@@ -133,7 +133,7 @@ func (s *sessionScreen) follow(ctx context.Context, gen int, id string) {
 			if ctx.Err() != nil {
 				return
 			}
-			if client.ErrorCode(err) == "not_found" {
+			if client.ErrorCode(err) == client.CodeNotFound {
 				s.post(gen, func() { s.setConn("this session no longer exists", true) })
 				return
 			}
@@ -384,7 +384,7 @@ func tildePath(p string) string {
 func describe(err error) string {
 	var e *client.Error
 	if errors.As(err, &e) {
-		if e.Code == "workspace_missing" {
+		if e.Code == client.CodeWorkspaceMissing {
 			return e.Message + " (/workspace PATH moves the session)"
 		}
 		return e.Message
