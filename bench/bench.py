@@ -2,8 +2,12 @@
 
     python3 bench/bench.py [NAME ...]
 
-Names: cli-cold, cli-warm, rss, list-1000, recovery (default: all). Each
-prints one line `name: median X ms (n=N, min .., max ..)` or a size. The Go
+Names: cli-cold, cli-warm, rss, list-1000, recovery (the default: all of
+these), and cli-warm-long (about four minutes: cli-warm over 300 runs
+spread out in time, against two homes in turn, one empty and one with 20
+sessions, for a median that the machine's minute-to-minute drift moves
+less). Each prints one line `name: median X ms (n=N, min .., max ..)` or
+a size. The Go
 benchmarks (`go test -bench . ./...`) cover what is better measured inside
 the process: per-turn overhead, request building, snapshots, kernel cells.
 Figures are for reading, never for asserting. Build the binary with
@@ -103,6 +107,26 @@ def cli_warm(app, runs=30, listed=20):
         report(f"{name}: until exited", [s[1] for s in samples])
 
 
+def cli_warm_long(provider, rounds=10, runs=30, pause=15):
+    with Albedo(provider) as other:
+        homes = {0: other}
+        have = len(json.load(other.api("/sessions")))
+        assert have == 0, f"a fresh home lists {have} sessions"
+        with Albedo(provider) as full:
+            for _ in range(20):
+                full.api("/sessions", {"workspace": str(full.workspace)}).close()
+            homes[20] = full
+            expected = {n: app.cli("sessions").encode() for n, app in homes.items()}
+            samples = {n: [] for n in homes}
+            for _ in range(rounds):
+                for _ in range(runs):
+                    for n, app in homes.items():
+                        samples[n].append(timed_listing(app, expected[n], "sessions")[0])
+                time.sleep(pause)
+            for n, values in samples.items():
+                report(f"albedo sessions, daemon running, {n} sessions, spread out: until listed", values)
+
+
 def rss(app):
     app.cli("sessions")
     time.sleep(1)
@@ -161,7 +185,9 @@ def main(names):
     try:
         with Albedo(provider) as app:
             for name in names:
-                if name == "cli-cold":
+                if name == "cli-warm-long":
+                    cli_warm_long(provider)
+                elif name == "cli-cold":
                     cli_cold(app)
                 elif name == "cli-warm":
                     cli_warm(app)
