@@ -40,15 +40,21 @@ func (c *Client) Watch(ctx context.Context, id string) iter.Seq2[Event, error] {
 			return
 		}
 		defer s.Close()
-		for _, ev := range s.Snapshot {
-			if !yield(ev, nil) {
-				return
-			}
+		Replay(s.Snapshot, s.Events(), yield)
+	}
+}
+
+// Replay yields a stream's snapshot and then its events until they end or
+// yield stops: the body of Watch, for any stream of albedo events.
+func Replay(snapshot []Event, events iter.Seq2[Event, error], yield func(Event, error) bool) {
+	for _, ev := range snapshot {
+		if !yield(ev, nil) {
+			return
 		}
-		for ev, err := range s.Events() {
-			if !yield(ev, err) {
-				return
-			}
+	}
+	for ev, err := range events {
+		if !yield(ev, err) {
+			return
 		}
 	}
 }

@@ -3,10 +3,11 @@ package embedded
 import (
 	"context"
 	"fmt"
-	"github.com/albedo-agent/albedo/frontends/wire"
 	"iter"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/frontends/client"
+	"github.com/albedo-agent/albedo/frontends/wire"
 )
 
 // Stream is a live view of a session: Snapshot holds its events so far,
@@ -87,15 +88,6 @@ func (a *Albedo) Watch(ctx context.Context, id string) iter.Seq2[Event, error] {
 			return
 		}
 		defer s.Close()
-		for _, ev := range s.Snapshot {
-			if !yield(ev, nil) {
-				return
-			}
-		}
-		for ev, err := range s.Events() {
-			if !yield(ev, err) {
-				return
-			}
-		}
+		client.Replay(s.Snapshot, s.Events(), yield)
 	}
 }
