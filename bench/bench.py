@@ -91,15 +91,24 @@ def cli_cold(app, runs=10):
     report("albedo sessions, no daemon running: until listed", samples)
 
 
+def session_count(app):
+    """How many sessions the app's daemon lists."""
+    with app.api("/sessions") as response:
+        return len(json.load(response))
+
+
+def fill(app, count):
+    """Creates sessions until the app's daemon lists at least `count`."""
+    for _ in range(max(0, count - session_count(app))):
+        app.api("/sessions", {"workspace": str(app.workspace)}).close()
+
+
 def cli_warm(app, runs=30, listed=20):
     """Times `albedo sessions` listing the sessions there are, then (when
     there were fewer) a table of `listed` sessions."""
-    have = len(json.load(app.api("/sessions")))
-    counts = [have] if have >= listed else [have, listed]
-    for count in counts:
-        for _ in range(count - have):
-            app.api("/sessions", {"workspace": str(app.workspace)}).close()
-        have = count
+    have = session_count(app)
+    for count in [have] if have >= listed else [have, listed]:
+        fill(app, count)
         expected = app.cli("sessions").encode()
         samples = [timed_listing(app, expected, "sessions") for _ in range(runs)]
         name = f"albedo sessions, daemon running, {count} sessions"
@@ -110,11 +119,9 @@ def cli_warm(app, runs=30, listed=20):
 def cli_warm_long(provider, rounds=10, runs=30, pause=15):
     with Albedo(provider) as other:
         homes = {0: other}
-        have = len(json.load(other.api("/sessions")))
-        assert have == 0, f"a fresh home lists {have} sessions"
+        assert session_count(other) == 0, "a fresh home lists sessions"
         with Albedo(provider) as full:
-            for _ in range(20):
-                full.api("/sessions", {"workspace": str(full.workspace)}).close()
+            fill(full, 20)
             homes[20] = full
             expected = {n: app.cli("sessions").encode() for n, app in homes.items()}
             samples = {n: [] for n in homes}
@@ -137,9 +144,7 @@ def rss(app):
 
 
 def list_1000(app, runs=30):
-    have = len(json.load(app.api("/sessions")))
-    for _ in range(max(0, 1000 - have)):
-        app.api("/sessions", {"workspace": str(app.workspace)}).close()
+    fill(app, 1000)
     samples = []
     for _ in range(runs):
         started = time.perf_counter()
