@@ -129,7 +129,9 @@ func (c *Client) send(ctx context.Context, method, path string, body any, header
 		}
 		return nil, fmt.Errorf("%s %s: %w", method, path, err)
 	}
-	c.reached(conn)
+	if fallback != nil {
+		c.reached(conn)
+	}
 	if resp.StatusCode >= 300 {
 		defer resp.Body.Close()
 		e := &Error{Status: resp.StatusCode}
