@@ -37,9 +37,10 @@ class Terminal:
             raise AssertionError(f"tmux {' '.join(args)} failed: {result.stderr}")
         return result
 
-    def screen(self) -> str:
-        """What the terminal shows now."""
-        result = self._tmux("capture-pane", "-p", check=False)
+    def screen(self, colours=False) -> str:
+        """What the terminal shows now; with colours, with the escape
+        sequences that set each cell's attributes and colours."""
+        result = self._tmux("capture-pane", "-p", *(["-e"] if colours else []), check=False)
         return result.stdout if result.returncode == 0 else ""
 
     def running(self) -> bool:

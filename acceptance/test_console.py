@@ -9,6 +9,7 @@ generous deadline; nothing is timed."""
 import json
 import os
 from pathlib import Path
+import re
 import shutil
 import subprocess
 import time
@@ -49,6 +50,15 @@ def latched(name):
     )
 
 
+def colours_before(screen, word):
+    """The SGR parameters that set the style of the first ``word`` on a
+    screen captured with colours, as a set of numbers ("" when none)."""
+    found = re.search(r"((?:\x1b\[[0-9;]*m)+)" + re.escape(word), screen)
+    if found is None:
+        return set()
+    return set(re.findall(r"\d+", found.group(1)))
+
+
 class ConsoleTest(unittest.TestCase):
     """The console is a client of the daemon like any other."""
 
@@ -86,6 +96,37 @@ class ConsoleTest(unittest.TestCase):
             session = self.only_session(app)
             self.assertEqual(user_texts(provider.requests[0]["request"])[-1], "what is in the file?")
             self.assertEqual([e["type"] for e in app.events(session)][-1], "turn")
+
+    def test_answers_are_markdown_and_python_is_highlighted(self):
+        answer = (
+            "## Result\n\nIt is **done**, see `notes`:\n\n- first point\n- second point\n\n"
+            "| name | size |\n|------|-----:|\n| a.py | 12 |\n\n"
+            "```python\ndef greet():\n    return 'hello'\n```\n"
+        )
+
+        def script(request):
+            if after_tool(request):
+                return text(answer)
+            return python("import os\nprint(sorted(os.listdir('.')))")
+
+        provider = Provider(script)
+        self.addCleanup(provider.close)
+        with Albedo(provider) as app:
+            console = self.open(app)
+            console.wait_for(PROMPT)
+            console.say("summarise")
+            screen = console.wait_for("greet", "idle")
+            for literal in ("## Result", "**done**", "```", "`notes`", "|------|", "- first"):
+                self.assertNotIn(literal, screen)
+            for shown in ("Result", "It is done, see notes:", "• first point", "a.py │   12", "return 'hello'"):
+                self.assertIn(shown, screen)
+            coloured = console.screen(colours=True)
+            self.assertIn("35", colours_before(coloured, "Result"), "the heading is not coloured")
+            self.assertIn("1", colours_before(coloured, "done"), "bold text is not bold")
+            self.assertIn("35", colours_before(coloured, "def"), "a keyword of the answer's code is plain")
+            self.assertIn("32", colours_before(coloured, "'hello'"), "a string of the answer's code is plain")
+            self.assertIn("35", colours_before(coloured, "import"), "a keyword of the cell is plain")
+            self.assertIn("94", colours_before(coloured, "print"), "a builtin of the cell is plain")
 
     def test_a_message_sent_while_busy_is_queued(self):
         latch = "go.latch"

@@ -120,3 +120,67 @@ func benchView(events []client.Event) (*Transcript, *TranscriptView) {
 	v.SetRect(0, 0, 120, 40)
 	return tr, v
 }
+
+// markdownAnswer is an answer as models write them: a heading, a list, a
+// table and a fenced Python block.
+const markdownAnswer = "## Result\n\nThe test compared **maps** in order; it now sorts `keys` first:\n\n" +
+	"- read the config\n- sort the keys\n- compare\n\n| file | lines |\n|------|------:|\n| main.go | 1234 |\n| config.go | 87 |\n\n" +
+	"```python\nimport pathlib\nfor p in sorted(pathlib.Path('.').glob('*.go')):\n    print(p, len(p.read_text()))  # sizes\n```\n\nSee [the docs](https://example.com/docs) for more."
+
+// markdownSession is largeSession with every answer written in markdown.
+func markdownSession(n int) []client.Event {
+	events := largeSession(n)
+	for i := range events {
+		if events[i].Type == "message" {
+			events[i].Text = markdownAnswer
+		}
+	}
+	return events
+}
+
+// BenchmarkRenderMarkdownTranscript measures a 5,000-event session whose
+// answers are markdown: the first frame (nothing laid out yet), paging up
+// through it (each page lays out answers it has not shown), and an answer
+// of markdown streaming in fragment by fragment, re-rendered on each.
+func BenchmarkRenderMarkdownTranscript(b *testing.B) {
+	events := markdownSession(5000)
+	b.Run("first-frame", func(b *testing.B) {
+		s := benchScreen(b)
+		tr := &Transcript{}
+		tr.Reset(events)
+		for b.Loop() {
+			for _, blk := range tr.Blocks {
+				blk.changed()
+			}
+			v := NewTranscriptView(tr)
+			v.SetRect(0, 0, 120, 40)
+			v.Draw(s)
+		}
+	})
+	b.Run("scroll-page", func(b *testing.B) {
+		s := benchScreen(b)
+		_, v := benchView(events)
+		v.Draw(s)
+		for b.Loop() {
+			v.ScrollBy(-v.PageSize())
+			if v.current() == (anchor{}) {
+				v.ScrollToEnd()
+			}
+			v.Draw(s)
+		}
+	})
+	b.Run("delta", func(b *testing.B) {
+		s := benchScreen(b)
+		tr, v := benchView(events)
+		fragments := strings.SplitAfter(markdownAnswer, " ")
+		n := 0
+		for b.Loop() {
+			if n%len(fragments) == 0 && n > 0 {
+				tr.Apply(client.Event{Type: "message", Seq: int64(10000 + n), Text: markdownAnswer})
+			}
+			tr.Apply(client.Event{Type: "delta", Kind: "text", Text: fragments[n%len(fragments)]})
+			n++
+			v.Draw(s)
+		}
+	})
+}

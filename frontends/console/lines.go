@@ -191,3 +191,86 @@ func truncate(text string, w int) string {
 	b.WriteString("…")
 	return b.String()
 }
+
+// wrapLine breaks a styled line (no newlines in it) into rows of at most w
+// cells, at spaces where it can and inside words where it must, keeping
+// each run's style. Spaces at a break go; an empty line is one empty row.
+func wrapLine(l line, w int) []line {
+	w = max(w, 1)
+	total := 0
+	for _, s := range l {
+		total += width(s.text)
+	}
+	if total <= w {
+		return []line{trimLine(l)}
+	}
+	type cell struct {
+		text  string
+		style tcell.Style
+		cells int
+	}
+	var cells []cell
+	for _, s := range l {
+		for rest := s.text; len(rest) > 0; {
+			var c cell
+			c.text, rest, c.cells = nextCluster(rest)
+			c.style = s.style
+			cells = append(cells, c)
+		}
+	}
+	var rows []line
+	emit := func(part []cell) {
+		var row line
+		for _, c := range part {
+			if n := len(row); n > 0 && row[n-1].style == c.style {
+				row[n-1].text += c.text
+			} else {
+				row = append(row, segment{c.text, c.style})
+			}
+		}
+		rows = append(rows, trimLine(row))
+	}
+	start, used, lastSpace := 0, 0, -1
+	for i := 0; i < len(cells); i++ {
+		c := cells[i]
+		if used+c.cells > w && used > 0 {
+			switch {
+			case c.text == " ":
+				emit(cells[start:i])
+				start, used, lastSpace = i+1, 0, -1
+				continue
+			case lastSpace > start:
+				emit(cells[start:lastSpace])
+				start, lastSpace = lastSpace+1, -1
+				used = 0
+				for _, k := range cells[start:i] {
+					used += k.cells
+				}
+			default:
+				emit(cells[start:i])
+				start, used, lastSpace = i, 0, -1
+			}
+		}
+		used += c.cells
+		if c.text == " " {
+			lastSpace = i
+		}
+	}
+	if start < len(cells) {
+		emit(cells[start:])
+	}
+	return rows
+}
+
+// trimLine drops the spaces at the end of a line.
+func trimLine(l line) line {
+	for len(l) > 0 {
+		last := &l[len(l)-1]
+		last.text = strings.TrimRight(last.text, " ")
+		if last.text != "" {
+			break
+		}
+		l = l[:len(l)-1]
+	}
+	return l
+}

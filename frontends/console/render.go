@@ -63,7 +63,7 @@ func layout(b *Block, o layoutOptions) []line {
 		l.image(b)
 		l.rows = append(l.rows, line{{"  ", th.dim}, {"queued: it joins the next model request", th.queued}})
 	case BlockAssistant:
-		l.para("● ", th.assistant, b.Text, th.text)
+		l.markdown("● ", th.assistant, b.Text, th.text)
 		if b.Cut {
 			l.rows = append(l.rows, line{{"  ", th.dim}, {"(cut short)", th.warn}})
 		}
@@ -116,6 +116,17 @@ func (l *layouter) indented(first string, fs tcell.Style, rest string, rs tcell.
 			p, ps = first, fs
 		}
 		l.rows = append(l.rows, line{{p, ps}, {r, ts}})
+	}
+}
+
+// markdown lays out the model's text as markdown after a two-cell gutter.
+func (l *layouter) markdown(gutter string, gs tcell.Style, text string, ts tcell.Style) {
+	for i, r := range l.th.md.render(text, l.o.width-width(gutter), l.th, ts) {
+		p := "  "
+		if i == 0 {
+			p = gutter
+		}
+		l.rows = append(l.rows, append(line{{p, gs}}, r...))
 	}
 }
 
@@ -188,7 +199,12 @@ func (l *layouter) tool(b *Block) {
 	if l.o.detail {
 		codeMax = -1
 	}
-	l.block("│ ", strings.TrimRight(b.Code, "\n"), th.code, codeMax, false)
+	if code := strings.TrimRight(b.Code, "\n"); code != "" {
+		if b.lit.rows == nil || b.lit.code != code {
+			b.lit = highlightCache{code: code, rows: th.hl.lines(code, "python", th, th.code)}
+		}
+		l.block("│ ", b.lit.rows, codeMax, false)
+	}
 	if c := b.Cell; c != nil {
 		outMax := foldedOutputRows
 		if l.o.detail {
@@ -197,14 +213,14 @@ func (l *layouter) tool(b *Block) {
 		out := strings.TrimRight(c.Output, "\n")
 		if out != "" {
 			l.rows = append(l.rows, line{{"├ ", th.frame}, {"output", th.dim}})
-			l.block("│ ", out, th.text, outMax, true)
+			l.block("│ ", plainLines(out, th.text), outMax, true)
 		}
 		if c.Value != "" {
 			l.indented("│ = ", th.frame, "│   ", th.frame, c.Value, th.text, outMax)
 		}
 		if e := strings.TrimRight(c.Error, "\n"); e != "" {
 			l.rows = append(l.rows, line{{"├ ", th.frame}, {"error", th.fail}})
-			l.block("│ ", e, th.fail, outMax, true)
+			l.block("│ ", plainLines(e, th.fail), outMax, true)
 		}
 	}
 	if b.Trace != "" {
@@ -214,13 +230,13 @@ func (l *layouter) tool(b *Block) {
 	}
 }
 
-// block lays out multi-line text after a frame, keeping max rows (all when
-// max < 0): the first ones, or the last ones when tail is set.
-func (l *layouter) block(frame, text string, style tcell.Style, max int, tail bool) {
-	if text == "" {
-		return
+// block lays out rows after a frame, wrapped to fit, keeping max rows
+// (all when max < 0): the first ones, or the last ones when tail is set.
+func (l *layouter) block(frame string, lines []line, max int, tail bool) {
+	var rows []line
+	for _, r := range lines {
+		rows = append(rows, wrapLine(r, l.o.width-width(frame))...)
 	}
-	rows := wrap(sanitize(text), l.o.width-width(frame))
 	hidden := 0
 	if max >= 0 && len(rows) > max {
 		hidden = len(rows) - max
@@ -235,11 +251,21 @@ func (l *layouter) block(frame, text string, style tcell.Style, max int, tail bo
 		l.rows = append(l.rows, note)
 	}
 	for _, r := range rows {
-		l.rows = append(l.rows, line{{frame, l.th.frame}, {r, style}})
+		l.rows = append(l.rows, append(line{{frame, l.th.frame}}, r...))
 	}
 	if hidden > 0 && !tail {
 		l.rows = append(l.rows, note)
 	}
+}
+
+// plainLines splits text, made safe to draw, into one row per line.
+func plainLines(text string, style tcell.Style) []line {
+	parts := strings.Split(sanitize(text), "\n")
+	out := make([]line, len(parts))
+	for i, p := range parts {
+		out[i] = line{{p, style}}
+	}
+	return out
 }
 
 // statusStyle colours a cell status.

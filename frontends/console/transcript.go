@@ -63,6 +63,14 @@ type Block struct {
 	rev int
 	// layout caches the block's rows for one width and one detail setting.
 	layout layoutCache
+	// lit caches the cell's code highlighted, for any width.
+	lit highlightCache
+}
+
+// highlightCache keeps code's highlighted rows.
+type highlightCache struct {
+	code string
+	rows []line
 }
 
 // changed records that the block must be laid out again.

@@ -1,0 +1,443 @@
+package console
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	extast "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+)
+
+// markdown lays out the model's answers: goldmark parses them (CommonMark
+// with GitHub's tables, strikethrough and bare links), and this draws the
+// tree as styled rows for the terminal.
+type markdown struct {
+	parser parser.Parser
+}
+
+// newMarkdown returns a markdown renderer.
+func newMarkdown() *markdown {
+	md := goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.Linkify))
+	return &markdown{parser: md.Parser()}
+}
+
+// render lays out source at width w in base style.
+func (m *markdown) render(source string, w int, th *theme, base tcell.Style) []line {
+	source = sanitize(source)
+	if plainProse(source) {
+		return proseRows(source, w, base)
+	}
+	src := []byte(source)
+	doc := m.parser.Parse(text.NewReader(src))
+	r := &mdRenderer{src: src, th: th, base: base}
+	r.blocks(doc, w)
+	if len(r.rows) == 0 {
+		r.rows = []line{nil}
+	}
+	return r.rows
+}
+
+// plainProse reports whether source holds nothing markdown would render
+// otherwise than as paragraphs of words, so that the parser can be
+// skipped: most streamed text, re-rendered at every fragment, is such.
+func plainProse(source string) bool {
+	if strings.ContainsAny(source, "*_`[]<>#|~\\&@") || strings.Contains(source, "://") || strings.Contains(source, "www.") {
+		return false
+	}
+	for row := range strings.SplitSeq(source, "\n") {
+		trimmed := strings.TrimLeft(row, " ")
+		if trimmed != "" && (len(row)-len(trimmed) >= 4 || strings.ContainsAny(trimmed[:1], "-+=0123456789") || strings.HasSuffix(row, "  ")) {
+			return false
+		}
+	}
+	return true
+}
+
+// proseRows lays out plain prose as markdown would: lines joined into
+// paragraphs, paragraphs apart by a blank row.
+func proseRows(source string, w int, style tcell.Style) []line {
+	var rows []line
+	var para []string
+	flush := func() {
+		if len(para) == 0 {
+			return
+		}
+		if len(rows) > 0 {
+			rows = append(rows, nil)
+		}
+		for _, r := range wrap(strings.Join(para, " "), w) {
+			rows = append(rows, line{{r, style}})
+		}
+		para = para[:0]
+	}
+	for row := range strings.SplitSeq(source, "\n") {
+		if row = strings.TrimSpace(row); row == "" {
+			flush()
+		} else {
+			para = append(para, row)
+		}
+	}
+	flush()
+	if len(rows) == 0 {
+		rows = []line{nil}
+	}
+	return rows
+}
+
+// mdRenderer accumulates the rows of one document.
+type mdRenderer struct {
+	src  []byte
+	th   *theme
+	base tcell.Style
+	rows []line
+}
+
+// blocks lays out the block children of n at width w, a blank row
+// between them (none between the items of a tight list).
+func (r *mdRenderer) blocks(n ast.Node, w int) {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		if c != n.FirstChild() && !tightItem(c) {
+			r.rows = append(r.rows, nil)
+		}
+		r.block(c, w)
+	}
+}
+
+// tightItem reports whether c is a block that follows its sibling without
+// a blank row: an item of a tight list, or a tight item's nested list.
+func tightItem(c ast.Node) bool {
+	if l, ok := c.Parent().(*ast.List); ok {
+		return l.IsTight
+	}
+	if _, ok := c.Parent().(*ast.ListItem); ok {
+		if l, ok := c.Parent().Parent().(*ast.List); ok && l.IsTight {
+			return true
+		}
+	}
+	return false
+}
+
+// block lays out one block node.
+func (r *mdRenderer) block(n ast.Node, w int) {
+	th := r.th
+	switch n := n.(type) {
+	case *ast.Heading:
+		style := th.heading
+		if n.Level == 1 {
+			style = style.Underline(true)
+		}
+		r.paragraph(r.inlines(n, style), w)
+	case *ast.Paragraph, *ast.TextBlock:
+		r.paragraph(r.inlines(n, r.base), w)
+	case *ast.ThematicBreak:
+		r.rows = append(r.rows, line{{strings.Repeat("─", min(w, 40)), th.frame}})
+	case *ast.FencedCodeBlock:
+		r.code(string(n.Language(r.src)), n.Lines(), w)
+	case *ast.CodeBlock:
+		r.code("", n.Lines(), w)
+	case *ast.HTMLBlock:
+		var b strings.Builder
+		r.lines(&b, n.Lines())
+		if n.HasClosure() {
+			b.Write(n.ClosureLine.Value(r.src))
+		}
+		r.paragraph(splitText(strings.TrimRight(b.String(), "\n"), th.dim), w)
+	case *ast.Blockquote:
+		r.indent(line{{"▌ ", th.frame}}, line{{"▌ ", th.frame}}, func(w int) {
+			saved := r.base
+			r.base = th.quote
+			r.blocks(n, w)
+			r.base = saved
+		}, w)
+	case *ast.List:
+		r.list(n, w)
+	case *extast.Table:
+		r.table(n, w)
+	default:
+		if n.HasChildren() {
+			r.blocks(n, w)
+		}
+	}
+}
+
+// indent lays out what body adds at a narrower width and puts first
+// before its first row and rest before the others.
+func (r *mdRenderer) indent(first, rest line, body func(w int), w int) {
+	from := len(r.rows)
+	body(max(w-width(first.plain()), 4))
+	for i := from; i < len(r.rows); i++ {
+		p := rest
+		if i == from {
+			p = first
+		}
+		r.rows[i] = append(append(line{}, p...), r.rows[i]...)
+	}
+}
+
+// list lays out a list: a bullet or number on each item's first row.
+func (r *mdRenderer) list(n *ast.List, w int) {
+	num := n.Start
+	items := 0
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		items++
+	}
+	wide := len(strconv.Itoa(num + items - 1))
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		if c != n.FirstChild() && !n.IsTight {
+			r.rows = append(r.rows, nil)
+		}
+		marker := "• "
+		if n.IsOrdered() {
+			marker = strings.Repeat(" ", wide-len(strconv.Itoa(num))) + strconv.Itoa(num) + ". "
+			num++
+		}
+		item := c
+		r.indent(line{{marker, r.th.assistant}}, line{{strings.Repeat(" ", width(marker)), r.base}}, func(w int) { r.blocks(item, w) }, w)
+	}
+}
+
+// code lays out a code block, highlighted when its language is known,
+// after a frame.
+func (r *mdRenderer) code(lang string, lines *text.Segments, w int) {
+	var b strings.Builder
+	r.lines(&b, lines)
+	frame := line{{"│ ", r.th.frame}}
+	for _, row := range r.th.hl.lines(strings.TrimRight(b.String(), "\n"), lang, r.th, r.th.code) {
+		for _, part := range wrapLine(row, max(w-2, 4)) {
+			r.rows = append(r.rows, append(append(line{}, frame...), part...))
+		}
+	}
+}
+
+// lines writes the source of a block's lines.
+func (r *mdRenderer) lines(b *strings.Builder, lines *text.Segments) {
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		b.Write(seg.Value(r.src))
+	}
+}
+
+// paragraph wraps inline content, which may hold newlines (hard breaks).
+func (r *mdRenderer) paragraph(l line, w int) {
+	for _, part := range splitLines(l) {
+		r.rows = append(r.rows, wrapLine(part, w)...)
+	}
+}
+
+// inlines renders the inline children of n in style as one line; hard
+// breaks are newlines in its text.
+func (r *mdRenderer) inlines(n ast.Node, style tcell.Style) line {
+	var out line
+	add := func(s string, st tcell.Style) {
+		if s == "" {
+			return
+		}
+		if k := len(out); k > 0 && out[k-1].style == st {
+			out[k-1].text += s
+			return
+		}
+		out = append(out, segment{s, st})
+	}
+	var walk func(n ast.Node, st tcell.Style)
+	walk = func(n ast.Node, st tcell.Style) {
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			switch c := c.(type) {
+			case *ast.Text:
+				add(string(c.Value(r.src)), st)
+				switch {
+				case c.HardLineBreak():
+					add("\n", st)
+				case c.SoftLineBreak():
+					add(" ", st)
+				}
+			case *ast.String:
+				add(string(c.Value), st)
+			case *ast.CodeSpan:
+				var b strings.Builder
+				for t := c.FirstChild(); t != nil; t = t.NextSibling() {
+					switch t := t.(type) {
+					case *ast.Text:
+						b.Write(t.Value(r.src))
+					case *ast.String:
+						b.Write(t.Value)
+					}
+				}
+				add(strings.ReplaceAll(b.String(), "\n", " "), r.th.code)
+			case *ast.Emphasis:
+				if c.Level >= 2 {
+					walk(c, st.Bold(true))
+				} else {
+					walk(c, st.Italic(true))
+				}
+			case *extast.Strikethrough:
+				walk(c, st.StrikeThrough(true))
+			case *ast.Link:
+				before := len(out)
+				walk(c, r.th.link)
+				shown := line(out[before:]).plain()
+				if dest := string(c.Destination); dest != "" && dest != shown {
+					add(" ("+dest+")", r.th.dim)
+				}
+			case *ast.AutoLink:
+				add(string(c.Label(r.src)), r.th.link)
+			case *ast.Image:
+				add("[image: ", r.th.dim)
+				walk(c, r.th.dim)
+				add("] ("+string(c.Destination)+")", r.th.dim)
+			case *ast.RawHTML:
+				for i := 0; i < c.Segments.Len(); i++ {
+					seg := c.Segments.At(i)
+					add(string(seg.Value(r.src)), r.th.dim)
+				}
+			default:
+				walk(c, st)
+			}
+		}
+	}
+	walk(n, style)
+	return out
+}
+
+// table lays out a table: columns as wide as their widest cell, shrunk
+// to fit w (cells then wrap), the header bold over a rule.
+func (r *mdRenderer) table(n *extast.Table, w int) {
+	var grid [][]line
+	var aligns []extast.Alignment
+	for row := n.FirstChild(); row != nil; row = row.NextSibling() {
+		var cells []line
+		for c := row.FirstChild(); c != nil; c = c.NextSibling() {
+			style := r.base
+			if _, ok := row.(*extast.TableHeader); ok {
+				style = style.Bold(true)
+			}
+			cells = append(cells, r.inlines(c, style))
+			if len(grid) == 0 {
+				a := extast.AlignNone
+				if tc, ok := c.(*extast.TableCell); ok {
+					a = tc.Alignment
+				}
+				aligns = append(aligns, a)
+			}
+		}
+		grid = append(grid, cells)
+	}
+	cols := 0
+	for _, row := range grid {
+		cols = max(cols, len(row))
+	}
+	if cols == 0 {
+		return
+	}
+	widths := make([]int, cols)
+	for _, row := range grid {
+		for i, c := range row {
+			widths[i] = max(widths[i], width(strings.ReplaceAll(c.plain(), "\n", " ")))
+		}
+	}
+	fitColumns(widths, w-3*(cols-1))
+	sep := segment{" │ ", r.th.frame}
+	for ri, row := range grid {
+		wrapped := make([][]line, cols)
+		height := 1
+		for i := range cols {
+			var c line
+			if i < len(row) {
+				c = row[i]
+			}
+			for _, part := range splitLines(c) {
+				wrapped[i] = append(wrapped[i], wrapLine(part, widths[i])...)
+			}
+			height = max(height, len(wrapped[i]))
+		}
+		for k := range height {
+			var out line
+			for i := range cols {
+				if i > 0 {
+					out = append(out, sep)
+				}
+				var cell line
+				if k < len(wrapped[i]) {
+					cell = wrapped[i][k]
+				}
+				out = append(out, pad(cell, widths[i], alignAt(aligns, i), r.base)...)
+			}
+			r.rows = append(r.rows, trimLine(out))
+		}
+		if ri == 0 {
+			var rule strings.Builder
+			for i, cw := range widths {
+				if i > 0 {
+					rule.WriteString("─┼─")
+				}
+				rule.WriteString(strings.Repeat("─", cw))
+			}
+			r.rows = append(r.rows, line{{rule.String(), r.th.frame}})
+		}
+	}
+}
+
+// alignAt returns column i's alignment.
+func alignAt(aligns []extast.Alignment, i int) extast.Alignment {
+	if i < len(aligns) {
+		return aligns[i]
+	}
+	return extast.AlignNone
+}
+
+// fitColumns narrows the widest columns until they add up to at most
+// room, never below three cells.
+func fitColumns(widths []int, room int) {
+	for {
+		total, widest := 0, 0
+		for i, cw := range widths {
+			total += cw
+			if cw > widths[widest] {
+				widest = i
+			}
+		}
+		if total <= room || widths[widest] <= 3 {
+			return
+		}
+		widths[widest]--
+	}
+}
+
+// pad fills a cell to w cells as its column is aligned.
+func pad(cell line, w int, a extast.Alignment, style tcell.Style) line {
+	gap := max(w-width(cell.plain()), 0)
+	left := 0
+	switch a {
+	case extast.AlignRight:
+		left = gap
+	case extast.AlignCenter:
+		left = gap / 2
+	}
+	out := line{{strings.Repeat(" ", left), style}}
+	out = append(out, cell...)
+	return append(out, segment{strings.Repeat(" ", gap-left), style})
+}
+
+// splitLines splits a styled line at the newlines in its text.
+func splitLines(l line) []line {
+	out := []line{nil}
+	for _, s := range l {
+		parts := strings.Split(s.text, "\n")
+		for i, p := range parts {
+			if i > 0 {
+				out = append(out, nil)
+			}
+			if p != "" {
+				out[len(out)-1] = append(out[len(out)-1], segment{p, s.style})
+			}
+		}
+	}
+	return out
+}
+
+// splitText turns text into one styled line per row.
+func splitText(s string, style tcell.Style) line { return line{{s, style}} }
