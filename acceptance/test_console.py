@@ -142,7 +142,7 @@ class ConsoleTest(unittest.TestCase):
             console = self.open(app)
             console.wait_for(PROMPT)
             console.say("first")
-            console.wait_for("running…", "● running")
+            console.wait_for("running…", "· cell")
             console.say("second")
             console.wait_for("your message is queued", "⧗ second", "1 queued")
             (app.workspace / latch).write_text("")
@@ -153,6 +153,51 @@ class ConsoleTest(unittest.TestCase):
             roles = [m["role"] for m in last[-2:]]
             self.assertEqual(roles, ["tool", "user"])
             self.assertEqual(last[-1]["content"], "second")
+
+    def test_the_activity_indicator_moves_while_a_cell_runs(self):
+        latch = "spin.latch"
+
+        def script(request):
+            if after_tool(request):
+                return text("done spinning")
+            return python(latched(latch))
+
+        provider = Provider(script)
+        self.addCleanup(provider.close)
+        with Albedo(provider) as app:
+            console = self.open(app)
+            console.wait_for(PROMPT)
+            console.say("spin")
+            screen = console.wait_for("running…", "· cell")
+            status = next(row for row in screen.splitlines() if "· cell" in row).strip()
+            self.assertRegex(status, r"[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] running \d+s · cell \d+s")
+            # The same line, a moment later, shows another frame or time.
+            console.wait_for("· cell", absent=(status,))
+            (app.workspace / latch).write_text("")
+            screen = console.wait_for("done spinning", "idle")
+            self.assertNotIn("· cell", screen)
+
+    def test_the_status_line_says_when_the_provider_is_retried(self):
+        failures = []
+
+        def script(request):
+            if len(failures) < 3:
+                failures.append(1)
+                raise RuntimeError("the fixture is down")
+            return text("back up")
+
+        provider = Provider(script)
+        self.addCleanup(provider.close)
+        with Albedo(provider) as app:
+            console = self.open(app)
+            console.wait_for(PROMPT)
+            console.say("are you there?")
+            # The third retry waits one to two seconds: long enough to see.
+            screen = console.wait_for("retrying (3/4) in ")
+            status = next(row for row in screen.splitlines() if "retrying (3/4)" in row)
+            self.assertRegex(status, r"retrying \(3/4\) in \d\.\d s: provider \S+ answered 500")
+            screen = console.wait_for("back up", "idle")
+            self.assertNotIn("retrying", screen)
 
     def test_escape_interrupts_the_running_turn(self):
         provider = Provider(lambda request: python("import time\ntime.sleep(120)"))

@@ -125,6 +125,9 @@ const (
 	DeltaText      DeltaKind = "text"
 	DeltaReasoning DeltaKind = "reasoning"
 	DeltaToolCall  DeltaKind = "tool_call"
+	// DeltaRetry is no part of the reply: the provider failed transiently
+	// and the request is about to be sent again; the text says when and why.
+	DeltaRetry DeltaKind = "retry"
 )
 
 // Delta is a fragment of a model reply as it streams.

@@ -116,7 +116,7 @@ func (c *Client) Stream(ctx context.Context, req albedo.ModelRequest, onDelta fu
 	if u, err := url.Parse(target); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return albedo.ModelReply{}, albedo.Errorf(albedo.EConfig, "%s: base URL %q is not an absolute http(s) URL", who(ep), ep.BaseURL)
 	}
-	return c.exchange(ctx, ep, target, body, dec)
+	return c.exchange(ctx, ep, target, body, dec, onDelta)
 }
 
 // decoder turns the events of one protocol's stream into a reply.

@@ -2,11 +2,26 @@ package openai
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/albedo-agent/albedo/albedo"
 )
+
+// retryNotice is the fragment that tells the stream a retry is coming:
+// `retrying (2/4) in 1.4 s: <what the provider said>`.
+func retryNotice(retry, retries int, wait time.Duration, err error) albedo.Delta {
+	msg := err.Error()
+	var e *albedo.Error
+	if errors.As(err, &e) {
+		msg = e.Message
+	}
+	return albedo.Delta{Kind: albedo.DeltaRetry, Text: fmt.Sprintf("retrying (%d/%d) in %.1f s: %s", retry, retries, wait.Seconds(), msg)}
+}
 
 // retryable reports whether an answer with status may succeed when sent
 // again.

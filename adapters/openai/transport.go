@@ -18,13 +18,13 @@ const maxErrorBody = 64 << 10
 // exchange posts body to url and feeds the answer's events to dec. The idle
 // timer runs from the first attempt to the end of the stream: every byte
 // received re-arms it, and when it fires the request is cancelled.
-func (c *Client) exchange(parent context.Context, ep albedo.Endpoint, url string, body []byte, dec decoder) (albedo.ModelReply, error) {
+func (c *Client) exchange(parent context.Context, ep albedo.Endpoint, url string, body []byte, dec decoder, onDelta func(albedo.Delta)) (albedo.ModelReply, error) {
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
 	idle := time.AfterFunc(c.idle, func() { cancel(errIdle) })
 	defer idle.Stop()
 
-	resp, err := c.open(ctx, ep, url, body, idle)
+	resp, err := c.open(ctx, ep, url, body, idle, onDelta)
 	if err != nil {
 		return albedo.ModelReply{}, c.interrupted(parent, ctx, ep, err)
 	}
@@ -82,8 +82,9 @@ func (c *Client) interrupted(parent, ctx context.Context, ep albedo.Endpoint, er
 
 // open sends the request until it gets a streaming 2xx answer, retrying
 // connection failures, 429 and 5xx answers with capped, jittered
-// exponential backoff. Errors are provider errors or the context's.
-func (c *Client) open(ctx context.Context, ep albedo.Endpoint, url string, body []byte, idle *time.Timer) (*http.Response, error) {
+// exponential backoff, and telling onDelta of each retry. Errors are
+// provider errors or the context's.
+func (c *Client) open(ctx context.Context, ep albedo.Endpoint, url string, body []byte, idle *time.Timer, onDelta func(albedo.Delta)) (*http.Response, error) {
 	for attempt := 0; ; attempt++ {
 		idle.Reset(c.idle)
 		resp, err := c.send(ctx, ep, url, body)
@@ -122,6 +123,7 @@ func (c *Client) open(ctx context.Context, ep albedo.Endpoint, url string, body 
 		c.log.Warn("model request failed, retrying",
 			"provider", ep.Provider, "attempt", attempt+1, "wait", wait, "error", err)
 		idle.Stop()
+		onDelta(retryNotice(attempt+1, c.retries, wait, err))
 		if err := sleep(ctx, wait); err != nil {
 			return nil, err
 		}

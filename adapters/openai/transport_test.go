@@ -3,6 +3,7 @@ package openai
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -384,5 +385,33 @@ func TestBackoffLongWaitsDoNotOverflow(t *testing.T) {
 		if d := c.backoff(attempt); d < 0 || d > time.Hour {
 			t.Fatalf("backoff(%d) = %v, want within [0, 1h]", attempt, d)
 		}
+	}
+}
+
+func TestRetriesAreAnnouncedAsDeltas(t *testing.T) {
+	p := newProvider(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if n <= 2 {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, `{"error":{"message":"overloaded, try later"}}`)
+			return
+		}
+		streamEvents(w, chatText("ok")...)
+	})
+	c := fastClient(Options{MaxRetries: 3})
+	var retries []string
+	_, err := c.Stream(context.Background(), chatReq(p), func(d albedo.Delta) {
+		if d.Kind == albedo.DeltaRetry {
+			retries = append(retries, d.Text)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(retries) != 2 {
+		t.Fatalf("retry notices %q, want two", retries)
+	}
+	for i, text := range retries {
+		mustContain(t, text, fmt.Sprintf("retrying (%d/3) in ", i+1), " s: ", "503", "overloaded, try later")
 	}
 }

@@ -29,6 +29,9 @@ const (
 	DeltaText      = "text"
 	DeltaReasoning = "reasoning"
 	DeltaToolCall  = "tool_call"
+	// DeltaRetry is no part of the reply: the provider failed transiently
+	// and is about to be asked again; Text says when and why.
+	DeltaRetry = "retry"
 )
 
 // Turn marker statuses (Event.Status of a turn event).

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/albedo-agent/albedo/frontends/client"
 	"github.com/gdamore/tcell/v2"
@@ -26,6 +28,11 @@ type Options struct {
 	Workspace string
 	// Screen is what the console draws on; nil means the terminal.
 	Screen tcell.Screen
+	// Clock tells the time for the elapsed times shown; nil means
+	// time.Now. Tick, when set, replaces the ticker that animates the
+	// activity indicator: each receive redraws it.
+	Clock func() time.Time
+	Tick  <-chan time.Time
 }
 
 // Result is how a console ended.
@@ -58,6 +65,10 @@ type Console struct {
 	// mu guards cl, which the stream goroutines replace on reconnect.
 	mu sync.Mutex
 	cl *client.Client
+
+	// animating is set while the open session runs a turn: the indicator
+	// moves.
+	animating atomic.Bool
 
 	result Result
 }
@@ -100,6 +111,13 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		c.app.SetScreen(opts.Screen)
 	}
 	c.app.EnableMouse(true).EnablePaste(true).SetRoot(c.pages, true).SetInputCapture(c.keys)
+	c.app.SetAfterDrawFunc(func(tcell.Screen) {
+		// A resize changes the status line's width: fit it again.
+		if _, _, w, _ := c.session.status.GetInnerRect(); w != c.session.statusWidth && c.session.id != "" {
+			c.session.refresh()
+			go c.app.Draw()
+		}
+	})
 	if id != "" {
 		c.session.open(id)
 	} else {
@@ -109,10 +127,39 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		<-ctx.Done()
 		c.app.Stop()
 	}()
+	go c.animate(ctx)
 	if err := c.app.Run(); err != nil {
 		return Result{}, fmt.Errorf("run the console: %w", err)
 	}
 	return c.result, nil
+}
+
+// now returns the time of the console's clock.
+func (c *Console) now() time.Time {
+	if c.opts.Clock != nil {
+		return c.opts.Clock()
+	}
+	return time.Now()
+}
+
+// animate redraws the status line at every tick while a turn runs.
+func (c *Console) animate(ctx context.Context) {
+	tick := c.opts.Tick
+	if tick == nil {
+		t := time.NewTicker(frameTime)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick:
+			if c.animating.Load() {
+				c.mail.post(c.session.refresh)
+			}
+		}
+	}
 }
 
 // client returns the current client of the daemon.

@@ -3,7 +3,9 @@ package console
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/albedo-agent/albedo/frontends/client"
 	"github.com/gdamore/tcell/v2"
@@ -124,11 +126,70 @@ func TestConsoleInterrupts(t *testing.T) {
 	s.waitFor(t, "Message albedo")
 	s.typeText("go")
 	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
-	s.waitFor(t, "running…", "● running")
+	s.waitFor(t, "running…", "⠋ running 0s")
 	s.InjectKey(tcell.KeyEscape, 0, tcell.ModNone)
 	s.waitFor(t, "turn interrupted", "○ idle")
 	if !f.seen("POST /sessions/s1/interrupt") {
 		t.Error("no interrupt sent")
+	}
+}
+
+// fakeClock is a clock tests move by hand.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+func TestConsoleShowsTheRunningTurnAndCellMove(t *testing.T) {
+	clock := &fakeClock{now: time.UnixMilli(1_000_000)}
+	tick := make(chan time.Time)
+	f := newFakeDaemon(t)
+	f.onSend = func(f *fakeDaemon, id, text string) bool {
+		f.publish(id, statusEvent(true), client.Event{Type: "user", Seq: 1, Text: text, Timestamp: 1_000_000})
+		return false
+	}
+	s, _ := startConsole(t, f, Options{Session: "s1", Clock: clock.Now, Tick: tick})
+	s.waitFor(t, "Message albedo", "○ idle")
+	s.typeText("go")
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	s.waitFor(t, "⠋ running 0s")
+	steps := []struct {
+		advance time.Duration
+		want    string
+	}{
+		{300 * time.Millisecond, "⠸ running 0s"},
+		{1900 * time.Millisecond, "⠹ running 2s"},
+		{63 * time.Second, "⠹ running 1m05s"},
+	}
+	for _, step := range steps {
+		clock.advance(step.advance)
+		tick <- clock.Now()
+		s.waitFor(t, step.want)
+	}
+	// A cell called at 1,060 s has run for 5 s at 1,065.2 s.
+	f.publish("s1", client.Event{Type: "tool_call", Seq: 2, CallID: "c", Name: "python", Code: "work()", Timestamp: 1_060_000})
+	s.waitFor(t, "running 1m05s · cell 5s")
+	f.publish("s1", client.Event{Type: "tool", Seq: 3, CallID: "c", Name: "python", Status: "ok", Result: `{"status":"ok","output":""}`})
+	screen := s.waitFor(t, "· ok")
+	if strings.Contains(screen, "· cell") {
+		t.Errorf("a finished cell still counts:\n%s", screen)
+	}
+	f.publish("s1", client.Event{Type: "turn", Seq: 4, Status: "finished"}, statusEvent(false))
+	screen = s.waitFor(t, "○ idle")
+	if strings.Contains(screen, "running 1m") {
+		t.Errorf("the indicator stayed after the turn:\n%s", screen)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseCommand(t *testing.T) {
@@ -93,6 +94,52 @@ func TestInputHistory(t *testing.T) {
 	}
 }
 
+func TestStatusTextFitsItsWidth(t *testing.T) {
+	s := statusLine{Provider: "openrouter", Model: "anthropic/claude-sonnet-4.5", Running: true, Turn: 3 * time.Second,
+		Retry: "retrying (2/4) in 1.4 s: provider \"openrouter\" answered 503 Service Unavailable: " + strings.Repeat("upstream overloaded ", 8),
+		Note: "your message is queued for the next model request", Queued: 2, Usage: Usage{Context: 123456, Output: 789, Requests: 3}, Scrolled: true}
+	for _, w := range []int{120, 160} {
+		text, rows := statusText(s, w)
+		plain := stripTags(text)
+		for _, row := range strings.Split(plain, "\n") {
+			if width(row) > w {
+				t.Errorf("at %d columns a row of the status line takes %d: %q", w, width(row), row)
+			}
+		}
+		if n := strings.Count(plain, "\n") + 1; n != rows || rows > 2 {
+			t.Errorf("at %d columns the status line has %d rows, says %d: %q", w, n, rows, plain)
+		}
+		for _, must := range []string{"retrying (2/4) in 1.4 s", "2 queued", "tokens: 123.5k context", "scrolled up", "running 3s"} {
+			if !strings.Contains(plain, must) {
+				t.Errorf("at %d columns the status line lost %q: %q", w, must, plain)
+			}
+		}
+	}
+}
+
+// stripTags removes tview colour tags from text.
+func stripTags(text string) string {
+	var b strings.Builder
+	for len(text) > 0 {
+		i := strings.IndexByte(text, '[')
+		if i < 0 {
+			b.WriteString(text)
+			break
+		}
+		b.WriteString(text[:i])
+		j := strings.IndexByte(text[i:], ']')
+		if j < 0 {
+			b.WriteString(text[i:])
+			break
+		}
+		if tag := text[i+1 : i+j]; strings.HasSuffix(tag, "[") || tag == "" {
+			b.WriteString("[")
+		}
+		text = text[i+j+1:]
+	}
+	return b.String()
+}
+
 func TestStatusText(t *testing.T) {
 	tests := []struct {
 		name string
@@ -100,13 +147,15 @@ func TestStatusText(t *testing.T) {
 		want []string
 	}{
 		{"idle", statusLine{Provider: "p", Model: "m"}, []string{"p · m", "○ idle"}},
-		{"running with usage", statusLine{Model: "m", Running: true, Usage: Usage{Context: 12345, Output: 67, Requests: 2}}, []string{"● running", "tokens: 12.3k context · 67 out"}},
+		{"running with usage", statusLine{Model: "m", Running: true, Usage: Usage{Context: 12345, Output: 67, Requests: 2}}, []string{"⠋ running 0s", "tokens: 12.3k context · 67 out"}},
+		{"a turn of 75 s in a cell of 4 s", statusLine{Running: true, Turn: 75*time.Second + 450*time.Millisecond, InCell: true, Cell: 4 * time.Second}, []string{"⠼ running 1m15s · cell 4s"}},
+		{"a turn of hours", statusLine{Running: true, Turn: 2*time.Hour + 3*time.Minute}, []string{"running 2h03m"}},
 		{"notes", statusLine{Conn: "reconnecting…", ConnFailed: true, Note: "queued", Queued: 2}, []string{"[red::b]reconnecting…", "queued", "2 queued"}},
 		{"escaped", statusLine{Model: "[red]x"}, []string{"[red[]x"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := statusText(tt.s)
+			got, _ := statusText(tt.s, 0)
 			for _, w := range tt.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("%q lacks %q", got, w)

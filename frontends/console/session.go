@@ -53,6 +53,10 @@ type sessionScreen struct {
 	// note is a passing message for the status line.
 	note    string
 	noteErr bool
+	// statusWidth is the width the status line was fitted to.
+	statusWidth int
+	// turnStart is when the running turn started, zero when idle.
+	turnStart time.Time
 }
 
 func newSessionScreen(c *Console) *sessionScreen {
@@ -147,6 +151,7 @@ func (s *sessionScreen) follow(ctx context.Context, gen int, id string) {
 				s.setInfo(detail)
 			}
 			s.t.Reset(stream.Snapshot)
+			s.resumeTurn()
 			if s.greeting != "" {
 				s.t.Notice(s.greeting, false)
 				s.greeting = ""
@@ -187,9 +192,34 @@ func (s *sessionScreen) setInfo(d client.SessionDetail) {
 	}
 }
 
+// trackTurn keeps turnStart as live events come: a turn starts when the
+// session is seen to start running.
+func (s *sessionScreen) trackTurn(wasRunning bool) {
+	switch {
+	case !s.t.Running:
+		s.turnStart = time.Time{}
+	case !wasRunning || s.turnStart.IsZero():
+		s.turnStart = s.c.now()
+	}
+}
+
+// resumeTurn sets turnStart for a session the console came to running:
+// its turn started with the last message shown.
+func (s *sessionScreen) resumeTurn() {
+	s.turnStart = time.Time{}
+	if s.t.Running {
+		s.turnStart = s.c.now()
+		if ms := s.t.LastUserTime(); ms > 0 {
+			s.turnStart = time.UnixMilli(ms)
+		}
+	}
+}
+
 // apply shows one live event.
 func (s *sessionScreen) apply(ev client.Event) {
+	wasRunning := s.t.Running
 	s.t.Apply(ev)
+	s.trackTurn(wasRunning)
 	if ev.Type == client.EventUser && ev.Source == "" {
 		s.info.Title = strings.TrimSpace(ev.Text)
 	}
@@ -220,11 +250,26 @@ func (s *sessionScreen) refresh() {
 		head += fmt.Sprintf(" [yellow]✉ %s pending[-]", plural(s.pendingReplies, "vent reply"))
 	}
 	s.header.SetText(head)
-	s.status.SetText(statusText(statusLine{
-		Provider: s.info.Provider, Model: s.info.Model, Running: s.t.Running, Usage: s.t.Usage,
+	line := statusLine{
+		Provider: s.info.Provider, Model: s.info.Model, Running: s.t.Running, Usage: s.t.Usage, Retry: s.t.Retry,
 		Conn: s.conn, ConnFailed: s.connErr, Note: s.note, NoteFailed: s.noteErr,
 		Queued: len(s.t.Queued()), Scrolled: !s.view.Following(), Detail: s.view.Detail(),
-	}))
+	}
+	if s.t.Running {
+		now := s.c.now()
+		if !s.turnStart.IsZero() {
+			line.Turn = now.Sub(s.turnStart)
+		}
+		if ms := s.t.RunningCellTime(); ms > 0 {
+			line.InCell, line.Cell = true, now.Sub(time.UnixMilli(ms))
+		}
+	}
+	s.c.animating.Store(s.t.Running && s.id != "")
+	_, _, w, _ := s.status.GetInnerRect()
+	s.statusWidth = w
+	text, rows := statusText(line, w)
+	s.status.SetText(text)
+	s.root.ResizeItem(s.status, rows, 0)
 }
 
 // keys handles the session screen's keys; the input gets the rest.

@@ -3,15 +3,33 @@ package console
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/rivo/tview"
 )
+
+// spinner returns frame i of the activity indicator; each frame shows
+// for frameTime.
+func spinner(i int) string {
+	const frames = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏" // three bytes each
+	i %= len(frames) / 3
+	return frames[3*i : 3*i+3]
+}
+
+// frameTime is how long one frame of the indicator shows.
+const frameTime = 100 * time.Millisecond
 
 // statusLine is what the session screen's status line says.
 type statusLine struct {
 	Provider, Model string
 	Running         bool
-	Usage           Usage
+	// Turn is how long the running turn has run; Cell how long its
+	// running cell has, when one runs (InCell).
+	Turn, Cell time.Duration
+	InCell     bool
+	Usage      Usage
+	// Retry is the provider's retry under way, "" when none is.
+	Retry string
 	// Conn says how the connection to the daemon is, "" when fine.
 	Conn       string
 	ConnFailed bool
@@ -25,20 +43,42 @@ type statusLine struct {
 	Detail   bool
 }
 
-// statusText renders a status line with tview colour tags.
-func statusText(s statusLine) string {
-	var parts []string
+// statusPart is one part of the status line: its text, the colour tags
+// around it, and whether it may be shortened to fit.
+type statusPart struct {
+	text, open, close string
+	squeeze           bool
+}
+
+// minSqueezed is the fewest cells a shortened part keeps.
+const minSqueezed = 24
+
+// statusText renders a status line with tview colour tags, fitting it in
+// w cells (w <= 0: any width) by shortening its messages and, when that is
+// not enough, going on to more rows. It returns the text and its rows.
+func statusText(s statusLine, w int) (string, int) {
+	var parts []statusPart
+	add := func(open, text, close string, squeeze bool) {
+		parts = append(parts, statusPart{text: text, open: open, close: close, squeeze: squeeze})
+	}
 	model := s.Model
 	if s.Provider != "" {
 		model = s.Provider + " · " + model
 	}
 	if model != "" {
-		parts = append(parts, "[teal]"+tview.Escape(model)+"[-]")
+		add("[teal]", model, "[-]", true)
 	}
 	if s.Running {
-		parts = append(parts, "[yellow::b]● running[-::-]")
+		run := fmt.Sprintf("%s running %s", spinner(int(s.Turn/frameTime)), elapsed(s.Turn))
+		if s.InCell {
+			run += " · cell " + elapsed(s.Cell)
+		}
+		add("[yellow::b]", run, "[-::-]", false)
 	} else {
-		parts = append(parts, "[green]○ idle[-]")
+		add("[green]", "○ idle", "[-]", false)
+	}
+	if s.Retry != "" {
+		add("[olive]", s.Retry, "[-]", true)
 	}
 	for _, m := range []struct {
 		text   string
@@ -51,19 +91,73 @@ func statusText(s statusLine) string {
 		if m.failed {
 			color = "[red::b]"
 		}
-		parts = append(parts, color+tview.Escape(m.text)+"[-::-]")
+		add(color, m.text, "[-::-]", true)
 	}
 	if s.Queued > 0 {
-		parts = append(parts, fmt.Sprintf("[yellow]%d queued[-]", s.Queued))
+		add("[yellow]", fmt.Sprintf("%d queued", s.Queued), "[-]", false)
 	}
 	if s.Usage.Requests > 0 {
-		parts = append(parts, fmt.Sprintf("[::d]tokens: %s context · %s out[::-]", tokens(s.Usage.Context), tokens(s.Usage.Output)))
+		add("[::d]", fmt.Sprintf("tokens: %s context · %s out", tokens(s.Usage.Context), tokens(s.Usage.Output)), "[::-]", false)
 	}
 	if s.Detail {
-		parts = append(parts, "[::d]details shown[::-]")
+		add("[::d]", "details shown", "[::-]", false)
 	}
 	if s.Scrolled {
-		parts = append(parts, "[yellow]scrolled up[-]")
+		add("[yellow]", "scrolled up", "[-]", false)
 	}
-	return " " + strings.Join(parts, " [::d]│[::-] ")
+	if w > 0 {
+		fitParts(parts, w-1)
+	}
+	var b strings.Builder
+	rows, used := 1, 0
+	for i, p := range parts {
+		n := width(p.text)
+		switch {
+		case i == 0:
+			b.WriteString(" ")
+			used = 1
+		case w > 0 && used+3+n > w:
+			b.WriteString("\n ")
+			rows, used = rows+1, 1
+		default:
+			b.WriteString(" [::d]│[::-] ")
+			used += 3
+		}
+		b.WriteString(p.open + tview.Escape(p.text) + p.close)
+		used += n
+	}
+	return b.String(), rows
+}
+
+// fitParts shortens the longest parts that may be shortened until the
+// parts, joined by " │ ", take at most w cells.
+func fitParts(parts []statusPart, w int) {
+	for {
+		total := 3 * (len(parts) - 1)
+		longest := -1
+		for i, p := range parts {
+			n := width(p.text)
+			total += n
+			if p.squeeze && n > minSqueezed && (longest < 0 || n > width(parts[longest].text)) {
+				longest = i
+			}
+		}
+		if total <= w || longest < 0 {
+			return
+		}
+		n := width(parts[longest].text)
+		parts[longest].text = truncate(parts[longest].text, max(minSqueezed, n-(total-w)))
+	}
+}
+
+// elapsed formats a duration for the status line: 7s, 1m05s, 2h03m.
+func elapsed(d time.Duration) string {
+	d = max(d, 0)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d/time.Second))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
+	}
+	return fmt.Sprintf("%dh%02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
 }

@@ -98,6 +98,9 @@ type Transcript struct {
 	// Workspace is the session's folder: cell traces show paths in it
 	// relative to it.
 	Workspace string
+	// Retry is the provider adapter's notice of a retry under way, "" when
+	// none is.
+	Retry string
 	// liveText, liveThinking and liveTool are the blocks deltas grow.
 	liveText, liveThinking, liveTool *Block
 	// calls maps call ids to their cells.
@@ -123,6 +126,13 @@ func (t *Transcript) Notice(text string, failed bool) {
 // Apply adds an event to the transcript and reports whether anything
 // shown changed.
 func (t *Transcript) Apply(ev client.Event) bool {
+	if ev.Type == client.EventDelta && ev.Kind == client.DeltaRetry {
+		t.Retry = ev.Text
+		return true
+	}
+	if ev.Type != client.EventStatus || ev.Running != nil && !*ev.Running {
+		t.Retry = "" // the request went on, or the turn ended
+	}
 	switch ev.Type {
 	case client.EventUser:
 		t.user(ev)
@@ -298,6 +308,28 @@ func (t *Transcript) status(ev client.Event) bool {
 		changed = true
 	}
 	return changed
+}
+
+// LastUserTime returns the timestamp (Unix ms) of the last message the
+// user sent, 0 when none has one.
+func (t *Transcript) LastUserTime() int64 {
+	for i := len(t.Blocks) - 1; i >= 0; i-- {
+		if b := t.Blocks[i]; b.Kind == BlockUser && b.Timestamp > 0 {
+			return b.Timestamp
+		}
+	}
+	return 0
+}
+
+// RunningCellTime returns when (Unix ms) the cell that runs now was
+// called, 0 when no cell runs or its time is unknown.
+func (t *Transcript) RunningCellTime() int64 {
+	for i := len(t.Blocks) - 1; i >= 0; i-- {
+		if b := t.Blocks[i]; b.Kind == BlockTool && b.Live && b.Code != "" && b.Cell == nil {
+			return b.Timestamp
+		}
+	}
+	return 0
 }
 
 // Queued returns the texts of the messages still waiting, in order.

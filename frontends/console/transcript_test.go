@@ -29,6 +29,29 @@ func TestTranscriptApply(t *testing.T) {
 			want: "user#1 hi\nthinking~ let me think\nassistant~ hello\n",
 		},
 		{
+			name: "a retry notice shows until the reply streams",
+			events: []client.Event{
+				{Type: "user", Seq: 1, Text: "hi"},
+				{Type: "delta", Kind: "retry", Text: "retrying (1/4) in 0.6 s: provider answered 503"},
+				{Type: "status", Usage: &client.Usage{InputTokens: 1}},
+			},
+			want: "user#1 hi\n",
+			check: func(t *testing.T, tr *Transcript) {
+				if tr.Retry != "retrying (1/4) in 0.6 s: provider answered 503" {
+					t.Errorf("retry notice %q", tr.Retry)
+				}
+				tr.Apply(client.Event{Type: "delta", Kind: "text", Text: "hello"})
+				if tr.Retry != "" {
+					t.Errorf("the retry notice %q stays once the reply streams", tr.Retry)
+				}
+				tr.Apply(client.Event{Type: "delta", Kind: "retry", Text: "retrying (2/4)"})
+				tr.Apply(client.Event{Type: "status", Running: running(false)})
+				if tr.Retry != "" {
+					t.Errorf("the retry notice %q stays after the turn", tr.Retry)
+				}
+			},
+		},
+		{
 			name: "durable events finish live blocks",
 			events: []client.Event{
 				{Type: "user", Seq: 1, Text: "hi"},
