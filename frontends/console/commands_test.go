@@ -97,7 +97,7 @@ func TestInputHistory(t *testing.T) {
 func TestStatusTextFitsItsWidth(t *testing.T) {
 	s := statusLine{Provider: "openrouter", Model: "anthropic/claude-sonnet-4.5", Running: true, Turn: 3 * time.Second,
 		Retry: "retrying (2/4) in 1.4 s: provider \"openrouter\" answered 503 Service Unavailable: " + strings.Repeat("upstream overloaded ", 8),
-		Note: "your message is queued for the next model request", Queued: 2, Usage: Usage{Context: 123456, Output: 789, Requests: 3}, Scrolled: true}
+		Note:  "your message is queued for the next model request", Queued: 2, Usage: Usage{Context: 123456, Output: 789, Requests: 3}, Scrolled: true}
 	for _, w := range []int{120, 160} {
 		text, rows := statusText(s, w)
 		plain := stripTags(text)
