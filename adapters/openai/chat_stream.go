@@ -28,10 +28,11 @@ type chatChunk struct {
 		} `json:"delta"`
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
-	Usage *struct {
-		PromptTokens     int64 `json:"prompt_tokens"`
-		CompletionTokens int64 `json:"completion_tokens"`
-	} `json:"usage"`
+	Usage *chatUsage `json:"usage"`
+	// XGroq carries Groq's usage when it sends none at the top level.
+	XGroq *struct {
+		Usage *chatUsage `json:"usage"`
+	} `json:"x_groq"`
 	Error *apiError `json:"error"`
 }
 
@@ -74,8 +75,12 @@ func (d *chatDecoder) event(ev sseEvent) (bool, error) {
 	if chunk.Error != nil {
 		return false, failure(d.ep, nil, "failed mid-stream: %s", quote(d.ep, chunk.Error.text()))
 	}
-	if u := chunk.Usage; u != nil {
-		d.usage = albedo.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
+	if u := chunk.Usage.usage(); u.Reported() {
+		d.usage = u
+	} else if chunk.XGroq != nil {
+		if u := chunk.XGroq.Usage.usage(); u.Reported() {
+			d.usage = u
+		}
 	}
 	for _, choice := range chunk.Choices {
 		if choice.Index != 0 {

@@ -30,7 +30,7 @@ func TestChatStream(t *testing.T) {
 				{Kind: albedo.KindReasoning, Text: "reasoning about the task", Raw: `{"reasoning_content":"reasoning about the task"}`},
 				{Kind: albedo.KindToolCall, CallID: "call-1", ToolName: "python", Arguments: pythonArgs, Raw: callRaw},
 			},
-			usage:     albedo.Usage{InputTokens: 11, OutputTokens: 22},
+			usage:     albedo.Usage{InputTokens: new(int64(11)), OutputTokens: new(int64(22))},
 			reasoning: "reasoning about the task",
 			args:      pythonArgs,
 		},
@@ -57,7 +57,7 @@ func TestChatStream(t *testing.T) {
 				{Kind: albedo.KindToolCall, CallID: "a", ToolName: "first", Arguments: "{}", Raw: `{"id":"a","type":"function","function":{"name":"first","arguments":"{}"}}`},
 				{Kind: albedo.KindToolCall, CallID: "b", ToolName: "second", Arguments: `{"y":2}`},
 			},
-			usage:     albedo.Usage{InputTokens: 1, OutputTokens: 2},
+			usage:     albedo.Usage{InputTokens: new(int64(1)), OutputTokens: new(int64(2))},
 			reasoning: "hm",
 			text:      "Running both.",
 			args:      `{"y"{}:2}`,
@@ -147,7 +147,7 @@ func TestChatStream(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkItems(t, reply.Items, albedo.ProtocolChatCompletions, tt.want)
-			if reply.Usage != tt.usage {
+			if !reflect.DeepEqual(reply.Usage, tt.usage) {
 				t.Errorf("usage = %+v, want %+v", reply.Usage, tt.usage)
 			}
 			if got.text[albedo.DeltaReasoning] != tt.reasoning || got.text[albedo.DeltaText] != tt.text || got.text[albedo.DeltaToolCall] != tt.args {

@@ -24,10 +24,7 @@ type responsesEvent struct {
 		IncompleteDetails *struct {
 			Reason string `json:"reason"`
 		} `json:"incomplete_details"`
-		Usage *struct {
-			InputTokens  int64 `json:"input_tokens"`
-			OutputTokens int64 `json:"output_tokens"`
-		} `json:"usage"`
+		Usage *responsesUsage `json:"usage"`
 	} `json:"response"`
 	// An "error" event carries its message at the top level or in error.
 	Message string    `json:"message"`
@@ -117,9 +114,7 @@ func (d *responsesDecoder) event(ev sseEvent) (bool, error) {
 	case "response.completed", "response.incomplete":
 		if r := e.Response; r != nil {
 			d.final = r.Output
-			if u := r.Usage; u != nil {
-				d.usage = albedo.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
-			}
+			d.usage = r.Usage.usage()
 			if e.Type == "response.incomplete" {
 				d.stopped = "incomplete"
 				if r.IncompleteDetails != nil && r.IncompleteDetails.Reason != "" {

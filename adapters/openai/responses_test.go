@@ -32,7 +32,7 @@ func TestResponsesStream(t *testing.T) {
 				{Kind: albedo.KindReasoning, Text: "reasoning about the task", Raw: rsItem},
 				{Kind: albedo.KindToolCall, CallID: "call-1", ToolName: "python", Arguments: pythonArgs, Raw: fcItem},
 			},
-			usage:     albedo.Usage{InputTokens: 10, OutputTokens: 20},
+			usage:     albedo.Usage{InputTokens: new(int64(10)), OutputTokens: new(int64(20))},
 			reasoning: "reasoning about the task",
 			args:      pythonArgs,
 		},
@@ -40,7 +40,7 @@ func TestResponsesStream(t *testing.T) {
 			name:   "text answer with event lines",
 			blocks: responsesText(),
 			want:   []wantItem{{Kind: albedo.KindAssistant, Text: "finished", Raw: msgItem}},
-			usage:  albedo.Usage{InputTokens: 5, OutputTokens: 1},
+			usage:  albedo.Usage{InputTokens: new(int64(5)), OutputTokens: new(int64(1))},
 			text:   "finished",
 		},
 		{
@@ -70,7 +70,7 @@ func TestResponsesStream(t *testing.T) {
 				{Kind: albedo.KindReasoning, Text: "reasoning about the task", Raw: rsItem},
 				{Kind: albedo.KindToolCall, CallID: "call-1", ToolName: "python", Arguments: pythonArgs, Raw: fcItem},
 			},
-			usage: albedo.Usage{InputTokens: 1, OutputTokens: 2},
+			usage: albedo.Usage{InputTokens: new(int64(1)), OutputTokens: new(int64(2))},
 		},
 		{
 			name: "deltas when nothing else came",
@@ -165,7 +165,7 @@ func TestResponsesStream(t *testing.T) {
 				}
 			}
 			checkItems(t, reply.Items, albedo.ProtocolResponses, tt.want)
-			if reply.Usage != tt.usage {
+			if !reflect.DeepEqual(reply.Usage, tt.usage) {
 				t.Errorf("usage = %+v, want %+v", reply.Usage, tt.usage)
 			}
 			if got.text[albedo.DeltaReasoning] != tt.reasoning || got.text[albedo.DeltaText] != tt.text || got.text[albedo.DeltaToolCall] != tt.args {

@@ -45,7 +45,7 @@ func describe(ev client.Event) string {
 		case ev.Running != nil:
 			return "status: idle"
 		case ev.Usage != nil:
-			return fmt.Sprintf("status: %d tokens in, %d out", ev.Usage.InputTokens, ev.Usage.OutputTokens)
+			return fmt.Sprintf("status: %d tokens in, %d out", client.Tokens(ev.Usage.InputTokens), client.Tokens(ev.Usage.OutputTokens))
 		}
 		return "status"
 	}

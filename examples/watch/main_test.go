@@ -231,7 +231,7 @@ func TestDescribe(t *testing.T) {
 		{client.Event{Type: "queued", Text: "later"}, "queued: later"},
 		{client.Event{Type: "status", Running: &running}, "status: running"},
 		{client.Event{Type: "status", Running: &stopped}, "status: idle"},
-		{client.Event{Type: "status", Usage: &client.Usage{InputTokens: 3, OutputTokens: 4}}, "status: 3 tokens in, 4 out"},
+		{client.Event{Type: "status", Usage: &client.Usage{InputTokens: new(int64(3)), OutputTokens: new(int64(4))}}, "status: 3 tokens in, 4 out"},
 	}
 	for _, tt := range tests {
 		if got := describe(tt.ev); got != tt.want {

@@ -88,10 +88,25 @@ type ImageMeta struct {
 	Bytes    int    `json:"bytes"`
 }
 
-// Usage counts the tokens of one model request.
+// Usage counts the tokens of one model request as its provider reported
+// them; a nil field means the provider did not say.
 type Usage struct {
-	InputTokens  int64 `json:"input_tokens"`
-	OutputTokens int64 `json:"output_tokens"`
+	// InputTokens counts the whole prompt, cached tokens included.
+	InputTokens *int64 `json:"input_tokens"`
+	// CachedTokens is the part of InputTokens read from the prompt cache.
+	CachedTokens *int64 `json:"cached_tokens"`
+	// OutputTokens counts everything generated, reasoning included.
+	OutputTokens *int64 `json:"output_tokens"`
+	// ReasoningTokens is the part of OutputTokens spent on reasoning.
+	ReasoningTokens *int64 `json:"reasoning_tokens"`
+}
+
+// Tokens returns n, or 0 when n is nil (not reported).
+func Tokens(n *int64) int64 {
+	if n == nil {
+		return 0
+	}
+	return *n
 }
 
 // CellResult is what a Python cell produced.

@@ -60,7 +60,7 @@ func answer(f *fakeDaemon, id, text string) bool {
 		client.Event{Type: "tool_call", Seq: seq + 2, CallID: "c1", Name: "python", Code: "print('from the cell')"},
 		client.Event{Type: "tool", Seq: seq + 3, CallID: "c1", Name: "python", Code: "print('from the cell')", Status: "ok",
 			Result: `{"status":"ok","output":"from the cell\n"}`, Trace: &client.Trace{Changes: []client.Change{{Path: "/w/out.txt"}}}},
-		client.Event{Type: "status", Usage: &client.Usage{InputTokens: 1200, OutputTokens: 30}},
+		client.Event{Type: "status", Usage: &client.Usage{InputTokens: new(int64(1200)), OutputTokens: new(int64(30))}},
 		client.Event{Type: "turn", Seq: seq + 4, Status: "finished"},
 		statusEvent(false),
 	)

@@ -302,8 +302,8 @@ func (t *Transcript) status(ev client.Event) bool {
 		t.Running = *ev.Running
 	}
 	if u := ev.Usage; u != nil {
-		t.Usage.Context = u.InputTokens
-		t.Usage.Output += u.OutputTokens
+		t.Usage.Context = client.Tokens(u.InputTokens)
+		t.Usage.Output += client.Tokens(u.OutputTokens)
 		t.Usage.Requests++
 		changed = true
 	}

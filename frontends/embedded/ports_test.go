@@ -42,7 +42,7 @@ func (p *calculator) Stream(ctx context.Context, req albedo.ModelRequest, onDelt
 		answer = "The answer is 42."
 	}
 	onDelta(albedo.Delta{Kind: albedo.DeltaText, Text: answer})
-	return albedo.ModelReply{Items: []albedo.Item{{Kind: albedo.KindAssistant, Text: answer}}, Usage: albedo.Usage{InputTokens: 10, OutputTokens: 5}}, nil
+	return albedo.ModelReply{Items: []albedo.Item{{Kind: albedo.KindAssistant, Text: answer}}, Usage: albedo.Usage{InputTokens: new(int64(10)), OutputTokens: new(int64(5))}}, nil
 }
 
 // evaluator is a kernel an embedding program might write itself: it

@@ -57,7 +57,8 @@ func Event(e albedo.Event) client.Event {
 		out.Trace = trace(*e.Trace)
 	}
 	if e.Usage != nil {
-		out.Usage = &client.Usage{InputTokens: e.Usage.InputTokens, OutputTokens: e.Usage.OutputTokens}
+		u := e.Usage
+		out.Usage = &client.Usage{InputTokens: u.InputTokens, CachedTokens: u.CachedTokens, OutputTokens: u.OutputTokens, ReasoningTokens: u.ReasoningTokens}
 	}
 	return out
 }
