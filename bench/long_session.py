@@ -1,0 +1,198 @@
+"""How heavy one long session makes the daemon: RSS and read speed.
+
+    python3 bench/long_session.py [--items N] [--output-kib K] [--settle S]
+
+Builds a home of 1,000 sessions, one of which holds a transcript of about
+100 MiB (by default 6,447 python calls, each with an 8 KiB output, written
+straight into the store while the daemon is stopped), then restarts the
+daemon and reports, in one run:
+
+- RSS after the restart, and after `albedo sessions`;
+- for a tailed snapshot (`GET /sessions/{id}?tail=200`), the stream's first
+  snapshot, a stream snapshot tailed to 200 events, and the full history:
+  time to first byte, total time, bytes, throughput, the peak RSS during the
+  read and the RSS after it;
+- the RSS `--settle` seconds (default 60) after the reads;
+- the peak RSS during a turn on that session, the size of its model request
+  body, and the RSS after the turn.
+
+RSS is VmRSS of the daemon; peaks are VmHWM after resetting it through
+/proc/PID/clear_refs. Figures are for reading, never for asserting. Build
+the binary with `bash scripts/build.sh` first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+from pathlib import Path
+import sqlite3
+import sys
+import time
+import uuid
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "acceptance"))
+sys.dont_write_bytecode = True
+
+from harness import Albedo, Provider, text  # noqa: E402
+
+MIB = 1 << 20
+
+
+def proc_status(pid, field):
+    """One kB field of /proc/PID/status, in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024
+    raise SystemExit(f"no {field} in /proc/{pid}/status")
+
+
+def rss(app):
+    return proc_status(app.connection["pid"], "VmRSS")
+
+
+def reset_peak(app):
+    Path(f"/proc/{app.connection['pid']}/clear_refs").write_text("5")
+
+
+def peak(app):
+    return proc_status(app.connection["pid"], "VmHWM")
+
+
+def write_transcript(app, session, items, output_kib):
+    """Appends `items` python calls with their outputs to the session, and
+    copies the session into 999 more, straight into the store (the daemon
+    is stopped). Returns the bytes of transcript written."""
+    db = sqlite3.connect(app.home / "albedo.sqlite")
+    try:
+        line = "x" * 99 + "\n"
+        output = (line * (output_kib * 1024 // len(line) + 1))[: output_kib * 1024]
+        result = json.dumps({"status": "ok", "output": output})
+        trace = json.dumps({"activities": [], "changes": []})
+        written = 0
+        rows = []
+        seq = 0
+        now = int(time.time() * 1000)
+        for i in range(items):
+            call_id = f"call-{i}"
+            arguments = json.dumps({"code": f"print('x' * {output_kib * 1024})  # {i}", "timeout_ms": 60000})
+            seq += 1
+            rows.append((session, seq, "tool_call", now, "", call_id, "python", arguments, "chat_completions", None, None))
+            seq += 1
+            rows.append((session, seq, "tool_output", now, output, call_id, "python", "", "", result, trace))
+            written += len(arguments) + len(output) + len(result) + len(trace)
+        seq += 1
+        rows.append((session, seq, "assistant", now, "done", "", "", "", "chat_completions", None, None))
+        seq += 1
+        rows.append((session, seq, "turn", now, "finished", "", "", "", "", None, None))
+        db.executemany(
+            "INSERT INTO items (session_id, seq, kind, timestamp, text, call_id, tool_name, arguments, protocol, result, trace)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+        columns = [r[1] for r in db.execute("PRAGMA table_info(sessions)") if r[1] != "id"]
+        names = ", ".join(columns)
+        for _ in range(999):
+            db.execute(
+                f"INSERT INTO sessions (id, {names}) SELECT ?, {names} FROM sessions WHERE id = ?",
+                (uuid.uuid4().hex[:16], session),
+            )
+        db.execute("UPDATE sessions SET title = 'the long one' WHERE id = ?", (session,))
+        db.commit()
+        return written
+    finally:
+        db.close()
+
+
+def timed_read(app, path, until_snapshot=False):
+    """GETs path, discarding the body as it arrives. Returns (ttfb ms,
+    total ms, bytes). With until_snapshot, stops after the first SSE
+    message."""
+    conn = http.client.HTTPConnection("127.0.0.1", app.connection["port"], timeout=300)
+    started = time.perf_counter()
+    conn.request("GET", path, headers={"Authorization": f"Bearer {app.connection['token']}"})
+    response = conn.getresponse()
+    if response.status != 200:
+        raise SystemExit(f"GET {path}: {response.status} {response.read()[:300]!r}")
+    first = None
+    size = 0
+    tail = b""
+    while True:
+        chunk = response.read1(1 << 16)
+        if not chunk:
+            break
+        if first is None:
+            first = time.perf_counter()
+        size += len(chunk)
+        if until_snapshot:
+            tail = (tail + chunk)[-2:]
+            if tail == b"\n\n" or b"\n\n" in chunk:
+                break
+    total = time.perf_counter()
+    conn.close()
+    return (first - started) * 1000, (total - started) * 1000, size
+
+
+def measure_read(app, name, path, until_snapshot=False):
+    reset_peak(app)
+    ttfb, total, size = timed_read(app, path, until_snapshot)
+    time.sleep(0.2)
+    rate = size / MIB / (total / 1000) if total > 0 else 0
+    print(
+        f"{name}: first byte {ttfb:.1f} ms, all {total:.1f} ms, {size / MIB:.1f} MiB"
+        f" ({rate:.0f} MiB/s); peak {peak(app):.1f} MB, after {rss(app):.1f} MB",
+        flush=True,
+    )
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=6447, help="python outputs in the long session")
+    parser.add_argument("--output-kib", type=int, default=8, help="KiB of output per cell")
+    parser.add_argument("--settle", type=float, default=60, help="seconds to wait before the settled RSS")
+    args = parser.parse_args()
+
+    sizes = []
+
+    def script(request):
+        sizes.append(len(json.dumps(request)))
+        return text("done")
+
+    provider = Provider(script)
+    try:
+        with Albedo(provider) as app:
+            session = app.session()
+            holder = {}
+
+            def prepare(app):
+                holder["bytes"] = write_transcript(app, session, args.items, args.output_kib)
+
+            app.restart(prepare=prepare)
+            print(f"transcript: {holder['bytes'] / MIB:.1f} MiB in {2 * args.items + 2} items among 1,000 sessions", flush=True)
+            print(f"RSS after restart: {rss(app):.1f} MB", flush=True)
+            app.cli("sessions")
+            print(f"RSS after albedo sessions: {rss(app):.1f} MB", flush=True)
+            measure_read(app, "GET /sessions/{id}?tail=200", f"/sessions/{session}?tail=200")
+            measure_read(app, "stream snapshot ?tail=200", f"/sessions/{session}/stream?tail=200", until_snapshot=True)
+            measure_read(app, "stream snapshot, whole", f"/sessions/{session}/stream", until_snapshot=True)
+            measure_read(app, "GET /history, whole", f"/sessions/{session}/history")
+            time.sleep(args.settle)
+            print(f"RSS {args.settle:.0f} s after the reads: {rss(app):.1f} MB", flush=True)
+            reset_peak(app)
+            app.prompt(session, "one more").close()
+            app.idle(session, timeout=300)
+            print(
+                f"turn: request body {sizes[-1] / MIB:.1f} MiB, peak {peak(app):.1f} MB,"
+                f" after {rss(app):.1f} MB",
+                flush=True,
+            )
+            time.sleep(args.settle)
+            print(f"RSS {args.settle:.0f} s after the turn: {rss(app):.1f} MB", flush=True)
+    finally:
+        provider.close()
+
+
+if __name__ == "__main__":
+    main()
