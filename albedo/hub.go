@@ -1,13 +1,23 @@
 package albedo
 
-import (
-	"context"
-	"sync"
+import "sync"
+
+// Limits of what one subscriber may fall behind by before it is dropped
+// with a final overflow event: this many events, or this many bytes of
+// event text. A single event larger than the byte limit still passes when
+// nothing else waits, so that a reader keeping up never overflows.
+const (
+	subscriberEvents = 4096
+	subscriberBytes  = 8 << 20
 )
 
-// subscriberBuffer is how many events a slow subscriber may fall behind
-// before it is dropped (its channel closes; it can subscribe again).
-const subscriberBuffer = 4096
+// EventOverflow is the last event of a subscription whose reader fell too
+// far behind; reconnecting with the last seq seen resumes it.
+const EventOverflow = "overflow"
+
+// EventDeleted is the last event of a subscription whose session was
+// deleted.
+const EventDeleted = "deleted"
 
 // hub fans a session's events out to its subscribers.
 type hub struct {
@@ -15,6 +25,10 @@ type hub struct {
 	subs map[*subscriber]struct{}
 }
 
+// subscriber is one reader's bounded buffer: a channel that publish fills
+// without ever blocking, and the sizes of the events in it. Only publish
+// sends, under the hub's lock, and the reader takes events oldest first,
+// so the events still buffered are the last len(ch) of those sent.
 type subscriber struct {
 	ch chan Event
 	// after is the highest durable Seq the subscriber's snapshot held:
@@ -22,6 +36,69 @@ type subscriber struct {
 	after int64
 	// afterQueued is the highest queued message the snapshot showed.
 	afterQueued int64
+	// sizes are the sizes of the events sent and maybe still buffered,
+	// oldest first; bytes is their sum.
+	sizes []int
+	bytes int
+	ended bool
+}
+
+func newSubscriber() *subscriber {
+	// One slot more than the limit, for the final overflow event.
+	return &subscriber{ch: make(chan Event, subscriberEvents+1)}
+}
+
+// eventSize approximates the memory an event holds.
+func eventSize(ev Event) int {
+	return 64 + len(ev.Text) + len(ev.Result) + len(ev.Code) + len(ev.Source) + len(ev.Name) + len(ev.CallID)
+}
+
+// push buffers ev, or ends the subscription with an overflow event when the
+// buffer is full. It reports whether the subscriber is still open. The
+// hub's lock is held.
+func (sub *subscriber) push(ev Event) bool {
+	if sub.ended {
+		return false
+	}
+	taken := len(sub.sizes) - len(sub.ch)
+	for _, n := range sub.sizes[:taken] {
+		sub.bytes -= n
+	}
+	sub.sizes = sub.sizes[taken:]
+	size := eventSize(ev)
+	if len(sub.ch) > 0 && (len(sub.ch) >= subscriberEvents || sub.bytes+size > subscriberBytes) {
+		sub.end(Event{Type: EventOverflow})
+		return false
+	}
+	sub.ch <- ev
+	sub.sizes = append(sub.sizes, size)
+	sub.bytes += size
+	return true
+}
+
+// end closes the subscription after last. What is still buffered is
+// dropped when last would not fit after it. The hub's lock is held.
+func (sub *subscriber) end(last ...Event) {
+	if sub.ended {
+		return
+	}
+	sub.ended = true
+	if len(last) > 0 && (len(sub.ch)+len(last) > cap(sub.ch) || sub.bytes > subscriberBytes/2) {
+		for len(sub.ch) > 0 {
+			select {
+			case <-sub.ch:
+			default:
+			}
+		}
+	}
+	for _, ev := range last {
+		select {
+		case sub.ch <- ev:
+		default:
+		}
+	}
+	sub.sizes, sub.bytes = nil, 0
+	close(sub.ch)
 }
 
 func (h *hub) remove(sub *subscriber) {
@@ -29,11 +106,12 @@ func (h *hub) remove(sub *subscriber) {
 	defer h.mu.Unlock()
 	if _, ok := h.subs[sub]; ok {
 		delete(h.subs, sub)
-		close(sub.ch)
+		sub.end()
 	}
 }
 
-// publish sends events to every subscriber without ever blocking the turn.
+// publish queues events for every subscriber without ever blocking the
+// turn.
 func (h *hub) publish(events ...Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -42,91 +120,20 @@ func (h *hub) publish(events ...Event) {
 			if ev.Seq != 0 && ev.Seq <= sub.after || ev.QueueID != 0 && ev.QueueID <= sub.afterQueued {
 				continue
 			}
-			select {
-			case sub.ch <- ev:
-			default:
+			if !sub.push(ev) {
 				delete(h.subs, sub)
-				close(sub.ch)
-			}
-			if _, ok := h.subs[sub]; !ok {
 				break
 			}
 		}
 	}
 }
 
-func (h *hub) closeAll() {
+// closeAll ends every subscription, each after the given last events.
+func (h *hub) closeAll(last ...Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for sub := range h.subs {
 		delete(h.subs, sub)
-		close(sub.ch)
+		sub.end(last...)
 	}
-}
-
-// Subscription is a live view of a session: the events so far, then a
-// channel of what happens next. The channel closes when the subscription
-// is cancelled, the service closes, or the subscriber falls too far behind.
-type Subscription struct {
-	Snapshot []Event
-	Events   <-chan Event
-	cancel   func()
-}
-
-// Close ends the subscription.
-func (sub *Subscription) Close() { sub.cancel() }
-
-// Subscribe returns a session's events so far and a channel of the events
-// that follow them. A client that stops reading never disturbs the turn.
-func (s *Service) Subscribe(ctx context.Context, id string) (*Subscription, error) {
-	if _, err := s.store.Session(ctx, id); err != nil {
-		return nil, err
-	}
-	st := s.state(id)
-	sub := &subscriber{ch: make(chan Event, subscriberBuffer)}
-	// The snapshot is read under the hub's lock: an item committed before
-	// the read is in the snapshot and filtered from the live channel by its
-	// Seq; one committed after it is published once the lock is released.
-	st.hub.mu.Lock()
-	items, err := s.transcript(ctx, st, id)
-	if err != nil {
-		st.hub.mu.Unlock()
-		return nil, err
-	}
-	if n := len(items); n > 0 {
-		sub.after = items[n-1].Seq
-	}
-	waiting, err := s.store.Queued(ctx, id)
-	if err != nil {
-		st.hub.mu.Unlock()
-		return nil, err
-	}
-	snapshot := Events(items)
-	for _, q := range waiting {
-		if q.Source == "" { // albedo's own notes show once delivered
-			snapshot = append(snapshot, queuedEvent(q))
-		}
-		sub.afterQueued = max(sub.afterQueued, q.ID)
-	}
-	if st.hub.subs == nil {
-		st.hub.subs = make(map[*subscriber]struct{})
-	}
-	if s.isClosed() {
-		// Close has ended every subscription, or is about to end those it
-		// knows of: this one ends at once.
-		close(sub.ch)
-	} else {
-		st.hub.subs[sub] = struct{}{}
-	}
-	st.hub.mu.Unlock()
-	return &Subscription{
-		Snapshot: snapshot,
-		Events:   sub.ch,
-		cancel:   func() { st.hub.remove(sub) },
-	}, nil
-}
-
-// queuedEvent shows a message waiting for the session's next request.
-func queuedEvent(q Queued) Event {
-	return Event{Type: EventQueued, Text: q.Text, Timestamp: q.Timestamp, Image: q.Image.Meta(), QueueID: q.ID}
 }

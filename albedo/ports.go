@@ -21,6 +21,13 @@ type Store interface {
 	// Items returns a session's transcript items with Seq > after in
 	// ascending order, at most limit of them (limit <= 0: all).
 	Items(ctx context.Context, sessionID string, after int64, limit int) ([]Item, error)
+	// ItemPage returns the items of a session's transcript that q selects,
+	// in ascending order. A missing session is ENotFound.
+	ItemPage(ctx context.Context, sessionID string, q ItemQuery) ([]Item, error)
+	// DeleteSession removes a session and every record keyed by it, except
+	// the vents it filed, which keep its id. A missing session is
+	// ENotFound.
+	DeleteSession(ctx context.Context, id string) error
 	// Queued returns a session's queued messages in arrival order.
 	Queued(ctx context.Context, sessionID string) ([]Queued, error)
 
@@ -41,6 +48,18 @@ type Store interface {
 
 	// Close releases the store.
 	Close() error
+}
+
+// ItemQuery chooses a page of a transcript: the items with After < Seq <
+// Before (zero bounds are open), at most Limit of them (Limit <= 0: all),
+// the oldest of the range or, with Newest, the newest.
+type ItemQuery struct {
+	After, Before int64
+	Limit         int
+	Newest        bool
+	// Images loads image data; without it an item's Image carries its
+	// metadata only, Data nil.
+	Images bool
 }
 
 // Commit is one atomic write to the store.

@@ -83,6 +83,8 @@ type sessionState struct {
 	cache    transcriptCache
 	// busy mirrors turn != nil for readers that must not take mu.
 	busy atomic.Bool
+	// deleted is set once the session is deleted: no subscription opens.
+	deleted atomic.Bool
 }
 
 // turn is a running turn of one session.

@@ -56,7 +56,9 @@ type Session struct {
 	// fresh; the next fresh start then tells the model its globals are gone.
 	KernelUsed bool
 	// Revision increases with every write; it guards conditional updates.
-	Revision  int64
+	Revision int64
+	// Archived sessions are left out of the listing unless asked for.
+	Archived  bool
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }

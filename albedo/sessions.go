@@ -139,25 +139,6 @@ func (s *Service) Tree(ctx context.Context, id string, after int64, limit int) (
 	}
 }
 
-// Tail returns the last n events of a session.
-func (s *Service) Tail(ctx context.Context, id string, n int) ([]Event, error) {
-	if n <= 0 {
-		if _, err := s.store.Session(ctx, id); err != nil {
-			return nil, err
-		}
-		return []Event{}, nil
-	}
-	items, err := s.History(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	events := Events(items)
-	if len(events) > n {
-		events = events[len(events)-n:]
-	}
-	return events, nil
-}
-
 // Rename sets a session's name if revision is its current revision.
 func (s *Service) Rename(ctx context.Context, id string, revision int64, name string) (Session, error) {
 	name = trimSpace(name)

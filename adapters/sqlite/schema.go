@@ -3,7 +3,7 @@ package sqlite
 // SchemaVersion is the schema version this package writes, kept in the
 // database's PRAGMA user_version. Version 0 is an empty file or one written
 // by albedo before versioning, holding only a sessions table.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // nowMillis is an SQL expression for the current Unix time in milliseconds.
 // It avoids unixepoch(), which SQLite only gained in 3.38, so that older
@@ -115,5 +115,8 @@ func migrations() [SchemaVersion][]string {
 				updated_at INTEGER NOT NULL DEFAULT (` + nowMillis + `)
 			)`,
 		},
+
+		// 4: archived sessions, left out of the listing unless asked for.
+		{`ALTER TABLE sessions ADD COLUMN archived INTEGER NOT NULL DEFAULT 0`},
 	}
 }

@@ -26,6 +26,7 @@ type sessionRow struct {
 	Checkpoint int64  `bun:"checkpoint"`
 	KernelUsed bool   `bun:"kernel_used"`
 	Revision   int64  `bun:"revision"`
+	Archived   bool   `bun:"archived"`
 	CreatedAt  int64  `bun:"created_at"`
 	UpdatedAt  int64  `bun:"updated_at"`
 }
@@ -33,7 +34,7 @@ type sessionRow struct {
 // sessionColumns is the select list that sessionRow.fields scans into.
 const sessionColumns = `id, cwd, provider, model, protocol, effort, title,
 	name, stage, parent_id, checkpoint, kernel_used, revision, created_at,
-	updated_at`
+	updated_at, archived`
 
 // fields returns pointers to the row's fields in sessionColumns order.
 // Sessions are scanned by hand rather than through the bun model, which
@@ -42,7 +43,7 @@ func (r *sessionRow) fields() []any {
 	return []any{
 		&r.ID, &r.Workspace, &r.Provider, &r.Model, &r.Protocol, &r.Effort,
 		&r.Title, &r.Name, &r.Stage, &r.ParentID, &r.Checkpoint,
-		&r.KernelUsed, &r.Revision, &r.CreatedAt, &r.UpdatedAt,
+		&r.KernelUsed, &r.Revision, &r.CreatedAt, &r.UpdatedAt, &r.Archived,
 	}
 }
 
@@ -53,7 +54,7 @@ const upsertSessionSet = `cwd = EXCLUDED.cwd, provider = EXCLUDED.provider,
 	stage = EXCLUDED.stage, parent_id = EXCLUDED.parent_id,
 	checkpoint = EXCLUDED.checkpoint, kernel_used = EXCLUDED.kernel_used,
 	revision = EXCLUDED.revision, created_at = EXCLUDED.created_at,
-	updated_at = EXCLUDED.updated_at`
+	updated_at = EXCLUDED.updated_at, archived = EXCLUDED.archived`
 
 // newSessionRow returns the row of s; zero times become now.
 func newSessionRow(s *albedo.Session, now time.Time) sessionRow {
@@ -71,6 +72,7 @@ func newSessionRow(s *albedo.Session, now time.Time) sessionRow {
 		Checkpoint: s.Checkpoint,
 		KernelUsed: s.KernelUsed,
 		Revision:   s.Revision,
+		Archived:   s.Archived,
 		CreatedAt:  millis(s.CreatedAt, now),
 		UpdatedAt:  millis(s.UpdatedAt, now),
 	}
@@ -92,6 +94,7 @@ func (r *sessionRow) session() albedo.Session {
 		Checkpoint: r.Checkpoint,
 		KernelUsed: r.KernelUsed,
 		Revision:   r.Revision,
+		Archived:   r.Archived,
 		CreatedAt:  fromMillis(r.CreatedAt),
 		UpdatedAt:  fromMillis(r.UpdatedAt),
 	}

@@ -86,3 +86,14 @@ func (c *sessionCache) put(sess albedo.Session) {
 	c.byID[sess.ID] = sess
 	c.listing = nil
 }
+
+// remove forgets a deleted session.
+func (c *sessionCache) remove(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byID == nil {
+		return
+	}
+	delete(c.byID, id)
+	c.listing = nil
+}

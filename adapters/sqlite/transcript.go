@@ -1,8 +1,10 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/uptrace/bun"
@@ -12,12 +14,18 @@ import (
 // order, at most limit of them (limit <= 0: all). A missing session is
 // ENotFound.
 func (s *Store) Items(ctx context.Context, sessionID string, after int64, limit int) ([]albedo.Item, error) {
+	return s.ItemPage(ctx, sessionID, albedo.ItemQuery{After: after, Limit: limit, Images: true})
+}
+
+// ItemPage returns the items of a session's transcript that q selects, in
+// ascending order. A missing session is ENotFound.
+func (s *Store) ItemPage(ctx context.Context, sessionID string, q albedo.ItemQuery) ([]albedo.Item, error) {
 	var items []albedo.Item
 	// One read transaction, so that the images and the existence check
 	// see the same snapshot as the items.
 	err := s.read.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var err error
-		items, err = selectItems(ctx, tx, sessionID, after, limit)
+		items, err = selectItems(ctx, tx, sessionID, q)
 		if err != nil || len(items) > 0 {
 			return err
 		}
@@ -41,35 +49,35 @@ func (s *Store) Items(ctx context.Context, sessionID string, after int64, limit 
 // maxPrealloc caps how many items selectItems allocates room for up front.
 const maxPrealloc = 1 << 16
 
-// selectItems reads a page of a session's transcript, images included.
-func selectItems(ctx context.Context, tx bun.Tx, sessionID string, after int64, limit int) ([]albedo.Item, error) {
-	// Seqs run 1, 2, 3, ... without gaps, so the last one bounds the size
-	// of the page; sizing the slice once spares copying a large transcript
-	// as it grows.
-	last, err := lastItemSeq(ctx, tx, sessionID)
+// selectItems reads a page of a session's transcript, with the images q
+// asks for.
+func selectItems(ctx context.Context, tx bun.Tx, sessionID string, q albedo.ItemQuery) ([]albedo.Item, error) {
+	size, err := pageSize(ctx, tx, sessionID, q)
 	if err != nil {
 		return nil, err
 	}
-	size := min(max(last-after, 0), maxPrealloc)
-	if limit > 0 {
-		size = min(size, int64(limit))
+	sel := tx.NewSelect().ColumnExpr(itemColumns).TableExpr("items").
+		Where("session_id = ?", sessionID).Where("seq > ?", q.After)
+	if q.Before > 0 {
+		sel = sel.Where("seq < ?", q.Before)
 	}
-	q := tx.NewSelect().ColumnExpr(itemColumns).TableExpr("items").
-		Where("session_id = ?", sessionID).Where("seq > ?", after).
-		Order("seq")
-	if limit > 0 {
-		q = q.Limit(int64(limit))
+	if q.Newest {
+		sel = sel.OrderExpr("seq DESC")
+	} else {
+		sel = sel.Order("seq")
 	}
-	rows, err := q.Rows(ctx)
+	if q.Limit > 0 {
+		sel = sel.Limit(int64(q.Limit))
+	}
+	rows, err := sel.Rows(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var (
-		items   = make([]albedo.Item, 0, size)
-		imaged  []int64
-		indexOf map[int64]int // position in items of each imaged seq
-		sc      = newItemScanner()
+		items  = make([]albedo.Item, 0, size)
+		imaged []int64
+		sc     = newItemScanner()
 	)
 	for rows.Next() {
 		it, hasImage, err := sc.scan(rows)
@@ -77,31 +85,63 @@ func selectItems(ctx context.Context, tx bun.Tx, sessionID string, after int64, 
 			return nil, fmt.Errorf("scan item after %d: %w", lastSeq(items), err)
 		}
 		if hasImage {
-			if indexOf == nil {
-				indexOf = map[int64]int{}
-			}
 			imaged = append(imaged, it.Seq)
-			indexOf[it.Seq] = len(items)
 		}
 		items = append(items, it)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	if q.Newest {
+		slices.Reverse(items)
+	}
 	if len(imaged) == 0 {
 		return items, nil
 	}
+	if err := attachImages(ctx, tx, sessionID, items, imaged, q.Images); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+// pageSize returns how many items a page of q holds at most. Seqs run 1,
+// 2, 3, ... without gaps, so the last one bounds it; sizing the slice once
+// spares copying a large transcript as it grows.
+func pageSize(ctx context.Context, tx bun.Tx, sessionID string, q albedo.ItemQuery) (int, error) {
+	if q.Limit > 0 && q.Limit <= maxPrealloc {
+		return q.Limit, nil
+	}
+	last, err := lastItemSeq(ctx, tx, sessionID)
+	if err != nil {
+		return 0, err
+	}
+	if q.Before > 0 {
+		last = min(last, q.Before-1)
+	}
+	return int(min(max(last-q.After, 0), maxPrealloc)), nil
+}
+
+// attachImages reads the images of the items whose seqs are listed, their
+// data only when withData, and sets them on items (ascending by seq).
+func attachImages(ctx context.Context, tx bun.Tx, sessionID string, items []albedo.Item, imaged []int64, withData bool) error {
+	columns := "seq, image_mime, image_width, image_height, image_bytes"
+	if withData {
+		columns += ", image_data"
+	}
 	var images []itemImage
-	err = tx.NewSelect().Model(&images).
+	err := tx.NewSelect().Model(&images).ColumnExpr(columns).
 		Where("session_id = ?", sessionID).Where("seq IN (?)", bun.In(imaged)).
 		Scan(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("select images: %w", err)
+		return fmt.Errorf("select images: %w", err)
 	}
 	for i := range images {
-		items[indexOf[images[i].Seq]].Image = images[i].image()
+		at, ok := slices.BinarySearchFunc(items, images[i].Seq, func(it albedo.Item, seq int64) int { return cmp.Compare(it.Seq, seq) })
+		if ok {
+			items[at].Image = images[i].image()
+		}
 	}
-	return items, nil
+	return nil
 }
 
 // lastSeq returns the Seq of the last of items, or 0.

@@ -23,6 +23,7 @@ type Session struct {
 	ParentID   string  `json:"parent_id,omitempty"`
 	Checkpoint int64   `json:"checkpoint,omitempty"`
 	Revision   int64   `json:"revision"`
+	Archived   bool    `json:"archived"`
 	CreatedAt  int64   `json:"created_at"`
 	UpdatedAt  int64   `json:"updated_at"`
 }
@@ -253,6 +254,7 @@ type Config struct {
 	Provider  string `json:"provider"`
 	Model     string `json:"model"`
 	Protocol  string `json:"protocol"`
+	Archived  bool   `json:"archived"`
 	// Revision increases with every change of the session.
 	Revision int64 `json:"revision"`
 	// ETag is the revision a conditional change names (If-Match).

@@ -88,6 +88,7 @@ func NewHandler(opts APIOptions) http.Handler {
 	r.POST("/sessions", a.createSession)
 	r.GET("/sessions/:id", a.getSession)
 	r.PATCH("/sessions/:id", a.patchSession)
+	r.DELETE("/sessions/:id", a.deleteSession)
 	r.POST("/sessions/:id/events", a.postEvent)
 	r.GET("/sessions/:id/status", a.status)
 	r.GET("/sessions/:id/stream", a.stream)
@@ -119,6 +120,9 @@ func logger(c *gin.Context) *slog.Logger {
 func (a *api) recoverPanic(c *gin.Context) {
 	defer func() {
 		if r := recover(); r != nil {
+			if r == http.ErrAbortHandler {
+				panic(r) // the handler ends its answer short on purpose
+			}
 			a.log.Error("handler panicked", "path", c.Request.URL.Path, "panic", fmt.Sprint(r))
 			fail(c, fmt.Errorf("panic: %v", r))
 		}

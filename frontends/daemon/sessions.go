@@ -2,21 +2,50 @@ package daemon
 
 import (
 	"encoding/json"
-	"github.com/albedo-agent/albedo/frontends/wire"
 	"net/http"
 	"strconv"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/frontends/wire"
 	"github.com/gin-gonic/gin"
 )
 
 func (a *api) listSessions(c *gin.Context) {
-	sessions, err := a.svc.Sessions(c.Request.Context())
+	f := albedo.SessionFilter{Query: c.Query("q"), Workspace: c.Query("workspace"), Cursor: c.Query("cursor")}
+	switch arch := c.Query("archived"); arch {
+	case "", "false":
+	case "true":
+		f.Archived = albedo.ArchivedOnly
+	case "all":
+		f.Archived = albedo.ArchivedAll
+	default:
+		invalid(c, "archived must be true, false or all, not %q", arch)
+		return
+	}
+	limit, err := queryInt(c, "limit", 0)
 	if err != nil {
 		fail(c, err)
 		return
 	}
+	f.Limit = int(limit)
+	sessions, next, err := a.svc.FindSessions(c.Request.Context(), f)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	if next != "" {
+		c.Header("X-Next-Cursor", next)
+	}
 	c.JSON(http.StatusOK, wire.Sessions(sessions))
+}
+
+func (a *api) deleteSession(c *gin.Context) {
+	id := c.Param("id")
+	if err := a.svc.DeleteSession(c.Request.Context(), id); err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"deleted": id})
 }
 
 func (a *api) createSession(c *gin.Context) {
@@ -80,20 +109,21 @@ func (a *api) patchSession(c *gin.Context) {
 		return
 	}
 	var body struct {
-		Name *string `json:"name"`
+		Name     *string `json:"name"`
+		Archived *bool   `json:"archived"`
 	}
 	if !bind(c, &body) {
 		return
 	}
-	if body.Name == nil {
-		invalid(c, `nothing to change: send {"name": ...}`)
+	if body.Name == nil && body.Archived == nil {
+		invalid(c, `nothing to change: send {"name": ...} or {"archived": true|false}`)
 		return
 	}
 	rev, ok := revision(c)
 	if !ok {
 		return
 	}
-	s, err := a.svc.Rename(c.Request.Context(), c.Param("id"), rev, *body.Name)
+	s, err := a.svc.Configure(c.Request.Context(), c.Param("id"), rev, albedo.Configuration{Name: body.Name, Archived: body.Archived})
 	if err != nil {
 		fail(c, err)
 		return
@@ -145,12 +175,42 @@ func (a *api) status(c *gin.Context) {
 }
 
 func (a *api) history(c *gin.Context) {
-	items, err := a.svc.History(c.Request.Context(), c.Param("id"))
+	var q albedo.HistoryQuery
+	paged := false
+	for _, name := range []string{"after", "before", "limit"} {
+		n, err := queryInt(c, name, 0)
+		if err != nil {
+			fail(c, err)
+			return
+		}
+		paged = paged || c.Query(name) != ""
+		switch name {
+		case "after":
+			q.After = n
+		case "before":
+			q.Before = n
+		case "limit":
+			q.Limit = int(min(n, albedo.MaxHistoryPage))
+		}
+	}
+	if !paged {
+		a.wholeHistory(c)
+		return
+	}
+	page, err := a.svc.HistoryPage(c.Request.Context(), c.Param("id"), q)
 	if err != nil {
 		fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"items": wire.History(items)})
+	c.JSON(http.StatusOK, gin.H{"items": wire.History(page.Items), "next": nullable(page.Next), "before": nullable(page.Before)})
+}
+
+// nullable is nil for 0.
+func nullable(n int64) any {
+	if n == 0 {
+		return nil
+	}
+	return n
 }
 
 func (a *api) tree(c *gin.Context) {

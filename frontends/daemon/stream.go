@@ -1,9 +1,12 @@
 package daemon
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
@@ -15,10 +18,16 @@ import (
 const defaultHeartbeat = 15 * time.Second
 
 // stream serves a session's events as server-sent events: the first data
-// line is {"events": [...]} with everything so far, and each later one
-// {"events": [event]} as things happen.
+// line is {"events": [...]} with everything so far (after Last-Event-ID,
+// or the last ?tail=N), and each later one {"events": [event]} as things
+// happen. Messages with durable events carry the last one's seq as the
+// SSE id.
 func (a *api) stream(c *gin.Context) {
-	sub, err := a.svc.Subscribe(c.Request.Context(), c.Param("id"))
+	opts, ok := streamOptions(c)
+	if !ok {
+		return
+	}
+	sub, err := a.svc.SubscribeFrom(c.Request.Context(), c.Param("id"), opts)
 	if err != nil {
 		fail(c, err)
 		return
@@ -30,7 +39,7 @@ func (a *api) stream(c *gin.Context) {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	if err := writeEvents(w, sub.Snapshot); err != nil {
+	if err := writeSnapshot(c, sub); err != nil {
 		return
 	}
 	tick := time.NewTicker(a.heartbeat)
@@ -57,6 +66,83 @@ func (a *api) stream(c *gin.Context) {
 	}
 }
 
+// streamOptions reads Last-Event-ID and ?tail. On a bad value it writes
+// the 400 itself and reports false.
+func streamOptions(c *gin.Context) (albedo.SubscribeOptions, bool) {
+	var opts albedo.SubscribeOptions
+	if h := strings.TrimSpace(c.GetHeader("Last-Event-ID")); h != "" {
+		n, err := strconv.ParseInt(h, 10, 64)
+		if err != nil || n < 0 {
+			invalid(c, "Last-Event-ID must be the seq of an event, not %q", h)
+			return opts, false
+		}
+		opts.After = n
+	}
+	if q := c.Query("tail"); q != "" {
+		n, err := strconv.Atoi(q)
+		if err != nil || n < 0 {
+			invalid(c, "tail must be a whole number, not %q", q)
+			return opts, false
+		}
+		opts.Tail = n
+	}
+	return opts, true
+}
+
+// writeSnapshot writes the first message of a stream, encoding the
+// snapshot page by page as the store yields it.
+func writeSnapshot(c *gin.Context, sub *albedo.Subscription) error {
+	w := c.Writer
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var last int64
+	first := true
+	wrote := 0
+	if id := sub.Last(); id > 0 {
+		fmt.Fprintf(bw, "id: %d\n", id)
+	}
+	bw.WriteString(`data: {"events":[`)
+	err := sub.ReadSnapshot(c.Request.Context(), func(page []albedo.Event) error {
+		for i := range page {
+			data, err := json.Marshal(&page[i])
+			if err != nil {
+				return err
+			}
+			if !first {
+				bw.WriteByte(',')
+			}
+			first = false
+			if _, err := bw.Write(data); err != nil {
+				return err
+			}
+			wrote += len(data)
+			last = max(last, page[i].Seq)
+		}
+		return nil
+	})
+	if err != nil {
+		// The headers are out: all that is left is to end the stream.
+		logger(c).Error("read stream snapshot", "session", c.Param("id"), "err", err)
+		return err
+	}
+	bw.WriteString("]")
+	if sub.Tailed {
+		if sub.Before > 0 {
+			fmt.Fprintf(bw, `,"before":%d`, sub.Before)
+		} else {
+			bw.WriteString(`,"before":null`)
+		}
+	}
+	bw.WriteString("}\n\n")
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	w.Flush()
+	releaseAfterLargeRead(wrote)
+	return nil
+}
+
+// writeEvents writes one message; its id is the seq of its last durable
+// event, if any.
 func writeEvents(w gin.ResponseWriter, events []albedo.Event) error {
 	if events == nil {
 		events = []albedo.Event{}
@@ -65,7 +151,16 @@ func writeEvents(w gin.ResponseWriter, events []albedo.Event) error {
 	if err != nil {
 		return err
 	}
-	if _, err := fmt.Fprintf(w, "data: %s\n\n", data); err != nil {
+	var id int64
+	for _, ev := range events {
+		id = max(id, ev.Seq)
+	}
+	if id > 0 {
+		_, err = fmt.Fprintf(w, "id: %d\ndata: %s\n\n", id, data)
+	} else {
+		_, err = fmt.Fprintf(w, "data: %s\n\n", data)
+	}
+	if err != nil {
 		return err
 	}
 	w.Flush()

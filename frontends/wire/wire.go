@@ -16,7 +16,7 @@ func Session(s albedo.Session) client.Session {
 	v := client.Session{
 		ID: s.ID, Workspace: s.Workspace, Provider: s.Provider, Model: s.Model,
 		Protocol: string(s.Protocol), Title: s.Title, Name: s.Name, Stage: string(s.Stage),
-		ParentID: s.ParentID, Checkpoint: s.Checkpoint, Revision: s.Revision,
+		ParentID: s.ParentID, Checkpoint: s.Checkpoint, Revision: s.Revision, Archived: s.Archived,
 		CreatedAt: s.CreatedAt.UnixMilli(), UpdatedAt: s.UpdatedAt.UnixMilli(),
 	}
 	if s.Effort != "" {
@@ -42,7 +42,7 @@ func ETag(rev int64) string { return `"` + strconv.FormatInt(rev, 10) + `"` }
 func Config(s albedo.Session) client.Config {
 	return client.Config{
 		ID: s.ID, Name: s.Name, Title: s.Title, Workspace: s.Workspace,
-		Provider: s.Provider, Model: s.Model, Protocol: string(s.Protocol), Revision: s.Revision, ETag: ETag(s.Revision),
+		Provider: s.Provider, Model: s.Model, Protocol: string(s.Protocol), Archived: s.Archived, Revision: s.Revision, ETag: ETag(s.Revision),
 	}
 }
 

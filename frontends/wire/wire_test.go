@@ -42,9 +42,9 @@ func TestShapes(t *testing.T) {
 		want []string
 	}{
 		{"session", Session(albedo.Session{ID: "s", Provider: "p", Model: "m", Protocol: albedo.ProtocolResponses, CreatedAt: now, UpdatedAt: now}),
-			[]string{"created_at", "effort", "id", "model", "name", "protocol", "provider", "revision", "stage", "title", "updated_at", "workspace"}},
+			[]string{"archived", "created_at", "effort", "id", "model", "name", "protocol", "provider", "revision", "stage", "title", "updated_at", "workspace"}},
 		{"config", Config(albedo.Session{ID: "s", Revision: 3}),
-			[]string{"id", "model", "name", "protocol", "provider", "revision", "title", "workspace"}},
+			[]string{"archived", "id", "model", "name", "protocol", "provider", "revision", "title", "workspace"}},
 		{"vent", Vent(albedo.Vent{ID: 7, Topic: "bug", Message: "m", Status: albedo.VentOpen}),
 			[]string{"created_at", "id", "message", "reply", "resolution", "resolving_session_id", "revision", "session_id", "status", "suggestion", "title", "topic", "updated_at", "workspace"}},
 		{"call", history[0], []string{"arguments", "call_id", "kind", "seq", "timestamp", "tool"}},

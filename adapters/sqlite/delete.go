@@ -1,0 +1,51 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/uptrace/bun"
+)
+
+// sessionKeyedTables lists the tables with a session_id column: every
+// table whose rows belong to one session. Vents name their filing session
+// in a column of another name, and outlive it.
+const sessionKeyedTables = `SELECT m.name FROM sqlite_schema AS m
+	JOIN pragma_table_info(m.name) AS c
+	WHERE m.type = 'table' AND c.name = 'session_id'
+	ORDER BY m.name`
+
+// DeleteSession removes a session and every row of every table keyed by
+// it, in one transaction. The tables are found in the schema, so a table
+// added later is covered without naming it here.
+func (s *Store) DeleteSession(ctx context.Context, id string) error {
+	s.writing.Lock()
+	defer s.writing.Unlock()
+	err := s.write.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		ok, err := sessionExists(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return sessionNotFound(id)
+		}
+		var tables []string
+		if err := tx.NewRaw(sessionKeyedTables).Scan(ctx, &tables); err != nil {
+			return fmt.Errorf("find the tables keyed by session: %w", err)
+		}
+		for _, table := range tables {
+			if _, err := tx.NewDelete().TableExpr("?", bun.Ident(table)).Where("session_id = ?", id).Exec(ctx); err != nil {
+				return fmt.Errorf("delete from %s: %w", table, err)
+			}
+		}
+		if _, err := tx.NewDelete().TableExpr("sessions").Where("id = ?", id).Exec(ctx); err != nil {
+			return fmt.Errorf("delete from sessions: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("delete session %s: %w", id, err)
+	}
+	s.sessions.remove(id)
+	return nil
+}

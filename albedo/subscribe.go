@@ -1,0 +1,154 @@
+package albedo
+
+import (
+	"context"
+	"sync"
+)
+
+// SubscribeOptions choose where a subscription's snapshot starts.
+type SubscribeOptions struct {
+	// After resumes a stream: the snapshot holds only the durable events
+	// with Seq > After (and the messages waiting now).
+	After int64
+	// Tail, when After is zero, bounds the snapshot to the last Tail
+	// durable events; zero means all of them.
+	Tail int
+}
+
+// Subscription is a live view of a session: the events so far, read in
+// pages with ReadSnapshot, then a channel of what happens next. The
+// channel closes when the subscription is cancelled, the service closes,
+// the session is deleted (after a deleted event) or the subscriber falls
+// too far behind (after an overflow event).
+type Subscription struct {
+	// Snapshot is the whole snapshot, filled by Subscribe only;
+	// SubscribeFrom leaves it to ReadSnapshot.
+	Snapshot []Event
+	// Events delivers what happens after the snapshot.
+	Events <-chan Event
+	// Before is the Seq of the oldest durable event of a tailed snapshot,
+	// when older events exist; 0 otherwise.
+	Before int64
+	// Tailed reports whether the snapshot was bounded by Tail.
+	Tailed bool
+
+	svc     *Service
+	id      string
+	from    int64 // the snapshot holds the durable events with from < Seq <= to
+	to      int64
+	waiting []Event
+	once    sync.Once
+	cancel  func()
+}
+
+// Last is the Seq of the last durable event the snapshot covers: the
+// stream's position once the snapshot is read; 0 for an empty session.
+func (sub *Subscription) Last() int64 { return sub.to }
+
+// Close ends the subscription.
+func (sub *Subscription) Close() { sub.once.Do(sub.cancel) }
+
+// ReadSnapshot calls fn with the snapshot's events, oldest first, in pages
+// read from the store, then once more with the queued messages, if any. A
+// page is only valid during the call.
+func (sub *Subscription) ReadSnapshot(ctx context.Context, fn func([]Event) error) error {
+	if err := sub.svc.eventPages(ctx, sub.id, sub.from, sub.to, fn); err != nil {
+		return err
+	}
+	if len(sub.waiting) > 0 {
+		return fn(sub.waiting)
+	}
+	return nil
+}
+
+// Subscribe returns a session's events so far, whole in Snapshot, and a
+// channel of the events that follow them. A client that stops reading
+// never disturbs the turn.
+func (s *Service) Subscribe(ctx context.Context, id string) (*Subscription, error) {
+	sub, err := s.SubscribeFrom(ctx, id, SubscribeOptions{})
+	if err != nil {
+		return nil, err
+	}
+	sub.Snapshot = []Event{}
+	err = sub.ReadSnapshot(ctx, func(page []Event) error {
+		sub.Snapshot = append(sub.Snapshot, page...)
+		return nil
+	})
+	if err != nil {
+		sub.Close()
+		return nil, err
+	}
+	return sub, nil
+}
+
+// SubscribeFrom returns a subscription whose snapshot starts where opts
+// say, to be read in pages with ReadSnapshot, and a channel of the events
+// that follow it.
+func (s *Service) SubscribeFrom(ctx context.Context, id string, opts SubscribeOptions) (*Subscription, error) {
+	if _, err := s.store.Session(ctx, id); err != nil {
+		return nil, err
+	}
+	st := s.state(id)
+	sub := newSubscriber()
+	// The end of the snapshot is fixed under the hub's lock: an item
+	// committed before is in the snapshot and filtered from the live
+	// channel by its Seq; one committed after is published once the lock
+	// is released.
+	st.hub.mu.Lock()
+	last, err := s.lastSeq(ctx, id)
+	if err != nil {
+		st.hub.mu.Unlock()
+		return nil, err
+	}
+	sub.after = last
+	waiting, err := s.store.Queued(ctx, id)
+	if err != nil {
+		st.hub.mu.Unlock()
+		return nil, err
+	}
+	var shown []Event
+	for _, q := range waiting {
+		if q.Source == "" { // albedo's own notes show once delivered
+			shown = append(shown, queuedEvent(q))
+		}
+		sub.afterQueued = max(sub.afterQueued, q.ID)
+	}
+	if st.hub.subs == nil {
+		st.hub.subs = make(map[*subscriber]struct{})
+	}
+	if s.isClosed() || st.deleted.Load() {
+		// Close has ended every subscription, or is about to end those it
+		// knows of: this one ends at once.
+		sub.end()
+	} else {
+		st.hub.subs[sub] = struct{}{}
+	}
+	st.hub.mu.Unlock()
+	out := &Subscription{Events: sub.ch, svc: s, id: id, to: last, waiting: shown}
+	switch {
+	case opts.After > 0:
+		out.from = min(opts.After, last)
+	case opts.Tail > 0:
+		out.Tailed = true
+		out.from = max(last-int64(opts.Tail), 0)
+		if out.from > 0 {
+			out.Before = out.from + 1
+		}
+	}
+	out.cancel = func() { st.hub.remove(sub) }
+	return out, nil
+}
+
+// lastSeq returns the Seq of a session's last item, 0 when it has none.
+func (s *Service) lastSeq(ctx context.Context, id string) (int64, error) {
+	last, err := s.store.ItemPage(ctx, id, ItemQuery{Limit: 1, Newest: true})
+	if err != nil || len(last) == 0 {
+		return 0, err
+	}
+	return last[0].Seq, nil
+}
+
+// queuedEvent shows a message waiting for the session's next request.
+func queuedEvent(q Queued) Event {
+	return Event{Type: EventQueued, Text: q.Text, Timestamp: q.Timestamp, Image: q.Image.Meta(), QueueID: q.ID}
+}
