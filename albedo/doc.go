@@ -7,5 +7,7 @@
 // (storage, model providers, the Python kernel, configuration, time) is
 // reached through the ports declared in ports.go; the packages under
 // adapters/ implement them and the packages under frontends/ wire them
-// together. This package imports nothing else from the repository.
+// together. This package imports nothing else from the repository but its
+// own subpackage wire, the API's contract: the domain's events, traces and
+// error codes are the API's, defined there once.
 package albedo

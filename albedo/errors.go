@@ -3,41 +3,30 @@ package albedo
 import (
 	"errors"
 	"fmt"
+
+	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
-// Application error codes. Frontends map each code to a transport status in
-// exactly one place; the domain never speaks HTTP.
+// Application error codes: the API's, under the domain's names (EInvalid
+// is wire.CodeInvalid, and so on; wire documents each). Frontends map each
+// code to a transport status in exactly one place; the domain never speaks
+// HTTP.
 const (
-	// EInvalid: the request is malformed or breaks a rule of the domain.
-	EInvalid = "invalid"
-	// ENotFound: the named thing does not exist.
-	ENotFound = "not_found"
-	// EConflict: the request is well formed but clashes with current state.
-	EConflict = "conflict"
-	// EBusy: the session is running a turn and cannot take this change now.
-	EBusy = "busy"
-	// EUnauthorized: the caller did not prove who it is.
-	EUnauthorized = "unauthorized"
-	// EForbidden: the caller may not do this at all.
-	EForbidden = "forbidden"
-	// EInternal: something failed inside albedo.
-	EInternal = "internal"
-	// EWorkspaceMissing: the session's workspace folder no longer exists.
-	EWorkspaceMissing = "workspace_missing"
-	// EWorkspaceRejected: a proposed workspace cannot be used.
-	EWorkspaceRejected = "workspace_rejected"
-	// EImageMismatch: an image's declared metadata disagrees with its data.
-	EImageMismatch = "image_mismatch"
-	// ENoProvider: no model provider is configured yet.
-	ENoProvider = "no_provider"
-	// EConfig: the configuration file cannot be used.
-	EConfig = "config_invalid"
-	// EStale: a conditional write named a revision that is no longer current.
-	EStale = "precondition_failed"
-	// ERevisionRequired: a conditional write named no revision.
-	ERevisionRequired = "precondition_required"
-	// EProvider: the model provider failed or refused the request.
-	EProvider = "provider_error"
+	EInvalid           = wire.CodeInvalid
+	ENotFound          = wire.CodeNotFound
+	EConflict          = wire.CodeConflict
+	EBusy              = wire.CodeBusy
+	EUnauthorized      = wire.CodeUnauthorized
+	EForbidden         = wire.CodeForbidden
+	EInternal          = wire.CodeInternal
+	EWorkspaceMissing  = wire.CodeWorkspaceMissing
+	EWorkspaceRejected = wire.CodeWorkspaceRejected
+	EImageMismatch     = wire.CodeImageMismatch
+	ENoProvider        = wire.CodeNoProvider
+	EConfig            = wire.CodeConfig
+	EStale             = wire.CodeStale
+	ERevisionRequired  = wire.CodeRevisionRequired
+	EProvider          = wire.CodeProvider
 )
 
 // Error is an application error: a code for programs, a message for people,
@@ -50,6 +39,9 @@ type Error struct {
 
 // Error returns the human-readable message.
 func (e *Error) Error() string { return e.Message }
+
+// ErrorCode returns the error's code, which makes it a wire.CodedError.
+func (e *Error) ErrorCode() string { return e.Code }
 
 // Errorf returns an *Error with the given code and a formatted message.
 func Errorf(code, format string, args ...any) *Error {

@@ -3,57 +3,17 @@ package albedo
 import (
 	"encoding/json"
 	"strings"
-)
 
-// Event types. The first six are derived from transcript items and are
-// durable; the rest exist only on a live stream.
-const (
-	EventUser     = "user"
-	EventMessage  = "message"
-	EventThinking = "thinking"
-	EventToolCall = "tool_call"
-	EventTool     = "tool"
-	EventError    = "error"
-	EventTurn     = "turn"
-	// EventDelta carries a streamed fragment (Kind says of what).
-	EventDelta = "delta"
-	// EventQueued says a message was queued for the next model request.
-	EventQueued = "queued"
-	// EventStatus says whether the session is running a turn.
-	EventStatus = "status"
+	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
 // Event is what a client displays: a transcript item seen by a person, or a
-// live signal. Durable events carry the Seq of their item.
-type Event struct {
-	Seq       int64      `json:"seq,omitempty"`
-	Type      string     `json:"type"`
-	Text      string     `json:"text,omitempty"`
-	Timestamp int64      `json:"timestamp,omitempty"`
-	Source    string     `json:"source,omitempty"`
-	Image     *ImageMeta `json:"image,omitempty"`
-	CallID    string     `json:"call_id,omitempty"`
-	Name      string     `json:"name,omitempty"`
-	Code      string     `json:"code,omitempty"`
-	// Result is the cell's result as JSON text (tool events).
-	Result string `json:"result,omitempty"`
-	Status string `json:"status,omitempty"`
-	Trace  *Trace `json:"trace,omitempty"`
-	// Kind is the DeltaKind of a delta event.
-	Kind    string `json:"kind,omitempty"`
-	Running *bool  `json:"running,omitempty"`
-	Usage   *Usage `json:"usage,omitempty"`
-	// QueueID identifies the waiting message a queued event shows.
-	QueueID int64 `json:"queue_id,omitempty"`
-}
+// live signal. It is the API's event (wire.Event); durable events carry the
+// Seq of their item.
+type Event = wire.Event
 
 // ImageMeta is what clients see of an image: never its data.
-type ImageMeta struct {
-	MimeType string `json:"mimeType"`
-	Width    int    `json:"width"`
-	Height   int    `json:"height"`
-	Bytes    int    `json:"bytes"`
-}
+type ImageMeta = wire.ImageMeta
 
 // Meta returns the image's metadata.
 func (img *Image) Meta() *ImageMeta {
@@ -82,15 +42,15 @@ func EventOf(it Item, code string) Event {
 	ev := Event{Seq: it.Seq, Text: it.Text, Timestamp: it.Timestamp}
 	switch it.Kind {
 	case KindUser:
-		ev.Type, ev.Source, ev.Image = EventUser, it.Source, it.Image.Meta()
+		ev.Type, ev.Source, ev.Image = wire.EventUser, it.Source, it.Image.Meta()
 	case KindAssistant:
-		ev.Type = EventMessage
+		ev.Type = wire.EventMessage
 	case KindReasoning:
-		ev.Type = EventThinking
+		ev.Type = wire.EventThinking
 	case KindToolCall:
-		ev.Type, ev.CallID, ev.Name, ev.Code, ev.Text = EventToolCall, it.CallID, it.ToolName, CallCode(it), ""
+		ev.Type, ev.CallID, ev.Name, ev.Code, ev.Text = wire.EventToolCall, it.CallID, it.ToolName, CallCode(it), ""
 	case KindToolOutput:
-		ev.Type, ev.CallID, ev.Name, ev.Code, ev.Text = EventTool, it.CallID, it.ToolName, code, ""
+		ev.Type, ev.CallID, ev.Name, ev.Code, ev.Text = wire.EventTool, it.CallID, it.ToolName, code, ""
 		result := it.Result
 		if result == nil {
 			result = &CellResult{Status: CellInterrupted, Output: it.Text}
@@ -106,9 +66,9 @@ func EventOf(it Item, code string) Event {
 		}
 		ev.Trace = &trace
 	case KindError:
-		ev.Type = EventError
+		ev.Type = wire.EventError
 	case KindTurn:
-		ev.Type, ev.Status, ev.Text = EventTurn, it.Text, ""
+		ev.Type, ev.Status, ev.Text = wire.EventTurn, it.Text, ""
 	}
 	return ev
 }

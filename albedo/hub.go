@@ -1,6 +1,10 @@
 package albedo
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/albedo-agent/albedo/albedo/wire"
+)
 
 // Limits of what one subscriber may fall behind by before it is dropped
 // with a final overflow event: this many events, or this many bytes of
@@ -13,11 +17,11 @@ const (
 
 // EventOverflow is the last event of a subscription whose reader fell too
 // far behind; reconnecting with the last seq seen resumes it.
-const EventOverflow = "overflow"
+const EventOverflow = wire.EventOverflow
 
 // EventDeleted is the last event of a subscription whose session was
 // deleted.
-const EventDeleted = "deleted"
+const EventDeleted = wire.EventDeleted
 
 // hub fans a session's events out to its subscribers.
 type hub struct {

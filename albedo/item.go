@@ -1,6 +1,10 @@
 package albedo
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/albedo-agent/albedo/albedo/wire"
+)
 
 // ItemKind names what a transcript item is.
 type ItemKind string
@@ -28,9 +32,9 @@ func (k ItemKind) Conversational() bool {
 
 // Turn marker texts (Item.Text of a KindTurn item).
 const (
-	TurnFinished    = "finished"
-	TurnInterrupted = "interrupted"
-	TurnFailed      = "failed"
+	TurnFinished    = wire.TurnFinished
+	TurnInterrupted = wire.TurnInterrupted
+	TurnFailed      = wire.TurnFailed
 )
 
 // Item is one entry of a session's transcript. Neutral fields describe it
@@ -101,21 +105,11 @@ type CellResult struct {
 	Trace Trace    `json:"-"`
 }
 
-// Trace records the files a cell touched.
-type Trace struct {
-	Activities []Activity `json:"activities"`
-	Changes    []Change   `json:"changes"`
-}
+// Trace records the files a cell touched; it is the API's (wire.Trace).
+type Trace = wire.Trace
 
-// Activity is one file a cell opened: Kind is "read" or "write".
-type Activity struct {
-	Kind   string `json:"kind"`
-	Target string `json:"target"`
-}
+// Activity is one file a cell opened.
+type Activity = wire.Activity
 
 // Change is one file a cell created, modified or deleted.
-type Change struct {
-	Path string `json:"path"`
-	// Kind is "created", "modified" or "deleted".
-	Kind string `json:"kind,omitempty"`
-}
+type Change = wire.Change

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 )
 
@@ -171,7 +172,7 @@ func TestTailedSnapshotKeepsTheCodeOfItsFirstOutput(t *testing.T) {
 		}
 		return nil
 	})
-	if first.Type != albedo.EventTool || first.Code != "print(1)" {
+	if first.Type != wire.EventTool || first.Code != "print(1)" {
 		t.Errorf("first event = %+v, want the tool event with its code", first)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
 // Store keeps sessions, transcripts, queued messages and vents durably.
@@ -156,32 +158,9 @@ type Delta struct {
 }
 
 // Usage counts the tokens of one model request as its provider reported
-// them. A nil field means the provider did not say; zero means it said
-// zero. Both protocols map onto the same four numbers:
-//
-//	InputTokens     prompt_tokens / input_tokens (cached ones included)
-//	CachedTokens    prompt_tokens_details.cached_tokens (DeepSeek:
-//	                prompt_cache_hit_tokens) / input_tokens_details.cached_tokens
-//	OutputTokens    completion_tokens / output_tokens (reasoning included)
-//	ReasoningTokens completion_tokens_details.reasoning_tokens /
-//	                output_tokens_details.reasoning_tokens
-type Usage struct {
-	// InputTokens counts the whole prompt, cached tokens included.
-	InputTokens *int64 `json:"input_tokens"`
-	// CachedTokens is the part of InputTokens the provider read from its
-	// prompt cache.
-	CachedTokens *int64 `json:"cached_tokens"`
-	// OutputTokens counts everything the model generated, reasoning
-	// included.
-	OutputTokens *int64 `json:"output_tokens"`
-	// ReasoningTokens is the part of OutputTokens spent on reasoning.
-	ReasoningTokens *int64 `json:"reasoning_tokens"`
-}
-
-// Reported reports whether the provider said anything about usage.
-func (u Usage) Reported() bool {
-	return u.InputTokens != nil || u.CachedTokens != nil || u.OutputTokens != nil || u.ReasoningTokens != nil
-}
+// them, as status events show it (wire.Usage documents how both protocols
+// map onto it).
+type Usage = wire.Usage
 
 // ModelReply is a finished model reply: its items in output order
 // (reasoning, assistant text, tool calls), each with Kind, Text or call

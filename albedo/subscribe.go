@@ -3,6 +3,8 @@ package albedo
 import (
 	"context"
 	"sync"
+
+	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
 // SubscribeOptions choose where a subscription's snapshot starts.
@@ -150,5 +152,5 @@ func (s *Service) lastSeq(ctx context.Context, id string) (int64, error) {
 
 // queuedEvent shows a message waiting for the session's next request.
 func queuedEvent(q Queued) Event {
-	return Event{Type: EventQueued, Text: q.Text, Timestamp: q.Timestamp, Image: q.Image.Meta(), QueueID: q.ID}
+	return Event{Type: wire.EventQueued, Text: q.Text, Timestamp: q.Timestamp, Image: q.Image.Meta(), QueueID: q.ID}
 }

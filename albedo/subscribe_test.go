@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 )
 
@@ -37,7 +38,7 @@ func collectTurn(t *testing.T, ch <-chan albedo.Event) []albedo.Event {
 			t.Fatalf("subscription closed early after %+v", out)
 		}
 		out = append(out, ev)
-		if ev.Type == albedo.EventStatus && ev.Running != nil && !*ev.Running {
+		if ev.Type == wire.EventStatus && ev.Running != nil && !*ev.Running {
 			return out
 		}
 	}
@@ -119,7 +120,7 @@ func TestSubscribeSnapshotThenLive(t *testing.T) {
 	live := collectTurn(t, sub.Events)
 	r.waitIdle(sess.ID)
 
-	if first := live[0]; first.Type != albedo.EventStatus || first.Running == nil || !*first.Running {
+	if first := live[0]; first.Type != wire.EventStatus || first.Running == nil || !*first.Running {
 		t.Errorf("first live event = %+v, want status running", first)
 	}
 	var durable []albedo.Event
@@ -130,13 +131,13 @@ func TestSubscribeSnapshotThenLive(t *testing.T) {
 			durable = append(durable, ev)
 		}
 		switch {
-		case ev.Type == albedo.EventQueued && ev.Text == "aside":
+		case ev.Type == wire.EventQueued && ev.Text == "aside":
 			queuedAt = i
-		case ev.Type == albedo.EventUser && ev.Text == "aside":
+		case ev.Type == wire.EventUser && ev.Text == "aside":
 			asideAt = i
-		case ev.Type == albedo.EventDelta && ev.Kind == string(albedo.DeltaReasoning) && ev.Text == "plan":
+		case ev.Type == wire.EventDelta && ev.Kind == string(albedo.DeltaReasoning) && ev.Text == "plan":
 			sawReasoningDelta = true
-		case ev.Type == albedo.EventTool && ev.Code != "print(2)":
+		case ev.Type == wire.EventTool && ev.Code != "print(2)":
 			t.Errorf("live tool event has code %q", ev.Code)
 		}
 	}
@@ -428,7 +429,7 @@ func TestSnapshotShowsWaitingMessagesOnce(t *testing.T) {
 	defer sub.Close()
 	var shown []string
 	for _, ev := range sub.Snapshot {
-		if ev.Type == albedo.EventQueued {
+		if ev.Type == wire.EventQueued {
 			shown = append(shown, ev.Text)
 		}
 	}
@@ -446,7 +447,7 @@ func TestSnapshotShowsWaitingMessagesOnce(t *testing.T) {
 			if !ok {
 				return
 			}
-			if ev.Type == albedo.EventQueued {
+			if ev.Type == wire.EventQueued {
 				t.Errorf("the waiting message was sent live again: %+v", ev)
 			}
 		default:

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
 // KernelResetNote tells the model that its Python globals are gone.
@@ -42,7 +44,7 @@ func (s *Service) startTurn(st *sessionState, id string) {
 	}()
 }
 
-func statusEvent(running bool) Event { return Event{Type: EventStatus, Running: &running} }
+func statusEvent(running bool) Event { return Event{Type: wire.EventStatus, Running: &running} }
 
 // runTurn drives a turn: model, tools, model, ... until the model answers
 // and no message is waiting. There is no ceiling on the number of rounds.
@@ -93,7 +95,7 @@ func (s *Service) step(ctx context.Context, st *sessionState, id string) stepOut
 		Tools:        []Tool{PythonTool()},
 	}
 	reply, err := s.provider.Stream(ctx, req, func(d Delta) {
-		st.hub.publish(Event{Type: EventDelta, Kind: string(d.Kind), Text: d.Text})
+		st.hub.publish(Event{Type: wire.EventDelta, Kind: string(d.Kind), Text: d.Text})
 	})
 	if ctx.Err() != nil {
 		return stepCancelled
@@ -112,7 +114,7 @@ func (s *Service) step(ctx context.Context, st *sessionState, id string) stepOut
 	if err != nil {
 		return s.failed(ctx, st, id, err)
 	}
-	st.hub.publish(Event{Type: EventStatus, Usage: &reply.Usage})
+	st.hub.publish(Event{Type: wire.EventStatus, Usage: &reply.Usage})
 	var calls []Item
 	for _, it := range stored {
 		if it.Kind == KindToolCall {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 )
 
@@ -94,7 +95,7 @@ func TestTurnCallsPythonThenAnswers(t *testing.T) {
 					t.Errorf("event %s timestamp %s is not an integer of milliseconds", ev.Type, fields["timestamp"])
 				}
 			}
-			want := []string{albedo.EventUser, albedo.EventThinking, albedo.EventToolCall, albedo.EventTool, albedo.EventMessage, albedo.EventTurn}
+			want := []string{wire.EventUser, wire.EventThinking, wire.EventToolCall, wire.EventTool, wire.EventMessage, wire.EventTurn}
 			if !slices.Equal(types, want) {
 				t.Fatalf("event types = %v, want %v", types, want)
 			}

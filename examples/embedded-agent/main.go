@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/frontends/embedded"
 )
 
@@ -100,7 +101,7 @@ func answer(history []embedded.HistoryItem) (string, error) {
 		}
 	}
 	switch {
-	case outcome == embedded.TurnFinished:
+	case outcome == wire.TurnFinished:
 		return text, nil
 	case failure != "":
 		return "", fmt.Errorf("the turn %s: %s", outcome, failure)

@@ -79,6 +79,10 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s (%d %s)", e.Message, e.Status, e.Code)
 }
 
+// ErrorCode returns the daemon's error code, which makes the error a
+// wire.CodedError.
+func (e *Error) ErrorCode() string { return e.Code }
+
 // ErrorCode returns the daemon's error code carried by err, or "" when err
 // is not an answer of the daemon.
 func ErrorCode(err error) string {
@@ -207,13 +211,6 @@ func (c *Client) reached(conn home.Connection) {
 func unreachable(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
-}
-
-// Health is the answer of GET /health.
-type Health struct {
-	OK           bool     `json:"ok"`
-	Version      int      `json:"version"`
-	Capabilities []string `json:"capabilities"`
 }
 
 // Health asks whether the daemon is up.

@@ -5,30 +5,26 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+
+	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
 // Command runs a slash command (such as "/model") on a session with args
 // (any JSON-encodable value, nil for none) and returns its raw result.
 func (c *Client) Command(ctx context.Context, id, name string, args any) (json.RawMessage, error) {
-	body := struct {
-		Name string `json:"name"`
-		Args any    `json:"args,omitempty"`
-	}{name, args}
-	var out struct {
-		Result json.RawMessage `json:"result"`
+	body := wire.Command{Name: name}
+	if args != nil {
+		raw, err := json.Marshal(args)
+		if err != nil {
+			return nil, fmt.Errorf("run %s on session %s: encode arguments: %w", name, id, err)
+		}
+		body.Args = raw
 	}
+	var out wire.CommandResult
 	if _, err := c.do(ctx, http.MethodPost, sessionPath(id, "commands"), body, &out, nil); err != nil {
 		return nil, fmt.Errorf("run %s on session %s: %w", name, id, err)
 	}
 	return out.Result, nil
-}
-
-// ModelChoice is what a session is bound to after /model.
-type ModelChoice struct {
-	Provider string  `json:"provider"`
-	Model    string  `json:"model"`
-	Protocol string  `json:"protocol"`
-	Effort   *string `json:"effort"`
 }
 
 // SwitchModel rebinds an idle session to a provider (its own when empty)

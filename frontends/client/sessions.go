@@ -6,30 +6,9 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"time"
+
+	"github.com/albedo-agent/albedo/albedo/wire"
 )
-
-// Session is a session as the daemon shows it.
-type Session struct {
-	ID         string  `json:"id"`
-	Workspace  string  `json:"workspace"`
-	Provider   string  `json:"provider"`
-	Model      string  `json:"model"`
-	Protocol   string  `json:"protocol"`
-	Effort     *string `json:"effort"`
-	Title      string  `json:"title"`
-	Name       string  `json:"name"`
-	Stage      string  `json:"stage"`
-	ParentID   string  `json:"parent_id,omitempty"`
-	Checkpoint int64   `json:"checkpoint,omitempty"`
-	Revision   int64   `json:"revision"`
-	Archived   bool    `json:"archived"`
-	CreatedAt  int64   `json:"created_at"`
-	UpdatedAt  int64   `json:"updated_at"`
-}
-
-// Updated returns when the session last changed.
-func (s Session) Updated() time.Time { return time.UnixMilli(s.UpdatedAt) }
 
 // Sessions lists every session, most recently updated first.
 func (c *Client) Sessions(ctx context.Context) ([]Session, error) {
@@ -44,10 +23,7 @@ func (c *Client) Sessions(ctx context.Context) ([]Session, error) {
 // active one when empty).
 func (c *Client) CreateSession(ctx context.Context, workspace, provider string) (Session, error) {
 	var out Session
-	body := map[string]string{"workspace": workspace}
-	if provider != "" {
-		body["provider"] = provider
-	}
+	body := wire.CreateSession{Workspace: workspace, Provider: provider}
 	if _, err := c.do(ctx, http.MethodPost, "/sessions", body, &out, nil); err != nil {
 		return Session{}, fmt.Errorf("create session in %s: %w", workspace, err)
 	}
@@ -61,25 +37,6 @@ func sessionPath(id string, rest ...string) string {
 		p += "/" + r
 	}
 	return p
-}
-
-// Glance is one item an extension contributes to a session's sidebar;
-// "extension" names the extension.
-type Glance map[string]any
-
-// Extension returns the name of the extension the glance comes from.
-func (g Glance) Extension() string {
-	s, _ := g["extension"].(string)
-	return s
-}
-
-// SessionDetail is a session with its latest events, as GET /sessions/{id}
-// returns it.
-type SessionDetail struct {
-	Session Session  `json:"session"`
-	Running bool     `json:"running"`
-	Events  []Event  `json:"events"`
-	Glances []Glance `json:"glances"`
 }
 
 // Session returns a session with its last tail events (none when tail is
@@ -97,27 +54,12 @@ func (c *Client) Session(ctx context.Context, id string, tail int) (SessionDetai
 	return out, nil
 }
 
-// Image is a picture attached to a message: base64 Data and what the
-// sender declares of it (the daemon checks the declaration).
-type Image struct {
-	MimeType string `json:"mimeType"`
-	Data     string `json:"data"`
-	Width    int    `json:"width"`
-	Height   int    `json:"height"`
-	Bytes    int    `json:"bytes"`
-}
-
 // Send gives a session a user message, with an optional image. An idle
 // session starts a turn; a busy one queues the message for its next model
 // request and queued is true.
 func (c *Client) Send(ctx context.Context, id, text string, img *Image) (queued bool, err error) {
-	body := struct {
-		Content string `json:"content"`
-		Image   *Image `json:"image,omitempty"`
-	}{text, img}
-	var out struct {
-		Queued bool `json:"queued"`
-	}
+	body := wire.Message{Content: &text, Image: img}
+	var out wire.Sent
 	if _, err := c.do(ctx, http.MethodPost, sessionPath(id, "events"), body, &out, nil); err != nil {
 		return false, fmt.Errorf("send to session %s: %w", id, err)
 	}
@@ -126,9 +68,7 @@ func (c *Client) Send(ctx context.Context, id, text string, img *Image) (queued 
 
 // Status reports whether a session is running a turn.
 func (c *Client) Status(ctx context.Context, id string) (running bool, err error) {
-	var out struct {
-		Running bool `json:"running"`
-	}
+	var out wire.Status
 	if _, err := c.do(ctx, http.MethodGet, sessionPath(id, "status"), nil, &out, nil); err != nil {
 		return false, fmt.Errorf("get status of session %s: %w", id, err)
 	}
@@ -144,60 +84,13 @@ func (c *Client) Interrupt(ctx context.Context, id string) error {
 	return nil
 }
 
-// HistoryItem is one transcript item as GET /sessions/{id}/history shows
-// it. Kind is user, reasoning, assistant, tool_call, tool_result, error or
-// turn.
-type HistoryItem struct {
-	Seq       int64         `json:"seq"`
-	Kind      string        `json:"kind"`
-	Text      string        `json:"text,omitempty"`
-	Source    string        `json:"source,omitempty"`
-	Image     *ImageMeta    `json:"image,omitempty"`
-	CallID    string        `json:"call_id,omitempty"`
-	Tool      *ToolRef      `json:"tool,omitempty"`
-	Arguments string        `json:"arguments,omitempty"`
-	Content   []ContentPart `json:"content,omitempty"`
-	Protocol  string        `json:"protocol,omitempty"`
-	Timestamp int64         `json:"timestamp"`
-}
-
-// ToolRef names the tool of a call or result.
-type ToolRef struct {
-	Name string `json:"name"`
-}
-
-// ContentPart is one part of a tool result: JSON text (Kind "json", with
-// Field and Value) or plain text (Kind "text").
-type ContentPart struct {
-	Kind  string `json:"kind"`
-	Field string `json:"field,omitempty"`
-	Value string `json:"value,omitempty"`
-	Text  string `json:"text,omitempty"`
-}
-
 // History returns a session's whole transcript.
 func (c *Client) History(ctx context.Context, id string) ([]HistoryItem, error) {
-	var out struct {
-		Items []HistoryItem `json:"items"`
-	}
+	var out wire.History
 	if _, err := c.do(ctx, http.MethodGet, sessionPath(id, "history"), nil, &out, nil); err != nil {
 		return nil, fmt.Errorf("get history of session %s: %w", id, err)
 	}
 	return out.Items, nil
-}
-
-// TreeItem is one checkpoint of a transcript: an item a fork can start
-// from. Type is user, assistant or tool.
-type TreeItem struct {
-	ID      int64  `json:"id"`
-	Type    string `json:"type"`
-	Preview string `json:"preview"`
-}
-
-// TreePage is one page of a session's checkpoints.
-type TreePage struct {
-	Items   []TreeItem `json:"items"`
-	HasMore bool       `json:"hasMore"`
 }
 
 // Tree returns up to limit checkpoints of a session after the checkpoint
@@ -225,7 +118,7 @@ func (c *Client) Tree(ctx context.Context, id string, after int64, limit int) (T
 // checkpoint (a tree item id).
 func (c *Client) Fork(ctx context.Context, id string, checkpoint int64) (Session, error) {
 	var out Session
-	body := map[string]int64{"checkpoint": checkpoint}
+	body := wire.Fork{Checkpoint: &checkpoint}
 	if _, err := c.do(ctx, http.MethodPost, sessionPath(id, "fork"), body, &out, nil); err != nil {
 		return Session{}, fmt.Errorf("fork session %s at %d: %w", id, checkpoint, err)
 	}
@@ -235,30 +128,12 @@ func (c *Client) Fork(ctx context.Context, id string, checkpoint int64) (Session
 // MoveWorkspace points an idle session at another workspace folder (an
 // absolute path) and returns the session as it now is.
 func (c *Client) MoveWorkspace(ctx context.Context, id, workspace string) (Session, error) {
-	var out struct {
-		Session Session `json:"session"`
-	}
-	body := map[string]string{"workspace": workspace}
+	var out wire.Moved
+	body := wire.MoveWorkspace{Workspace: workspace}
 	if _, err := c.do(ctx, http.MethodPost, sessionPath(id, "workspace"), body, &out, nil); err != nil {
 		return Session{}, fmt.Errorf("move session %s to %s: %w", id, workspace, err)
 	}
 	return out.Session, nil
-}
-
-// Config is the editable configuration of a session.
-type Config struct {
-	ID        string `json:"id"`
-	Name      string `json:"name"`
-	Title     string `json:"title"`
-	Workspace string `json:"workspace"`
-	Provider  string `json:"provider"`
-	Model     string `json:"model"`
-	Protocol  string `json:"protocol"`
-	Archived  bool   `json:"archived"`
-	// Revision increases with every change of the session.
-	Revision int64 `json:"revision"`
-	// ETag is the revision a conditional change names (If-Match).
-	ETag string `json:"-"`
 }
 
 // Config returns a session's configuration and its ETag.
@@ -280,7 +155,7 @@ func (c *Client) Rename(ctx context.Context, id, name string) (Config, error) {
 		return Config{}, err
 	}
 	var out Config
-	body := map[string]string{"name": name}
+	body := wire.ConfigPatch{Name: &name}
 	h, err := c.do(ctx, http.MethodPatch, sessionPath(id)+"?view=configuration", body, &out, map[string]string{"If-Match": cur.ETag})
 	if err != nil {
 		return Config{}, fmt.Errorf("rename session %s: %w", id, err)

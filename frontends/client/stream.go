@@ -3,16 +3,13 @@ package client
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"iter"
 	"net/http"
-)
 
-// ErrStreamEnded says the daemon closed a session's event stream, as it
-// does when it shuts down. Subscribing again picks up where things are.
-var ErrStreamEnded = errors.New("the daemon ended the event stream")
+	"github.com/albedo-agent/albedo/albedo/wire"
+)
 
 // Stream is a live view of a session: Snapshot holds its events so far, and
 // Events yields those that follow. Close it when done.
@@ -24,11 +21,6 @@ type Stream struct {
 	body     io.ReadCloser
 	sse      *sseReader
 	cancel   context.CancelFunc
-}
-
-// streamMessage is one data line of the stream.
-type streamMessage struct {
-	Events []Event `json:"events"`
 }
 
 // Subscribe opens a session's event stream and reads its snapshot. The
@@ -55,17 +47,17 @@ func (c *Client) Subscribe(ctx context.Context, id string) (*Stream, error) {
 }
 
 // read returns the next message of the stream.
-func (s *Stream) read() (streamMessage, error) {
+func (s *Stream) read() (wire.EventBatch, error) {
 	data, err := s.sse.next()
 	if err == io.EOF {
-		return streamMessage{}, ErrStreamEnded
+		return wire.EventBatch{}, ErrStreamEnded
 	}
 	if err != nil {
-		return streamMessage{}, err
+		return wire.EventBatch{}, err
 	}
-	var msg streamMessage
+	var msg wire.EventBatch
 	if err := json.Unmarshal(data, &msg); err != nil {
-		return streamMessage{}, fmt.Errorf("decode stream message: %w", err)
+		return wire.EventBatch{}, fmt.Errorf("decode stream message: %w", err)
 	}
 	return msg, nil
 }

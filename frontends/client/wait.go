@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"iter"
 	"time"
+
+	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
 // waitPoll is how often Wait asks whether a turn still runs.
@@ -45,18 +47,9 @@ func (c *Client) Watch(ctx context.Context, id string) iter.Seq2[Event, error] {
 }
 
 // Replay yields a stream's snapshot and then its events until they end or
-// yield stops: the body of Watch, for any stream of albedo events.
+// yield stops; see wire.Replay.
 func Replay(snapshot []Event, events iter.Seq2[Event, error], yield func(Event, error) bool) {
-	for _, ev := range snapshot {
-		if !yield(ev, nil) {
-			return
-		}
-	}
-	for ev, err := range events {
-		if !yield(ev, err) {
-			return
-		}
-	}
+	wire.Replay(snapshot, events, yield)
 }
 
 // Close releases the client's idle connections; the daemon keeps running.

@@ -7,11 +7,12 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/wire"
+	"github.com/albedo-agent/albedo/frontends/app"
 	"github.com/gin-gonic/gin"
 )
 
@@ -29,6 +30,7 @@ func Capabilities() []string {
 
 // APIOptions configure the HTTP API.
 type APIOptions struct {
+	// Service is the domain service the routes answer from.
 	Service *albedo.Service
 	// Token is the bearer token every request must carry.
 	Token string
@@ -48,7 +50,7 @@ type APIOptions struct {
 
 // api holds what the handlers share.
 type api struct {
-	svc       *albedo.Service
+	app       *app.App
 	token     string
 	port      string
 	shutdown  func()
@@ -60,7 +62,7 @@ type api struct {
 
 // NewHandler returns the daemon's HTTP API.
 func NewHandler(opts APIOptions) http.Handler {
-	a := &api{svc: opts.Service, token: opts.Token, port: opts.Port, shutdown: opts.Shutdown, done: opts.Done, log: opts.Logger, version: opts.Version, heartbeat: opts.Heartbeat}
+	a := &api{app: app.New(opts.Service), token: opts.Token, port: opts.Port, shutdown: opts.Shutdown, done: opts.Done, log: opts.Logger, version: opts.Version, heartbeat: opts.Heartbeat}
 	if a.heartbeat <= 0 {
 		a.heartbeat = defaultHeartbeat
 	}
@@ -79,7 +81,7 @@ func NewHandler(opts APIOptions) http.Handler {
 		fail(c, albedo.Errorf(albedo.ENotFound, "no route %s %s", c.Request.Method, c.Request.URL.Path))
 	})
 	r.NoMethod(func(c *gin.Context) {
-		fail(c, albedo.Errorf(codeMethodNotAllowed, "method %s is not allowed on %s", c.Request.Method, c.Request.URL.Path))
+		fail(c, albedo.Errorf(wire.CodeMethodNotAllowed, "method %s is not allowed on %s", c.Request.Method, c.Request.URL.Path))
 	})
 
 	r.GET("/health", a.health)
@@ -184,29 +186,11 @@ func kindName(k string) string {
 	return "a " + k
 }
 
-// revision reads a revision from an If-Match header ("3", "\"3\"" or
-// W/"3"). When the header is missing or names no revision it writes the
-// error itself and reports false.
-func revision(c *gin.Context) (int64, bool) {
-	h := strings.TrimSpace(c.GetHeader("If-Match"))
-	if h == "" {
-		fail(c, albedo.Errorf(albedo.ERevisionRequired, "this change needs an If-Match header with the current ETag"))
-		return 0, false
-	}
-	h = strings.Trim(strings.TrimPrefix(h, "W/"), `"`)
-	n, err := strconv.ParseInt(h, 10, 64)
-	if err != nil || n <= 0 {
-		fail(c, albedo.Errorf(albedo.EStale, "If-Match %q is not a revision albedo gave out", c.GetHeader("If-Match")))
-		return 0, false
-	}
-	return n, true
-}
-
 func (a *api) health(c *gin.Context) {
-	c.JSON(http.StatusOK, gin.H{"ok": true, "version": APIVersion, "capabilities": Capabilities(), "albedo": a.version})
+	c.JSON(http.StatusOK, wire.Health{OK: true, Version: APIVersion, Capabilities: Capabilities(), Albedo: a.version})
 }
 
 func (a *api) postShutdown(c *gin.Context) {
-	c.JSON(http.StatusOK, gin.H{"ok": true})
+	c.JSON(http.StatusOK, wire.OK{OK: true})
 	go a.shutdown()
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 	"github.com/albedo-agent/albedo/fixtures/memstore"
 )
@@ -113,7 +114,7 @@ func TestStatusOfEveryCode(t *testing.T) {
 		albedo.EInvalid: 400, albedo.ENoProvider: 400, albedo.EUnauthorized: 401, albedo.EForbidden: 403,
 		albedo.ENotFound: 404, albedo.EConflict: 409, albedo.EBusy: 409, albedo.EWorkspaceMissing: 409,
 		albedo.EWorkspaceRejected: 409, albedo.EImageMismatch: 409, albedo.EConfig: 409,
-		albedo.EStale: 412, albedo.ERevisionRequired: 428, albedo.EProvider: 502, codeMethodNotAllowed: 405, albedo.EInternal: 500, "unheard-of": 500,
+		albedo.EStale: 412, albedo.ERevisionRequired: 428, albedo.EProvider: 502, wire.CodeMethodNotAllowed: 405, albedo.EInternal: 500, "unheard-of": 500,
 	}
 	for code, want := range tests {
 		if got := statusOf(code); got != want {

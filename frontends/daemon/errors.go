@@ -4,12 +4,9 @@ import (
 	"net/http"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/gin-gonic/gin"
 )
-
-// codeMethodNotAllowed is the transport's own code for a route that exists
-// with another method.
-const codeMethodNotAllowed = "method_not_allowed"
 
 // statusOf maps application error codes to HTTP statuses. It is the only
 // place that does.
@@ -32,7 +29,7 @@ func statusOf(code string) int {
 		return http.StatusPreconditionRequired
 	case albedo.EProvider:
 		return http.StatusBadGateway
-	case codeMethodNotAllowed:
+	case wire.CodeMethodNotAllowed:
 		return http.StatusMethodNotAllowed
 	}
 	return http.StatusInternalServerError
@@ -41,12 +38,7 @@ func statusOf(code string) int {
 // fail writes err as {"error", "code", ...details} with its status.
 func fail(c *gin.Context, err error) {
 	code := albedo.ErrorCode(err)
-	body := gin.H{}
-	for k, v := range albedo.ErrorDetails(err) {
-		body[k] = v
-	}
-	body["error"] = albedo.ErrorMessage(err)
-	body["code"] = code
+	body := wire.ErrorBody{Error: albedo.ErrorMessage(err), Code: code, Details: albedo.ErrorDetails(err)}
 	if code == albedo.EInternal {
 		logger(c).Error("request failed", "method", c.Request.Method, "path", c.FullPath(), "err", err)
 	}

@@ -6,8 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/albedo-agent/albedo/albedo"
-	"github.com/albedo-agent/albedo/frontends/wire"
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/gin-gonic/gin"
 )
 
@@ -16,20 +15,19 @@ import (
 func (a *api) wholeHistory(c *gin.Context) {
 	ctx := c.Request.Context()
 	id := c.Param("id")
-	// An unknown session is a 404 before anything is written.
-	if _, err := a.svc.Session(ctx, id); err != nil {
-		fail(c, err)
-		return
-	}
 	w := c.Writer
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(http.StatusOK)
 	bw := bufio.NewWriterSize(w, 64<<10)
-	bw.WriteString(`{"items":[`)
 	var oldest int64
 	wrote := 0
-	err := a.svc.ScanItems(ctx, id, 0, 0, func(items []albedo.Item) error {
-		for _, h := range wire.History(items) {
+	started := false
+	err := a.app.ScanHistory(ctx, id, func(items []wire.HistoryItem) error {
+		if !started {
+			started = true
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			w.WriteHeader(http.StatusOK)
+			bw.WriteString(`{"items":[`)
+		}
+		for _, h := range items {
 			data, err := json.Marshal(&h)
 			if err != nil {
 				return err
@@ -46,6 +44,16 @@ func (a *api) wholeHistory(c *gin.Context) {
 		}
 		return nil
 	})
+	if err != nil && !started {
+		// An unknown session is a 404 before anything is written.
+		fail(c, err)
+		return
+	}
+	if !started {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(http.StatusOK)
+		bw.WriteString(`{"items":[`)
+	}
 	if err != nil {
 		// The status is out: end the body short, so that the client sees
 		// a truncated document rather than a complete wrong one.

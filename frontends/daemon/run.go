@@ -21,7 +21,7 @@ import (
 
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/albedo-agent/albedo/frontends/client"
-	"github.com/albedo-agent/albedo/frontends/embedded"
+	"github.com/albedo-agent/albedo/frontends/compose"
 	"github.com/albedo-agent/albedo/frontends/home"
 )
 
@@ -86,20 +86,27 @@ func Run(ctx context.Context, opts Options) error {
 type daemon struct {
 	dir string
 	log *slog.Logger
-	// app owns the store and the kernels; svc is its service.
-	app *embedded.Albedo
+	// asm owns the store and the kernels; svc is its service.
+	asm *compose.Assembly
 	svc *albedo.Service
 }
 
 // assemble wires the default adapters of the home into the domain service,
-// the way a program embedding albedo gets them. The daemon holds the home's
+// through the composition root a program embedding albedo uses too. The daemon holds the home's
 // lock itself and resumes interrupted turns once it serves.
 func assemble(ctx context.Context, opts Options, log *slog.Logger) (*daemon, error) {
-	a, err := embedded.Assemble(ctx, embedded.Options{Home: opts.Home, Logger: log, KernelIdle: opts.KernelIdle, ProviderIdle: opts.ProviderIdle})
+	a, err := compose.Assemble(ctx, compose.Options{Home: opts.Home, Logger: log, KernelIdle: opts.KernelIdle, ProviderIdle: opts.ProviderIdle})
 	if err != nil {
 		return nil, err
 	}
-	return &daemon{dir: opts.Home, log: log, app: a, svc: a.Service()}, nil
+	return &daemon{dir: opts.Home, log: log, asm: a, svc: a.Service()}, nil
+}
+
+// close stops what assemble started, within the shutdown grace.
+func (d *daemon) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	d.asm.Shutdown(ctx)
 }
 
 // serve listens, publishes daemon.json, resumes interrupted turns and
@@ -107,13 +114,13 @@ func assemble(ctx context.Context, opts Options, log *slog.Logger) (*daemon, err
 func (d *daemon) serve(ctx context.Context, opts Options) error {
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.Port)))
 	if err != nil {
-		d.app.Close()
+		d.close()
 		return fmt.Errorf("listen: %w", err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	token, err := newToken()
 	if err != nil {
-		d.app.Close()
+		d.close()
 		return err
 	}
 	stop := make(chan struct{})
@@ -175,7 +182,7 @@ func (d *daemon) stop(srv *http.Server, conn home.Connection, serveErr error) er
 	if err := srv.Shutdown(ctx); err != nil {
 		d.log.Warn("close http server", "err", err)
 	}
-	if err := d.app.Shutdown(ctx); err != nil {
+	if err := d.asm.Shutdown(ctx); err != nil {
 		d.log.Warn("stop albedo", "err", err)
 	}
 	if cur, err := home.ReadConnection(d.dir); err == nil && cur.PID == conn.PID {

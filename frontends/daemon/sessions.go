@@ -1,14 +1,22 @@
 package daemon
 
 import (
-	"encoding/json"
 	"net/http"
-	"strconv"
 
 	"github.com/albedo-agent/albedo/albedo"
-	"github.com/albedo-agent/albedo/frontends/wire"
+	"github.com/albedo-agent/albedo/albedo/wire"
+	"github.com/albedo-agent/albedo/frontends/app"
 	"github.com/gin-gonic/gin"
 )
+
+// answer writes v with status, or the error.
+func answer[T any](c *gin.Context, status int, v T, err error) {
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(status, v)
+}
 
 func (a *api) listSessions(c *gin.Context) {
 	f := albedo.SessionFilter{Query: c.Query("q"), Workspace: c.Query("workspace"), Cursor: c.Query("cursor")}
@@ -22,85 +30,54 @@ func (a *api) listSessions(c *gin.Context) {
 		invalid(c, "archived must be true, false or all, not %q", arch)
 		return
 	}
-	limit, err := queryInt(c, "limit", 0)
+	limit, err := app.WholeNumber("limit", c.Query("limit"), 0)
 	if err != nil {
 		fail(c, err)
 		return
 	}
 	f.Limit = int(limit)
-	sessions, next, err := a.svc.FindSessions(c.Request.Context(), f)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	if next != "" {
+	list, next, err := a.app.FindSessions(c.Request.Context(), f)
+	if err == nil && next != "" {
 		c.Header("X-Next-Cursor", next)
 	}
-	c.JSON(http.StatusOK, wire.Sessions(sessions))
+	answer(c, http.StatusOK, list, err)
 }
 
 func (a *api) deleteSession(c *gin.Context) {
-	id := c.Param("id")
-	if err := a.svc.DeleteSession(c.Request.Context(), id); err != nil {
-		fail(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, gin.H{"deleted": id})
+	d, err := a.app.DeleteSession(c.Request.Context(), c.Param("id"))
+	answer(c, http.StatusOK, d, err)
 }
 
 func (a *api) createSession(c *gin.Context) {
-	var body struct {
-		Workspace string `json:"workspace"`
-		Provider  string `json:"provider"`
-	}
+	var body wire.CreateSession
 	if !bind(c, &body) {
 		return
 	}
-	s, err := a.svc.CreateSession(c.Request.Context(), body.Workspace, body.Provider)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	c.JSON(http.StatusCreated, wire.Session(s))
+	s, err := a.app.CreateSession(c.Request.Context(), body)
+	answer(c, http.StatusCreated, s, err)
 }
 
 func (a *api) getSession(c *gin.Context) {
-	id := c.Param("id")
-	s, err := a.svc.Session(c.Request.Context(), id)
-	if err != nil {
-		fail(c, err)
-		return
-	}
+	ctx, id := c.Request.Context(), c.Param("id")
 	if c.Query("view") == "configuration" {
-		c.Header("ETag", wire.ETag(s.Revision))
-		c.JSON(http.StatusOK, wire.Config(s))
-		return
-	}
-	tail := 50
-	if q := c.Query("tail"); q != "" {
-		n, err := strconv.Atoi(q)
-		if err != nil || n < 0 {
-			invalid(c, "tail must be a whole number, not %q", q)
-			return
+		cfg, err := a.app.Config(ctx, id)
+		if err == nil {
+			c.Header("ETag", cfg.ETag)
 		}
-		tail = n
+		answer(c, http.StatusOK, cfg, err)
+		return
 	}
-	events, err := a.svc.Tail(c.Request.Context(), id, tail)
+	tail, err := app.WholeNumber("tail", c.Query("tail"), -1)
 	if err != nil {
+		// A missing session is named before a bad query.
+		if _, missing := a.app.Config(ctx, id); missing != nil {
+			err = missing
+		}
 		fail(c, err)
 		return
 	}
-	running, err := a.svc.Running(c.Request.Context(), id)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	glances, err := a.svc.Glances(c.Request.Context(), id)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, gin.H{"session": wire.Session(s), "id": s.ID, "title": s.Title, "running": running, "events": events, "glances": glances})
+	detail, err := a.app.Session(ctx, id, int(tail))
+	answer(c, http.StatusOK, detail, err)
 }
 
 func (a *api) patchSession(c *gin.Context) {
@@ -108,10 +85,7 @@ func (a *api) patchSession(c *gin.Context) {
 		invalid(c, "PATCH /sessions/{id} needs ?view=configuration")
 		return
 	}
-	var body struct {
-		Name     *string `json:"name"`
-		Archived *bool   `json:"archived"`
-	}
+	var body wire.ConfigPatch
 	if !bind(c, &body) {
 		return
 	}
@@ -119,33 +93,20 @@ func (a *api) patchSession(c *gin.Context) {
 		invalid(c, `nothing to change: send {"name": ...} or {"archived": true|false}`)
 		return
 	}
-	rev, ok := revision(c)
-	if !ok {
-		return
-	}
-	s, err := a.svc.Configure(c.Request.Context(), c.Param("id"), rev, albedo.Configuration{Name: body.Name, Archived: body.Archived})
+	rev, err := app.Revision(c.GetHeader("If-Match"))
 	if err != nil {
 		fail(c, err)
 		return
 	}
-	c.Header("ETag", wire.ETag(s.Revision))
-	c.JSON(http.StatusOK, wire.Config(s))
-}
-
-// imageBody is an attached image as clients send it.
-type imageBody struct {
-	MimeType string `json:"mimeType"`
-	Data     string `json:"data"`
-	Width    int    `json:"width"`
-	Height   int    `json:"height"`
-	Bytes    int    `json:"bytes"`
+	cfg, err := a.app.Configure(c.Request.Context(), c.Param("id"), rev, body)
+	if err == nil {
+		c.Header("ETag", cfg.ETag)
+	}
+	answer(c, http.StatusOK, cfg, err)
 }
 
 func (a *api) postEvent(c *gin.Context) {
-	var body struct {
-		Content *string    `json:"content"`
-		Image   *imageBody `json:"image"`
-	}
+	var body wire.Message
 	if !bind(c, &body) {
 		return
 	}
@@ -153,32 +114,20 @@ func (a *api) postEvent(c *gin.Context) {
 		invalid(c, `a message needs "content"`)
 		return
 	}
-	msg := albedo.Message{Text: *body.Content}
-	if img := body.Image; img != nil {
-		msg.Image = &albedo.ImageInput{MimeType: img.MimeType, Data: img.Data, Width: img.Width, Height: img.Height, Bytes: img.Bytes}
-	}
-	queued, err := a.svc.Send(c.Request.Context(), c.Param("id"), msg)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	c.JSON(http.StatusAccepted, gin.H{"queued": queued})
+	sent, err := a.app.Send(c.Request.Context(), c.Param("id"), *body.Content, body.Image)
+	answer(c, http.StatusAccepted, sent, err)
 }
 
 func (a *api) status(c *gin.Context) {
-	running, err := a.svc.Running(c.Request.Context(), c.Param("id"))
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, gin.H{"running": running})
+	st, err := a.app.Status(c.Request.Context(), c.Param("id"))
+	answer(c, http.StatusOK, st, err)
 }
 
 func (a *api) history(c *gin.Context) {
 	var q albedo.HistoryQuery
 	paged := false
 	for _, name := range []string{"after", "before", "limit"} {
-		n, err := queryInt(c, name, 0)
+		n, err := app.WholeNumber(name, c.Query(name), 0)
 		if err != nil {
 			fail(c, err)
 			return
@@ -197,57 +146,27 @@ func (a *api) history(c *gin.Context) {
 		a.wholeHistory(c)
 		return
 	}
-	page, err := a.svc.HistoryPage(c.Request.Context(), c.Param("id"), q)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, gin.H{"items": wire.History(page.Items), "next": nullable(page.Next), "before": nullable(page.Before)})
-}
-
-// nullable is nil for 0.
-func nullable(n int64) any {
-	if n == 0 {
-		return nil
-	}
-	return n
+	page, err := a.app.HistoryPage(c.Request.Context(), c.Param("id"), q)
+	answer(c, http.StatusOK, page, err)
 }
 
 func (a *api) tree(c *gin.Context) {
-	after, err := queryInt(c, "after", 0)
+	after, err := app.WholeNumber("after", c.Query("after"), 0)
 	if err != nil {
 		fail(c, err)
 		return
 	}
-	limit, err := queryInt(c, "limit", 100)
+	limit, err := app.WholeNumber("limit", c.Query("limit"), -1)
 	if err != nil {
 		fail(c, err)
 		return
 	}
-	nodes, more, err := a.svc.Tree(c.Request.Context(), c.Param("id"), after, int(limit))
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, gin.H{"items": nodes, "hasMore": more})
-}
-
-func queryInt(c *gin.Context, name string, def int64) (int64, error) {
-	q := c.Query(name)
-	if q == "" {
-		return def, nil
-	}
-	n, err := strconv.ParseInt(q, 10, 64)
-	if err != nil || n < 0 {
-		return 0, albedo.Errorf(albedo.EInvalid, "%s must be a whole number, not %q", name, q)
-	}
-	return n, nil
+	page, err := a.app.Tree(c.Request.Context(), c.Param("id"), after, int(limit))
+	answer(c, http.StatusOK, page, err)
 }
 
 func (a *api) fork(c *gin.Context) {
-	var body struct {
-		Checkpoint *int64 `json:"checkpoint"`
-	}
+	var body wire.Fork
 	if !bind(c, &body) {
 		return
 	}
@@ -255,53 +174,29 @@ func (a *api) fork(c *gin.Context) {
 		invalid(c, `a fork needs "checkpoint": a tree item id`)
 		return
 	}
-	s, err := a.svc.Fork(c.Request.Context(), c.Param("id"), *body.Checkpoint)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	c.JSON(http.StatusCreated, wire.Session(s))
+	s, err := a.app.Fork(c.Request.Context(), c.Param("id"), *body.Checkpoint)
+	answer(c, http.StatusCreated, s, err)
 }
 
 func (a *api) interrupt(c *gin.Context) {
-	if err := a.svc.Interrupt(c.Request.Context(), c.Param("id")); err != nil {
-		fail(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, gin.H{"running": false})
+	st, err := a.app.Interrupt(c.Request.Context(), c.Param("id"))
+	answer(c, http.StatusOK, st, err)
 }
 
 func (a *api) moveWorkspace(c *gin.Context) {
-	var body struct {
-		Workspace string `json:"workspace"`
-	}
+	var body wire.MoveWorkspace
 	if !bind(c, &body) {
 		return
 	}
-	s, err := a.svc.MoveWorkspace(c.Request.Context(), c.Param("id"), body.Workspace)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, gin.H{"workspace": s.Workspace, "session": wire.Session(s)})
+	m, err := a.app.MoveWorkspace(c.Request.Context(), c.Param("id"), body.Workspace)
+	answer(c, http.StatusOK, m, err)
 }
 
 func (a *api) command(c *gin.Context) {
-	var body struct {
-		Name string          `json:"name"`
-		Args json.RawMessage `json:"args"`
-	}
+	var body wire.Command
 	if !bind(c, &body) {
 		return
 	}
-	if _, err := a.svc.Session(c.Request.Context(), c.Param("id")); err != nil {
-		fail(c, err)
-		return
-	}
-	result, err := a.svc.RunCommand(c.Request.Context(), c.Param("id"), body.Name, body.Args)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, gin.H{"result": result})
+	r, err := a.app.Command(c.Request.Context(), c.Param("id"), body)
+	answer(c, http.StatusOK, r, err)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/gin-gonic/gin"
 )
 
@@ -27,7 +28,7 @@ func (a *api) stream(c *gin.Context) {
 	if !ok {
 		return
 	}
-	sub, err := a.svc.SubscribeFrom(c.Request.Context(), c.Param("id"), opts)
+	sub, err := a.app.SubscribeFrom(c.Request.Context(), c.Param("id"), opts)
 	if err != nil {
 		fail(c, err)
 		return
@@ -147,7 +148,7 @@ func writeEvents(w gin.ResponseWriter, events []albedo.Event) error {
 	if events == nil {
 		events = []albedo.Event{}
 	}
-	data, err := json.Marshal(map[string]any{"events": events})
+	data, err := json.Marshal(wire.EventBatch{Events: events})
 	if err != nil {
 		return err
 	}

@@ -1,49 +1,29 @@
 package daemon
 
 import (
-	"github.com/albedo-agent/albedo/frontends/wire"
 	"net/http"
-	"strconv"
 
-	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/wire"
+	"github.com/albedo-agent/albedo/frontends/app"
 	"github.com/gin-gonic/gin"
 )
 
-// ventResource wraps a vent the way the extension API returns it.
-func ventResource(v albedo.Vent) gin.H { return gin.H{"value": wire.Vent(v)} }
-
 func (a *api) listVents(c *gin.Context) {
-	limit, err := queryInt(c, "limit", 0)
+	limit, err := app.WholeNumber("limit", c.Query("limit"), 0)
 	if err != nil {
 		fail(c, err)
 		return
 	}
-	before, err := queryInt(c, "cursor", 0)
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	vents, next, err := a.svc.VentPage(c.Request.Context(), before, int(limit))
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	body := gin.H{}
-	if next > 0 {
-		body["next"] = strconv.FormatInt(next, 10)
-	}
-	items := make([]gin.H, len(vents))
-	for i, v := range vents {
-		items[i] = ventResource(v)
-	}
-	body["items"] = items
-	c.JSON(http.StatusOK, body)
+	list, err := a.app.Vents(c.Request.Context(), int(limit), c.Query("cursor"))
+	answer(c, http.StatusOK, list, err)
 }
 
+// ventParam reads the vent id of the path; when it names no vent it
+// writes the error itself and reports false.
 func ventParam(c *gin.Context) (int64, bool) {
-	id, err := strconv.ParseInt(c.Param("vent"), 10, 64)
-	if err != nil || id <= 0 {
-		fail(c, albedo.Errorf(albedo.ENotFound, "no vent %q", c.Param("vent")))
+	id, err := app.VentID(c.Param("vent"))
+	if err != nil {
+		fail(c, err)
 		return 0, false
 	}
 	return id, true
@@ -54,13 +34,11 @@ func (a *api) getVent(c *gin.Context) {
 	if !ok {
 		return
 	}
-	v, err := a.svc.Vent(c.Request.Context(), id)
-	if err != nil {
-		fail(c, err)
-		return
+	v, err := a.app.Vent(c.Request.Context(), id)
+	if err == nil {
+		c.Header("ETag", wire.ETag(v.Value.Revision))
 	}
-	c.Header("ETag", wire.ETag(v.Revision))
-	c.JSON(http.StatusOK, ventResource(v))
+	answer(c, http.StatusOK, v, err)
 }
 
 func (a *api) patchVent(c *gin.Context) {
@@ -68,10 +46,7 @@ func (a *api) patchVent(c *gin.Context) {
 	if !ok {
 		return
 	}
-	var body struct {
-		Reply  *string `json:"reply"`
-		Status *string `json:"status"`
-	}
+	var body wire.VentPatch
 	if !bind(c, &body) {
 		return
 	}
@@ -79,22 +54,16 @@ func (a *api) patchVent(c *gin.Context) {
 		invalid(c, `nothing to change: send {"reply": ...} or {"status": ...}`)
 		return
 	}
-	rev, ok := revision(c)
-	if !ok {
-		return
-	}
-	patch := albedo.VentPatch{Reply: body.Reply}
-	if body.Status != nil {
-		status := albedo.VentStatus(*body.Status)
-		patch.Status = &status
-	}
-	v, state, err := a.svc.PatchVent(c.Request.Context(), id, rev, patch)
+	rev, err := app.Revision(c.GetHeader("If-Match"))
 	if err != nil {
 		fail(c, err)
 		return
 	}
-	c.Header("ETag", wire.ETag(v.Revision))
-	c.JSON(http.StatusOK, gin.H{"notification": gin.H{"state": state}, "resource": ventResource(v)})
+	p, err := a.app.PatchVent(c.Request.Context(), id, rev, body)
+	if err == nil {
+		c.Header("ETag", wire.ETag(p.Resource.Value.Revision))
+	}
+	answer(c, http.StatusOK, p, err)
 }
 
 func (a *api) deleteVent(c *gin.Context) {
@@ -102,13 +71,11 @@ func (a *api) deleteVent(c *gin.Context) {
 	if !ok {
 		return
 	}
-	rev, ok := revision(c)
-	if !ok {
-		return
-	}
-	if err := a.svc.DeleteVent(c.Request.Context(), id, rev); err != nil {
+	rev, err := app.Revision(c.GetHeader("If-Match"))
+	if err != nil {
 		fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"deleted": strconv.FormatInt(id, 10)})
+	d, err := a.app.DeleteVent(c.Request.Context(), id, rev)
+	answer(c, http.StatusOK, d, err)
 }

@@ -1,109 +1,28 @@
 package embedded
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"iter"
+import "github.com/albedo-agent/albedo/albedo/wire"
 
-	"github.com/albedo-agent/albedo/albedo"
-	"github.com/albedo-agent/albedo/frontends/client"
+// The Agent interface is the API's (wire.Agent): *Albedo implements it,
+// and so does the daemon's HTTP client in frontends/client, so a program
+// written against Agent moves between the two by changing the one call
+// that makes it.
+type (
+	// Agent is albedo as a program drives it, in process or through a
+	// daemon.
+	Agent = wire.Agent
+	// SessionAPI manages sessions.
+	SessionAPI = wire.SessionAPI
+	// TurnAPI talks to a session: messages, turns and their events.
+	TurnAPI = wire.TurnAPI
+	// VentAPI reads and triages the vent ledger.
+	VentAPI = wire.VentAPI
 )
-
-// Agent is albedo as a program drives it, in process or through a daemon.
-// *Albedo implements it, and the daemon's HTTP client in frontends/client
-// has the same methods with the same types, so a program written against
-// Agent moves between the two by changing the one call that makes it.
-type Agent interface {
-	SessionAPI
-	TurnAPI
-	VentAPI
-	// Close releases what the agent holds.
-	Close() error
-}
-
-// SessionAPI manages sessions.
-type SessionAPI interface {
-	// CreateSession makes a session in workspace (an absolute path) bound
-	// to the named provider, or to the active one when provider is empty.
-	CreateSession(ctx context.Context, workspace, provider string) (Session, error)
-	// Sessions lists every session, most recently updated first.
-	Sessions(ctx context.Context) ([]Session, error)
-	// Session returns a session with its last tail events (the default of
-	// 50 when tail is negative) and its glances.
-	Session(ctx context.Context, id string, tail int) (SessionDetail, error)
-	// Config returns a session's editable configuration and its ETag.
-	Config(ctx context.Context, id string) (Config, error)
-	// Rename gives a session a name.
-	Rename(ctx context.Context, id, name string) (Config, error)
-	// History returns a session's whole transcript.
-	History(ctx context.Context, id string) ([]HistoryItem, error)
-	// Tree returns up to limit checkpoints after the checkpoint after
-	// (limit 0: 100).
-	Tree(ctx context.Context, id string, after int64, limit int) (TreePage, error)
-	// Fork makes a session whose transcript is the session's up to and
-	// including the checkpoint.
-	Fork(ctx context.Context, id string, checkpoint int64) (Session, error)
-	// MoveWorkspace points an idle session at another workspace folder.
-	MoveWorkspace(ctx context.Context, id, workspace string) (Session, error)
-	// SwitchModel rebinds an idle session to a provider (its own when
-	// empty) and model, which also become the default for new sessions.
-	SwitchModel(ctx context.Context, id, provider, model string) (ModelChoice, error)
-	// Command runs a slash command with JSON-encodable args (nil: none)
-	// and returns its result as JSON.
-	Command(ctx context.Context, id, name string, args any) (json.RawMessage, error)
-}
-
-// TurnAPI talks to a session: messages, turns and their events.
-type TurnAPI interface {
-	// Send gives a session a user message with an optional image. An idle
-	// session starts a turn; a busy one queues the message for its next
-	// model request, and queued is true.
-	Send(ctx context.Context, id, text string, img *Image) (queued bool, err error)
-	// Status reports whether a session is running a turn.
-	Status(ctx context.Context, id string) (running bool, err error)
-	// Wait blocks until a session runs no turn, or ctx ends.
-	Wait(ctx context.Context, id string) error
-	// Interrupt stops a session's running turn and returns once it ended.
-	Interrupt(ctx context.Context, id string) error
-	// Watch yields a session's events so far and then those that follow
-	// as they happen. When it ends it yields one last non-nil error:
-	// ErrStreamEnded when albedo ended the stream, ctx's error when ctx
-	// ended, else what went wrong.
-	Watch(ctx context.Context, id string) iter.Seq2[Event, error]
-}
-
-// VentAPI reads and triages the vent ledger. Vent ids are decimal strings.
-type VentAPI interface {
-	// Vents returns up to limit vents (0: 50), newest first, starting
-	// after cursor ("" for the newest).
-	Vents(ctx context.Context, limit int, cursor string) (VentPage, error)
-	// Vent returns one vent.
-	Vent(ctx context.Context, id string) (Vent, error)
-	// ReplyVent answers a vent; the reply reaches the filing session on
-	// its next turn when that session still exists.
-	ReplyVent(ctx context.Context, id, text string) (VentReply, error)
-	// DismissVent closes a vent without resolving it.
-	DismissVent(ctx context.Context, id string) (Vent, error)
-	// DeleteVent removes a vent from the ledger.
-	DeleteVent(ctx context.Context, id string) error
-}
 
 var _ Agent = (*Albedo)(nil)
 
 // ErrorCode returns the application error code err carries, whether it
-// came from an embedded albedo (an *albedo.Error) or from a daemon (a
-// *client.Error): one of the albedo.E* constants such as albedo.EBusy or
-// albedo.ENotFound. It returns "" for nil and for errors that carry no
-// code, such as a cancelled context.
-func ErrorCode(err error) string {
-	var remote *client.Error
-	if errors.As(err, &remote) {
-		return remote.Code
-	}
-	var local *albedo.Error
-	if errors.As(err, &local) {
-		return local.Code
-	}
-	return ""
-}
+// came from an embedded albedo or from a daemon: one of the albedo.E*
+// constants such as albedo.EBusy or albedo.ENotFound (the API's wire.Code*
+// values). It returns "" for nil and for errors that carry no code, such
+// as a cancelled context.
+func ErrorCode(err error) string { return wire.ErrorCode(err) }

@@ -2,21 +2,23 @@ package embedded
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
-	"github.com/albedo-agent/albedo/adapters/configfile"
-	"github.com/albedo-agent/albedo/adapters/openai"
-	"github.com/albedo-agent/albedo/adapters/pykernel"
-	"github.com/albedo-agent/albedo/adapters/sqlite"
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/frontends/app"
+	"github.com/albedo-agent/albedo/frontends/compose"
 	"github.com/albedo-agent/albedo/frontends/home"
 )
+
+// Options configure an embedded albedo. The zero value works: it uses the
+// default home and the default adapters. Every port left nil gets the
+// default adapter, which the returned *Albedo owns and closes; a port set
+// here stays the caller's to close. See compose.Options for each field.
+type Options = compose.Options
 
 // closeGrace bounds how long Close waits for running turns to wind down.
 const closeGrace = 5 * time.Second
@@ -26,11 +28,8 @@ const closeGrace = 5 * time.Second
 // next Open of the same store), default kernels end and the default store
 // closes.
 type Albedo struct {
-	svc *albedo.Service
-	// store is closed by Shutdown when Albedo opened it.
-	store albedo.Store
-	// ownStore is true when store was opened by Assemble.
-	ownStore bool
+	asm *compose.Assembly
+	app *app.App
 	// lock is the home's lock, held when Open took it.
 	lock *os.File
 
@@ -44,7 +43,7 @@ type Albedo struct {
 func Open(ctx context.Context, opts Options) (*Albedo, error) {
 	var lock *os.File
 	if opts.Store == nil {
-		dir, err := opts.homeDir()
+		dir, err := opts.HomeDir()
 		if err != nil {
 			return nil, err
 		}
@@ -69,80 +68,23 @@ func Open(ctx context.Context, opts Options) (*Albedo, error) {
 
 // Assemble wires albedo's service to the ports in opts, filling in the
 // default adapters, without taking the home's lock and without resuming
-// interrupted turns. It is for a host that manages the home itself, such
-// as the daemon, which calls Recover once it serves; programs call Open.
+// interrupted turns: for a host that manages the home itself. Programs
+// call Open.
 func Assemble(ctx context.Context, opts Options) (*Albedo, error) {
-	a := &Albedo{store: opts.Store}
-	var dir string
-	if opts.usesHome() {
-		var err error
-		if dir, err = opts.homeDir(); err != nil {
-			return nil, err
-		}
+	asm, err := compose.Assemble(ctx, opts)
+	if err != nil {
+		return nil, err
 	}
-	if a.store == nil {
-		store, err := sqlite.Open(ctx, filepath.Join(dir, home.DatabaseFile))
-		if err != nil {
-			return nil, fmt.Errorf("open the store of home %s: %w", dir, err)
-		}
-		a.store, a.ownStore = store, true
-	}
-	kernel := opts.Kernel
-	if kernel == nil {
-		kernel = pykernel.New(pykernel.Options{
-			Host:   a.hostCall,
-			Logger: opts.Logger,
-		})
-	} else {
-		kernel = borrowedKernel{kernel}
-	}
-	provider := opts.Provider
-	if provider == nil {
-		provider = openai.New(openai.Options{Logger: opts.Logger, IdleTimeout: opts.ProviderIdle})
-	}
-	config := opts.Config
-	if config == nil {
-		config = configfile.New(filepath.Join(dir, home.ConfigFile))
-	}
-	a.svc = albedo.New(albedo.Options{
-		Store:        a.store,
-		Provider:     provider,
-		Kernel:       kernel,
-		Config:       config,
-		Clock:        opts.Clock,
-		Logger:       opts.Logger,
-		Instructions: opts.Instructions,
-		CellTimeout:  opts.CellTimeout,
-		KernelIdle:   opts.KernelIdle,
-	})
-	return a, nil
+	return &Albedo{asm: asm, app: asm.App()}, nil
 }
-
-// hostCall answers the calls a running cell makes back into albedo.
-func (a *Albedo) hostCall(ctx context.Context, session, name string, args json.RawMessage) (json.RawMessage, error) {
-	return a.svc.HostCall(ctx, session, name, args)
-}
-
-// borrowedKernel is a kernel the caller passed in: Albedo stops the cells
-// it runs but leaves closing it to the caller.
-type borrowedKernel struct{ albedo.Kernel }
-
-// Close leaves the kernel to its owner.
-func (borrowedKernel) Close(context.Context) error { return nil }
 
 // Service returns the domain service underneath, for what the API does not
 // cover (such as Commands, Tail or PendingReplies).
-func (a *Albedo) Service() *albedo.Service { return a.svc }
+func (a *Albedo) Service() *albedo.Service { return a.asm.Service() }
 
 // Recover resumes every turn that was running when the store was last
 // used, and returns how many it resumed. Open calls it.
-func (a *Albedo) Recover(ctx context.Context) (int, error) {
-	n, err := a.svc.Recover(ctx)
-	if err != nil {
-		return n, fmt.Errorf("resume interrupted turns: %w", err)
-	}
-	return n, nil
-}
+func (a *Albedo) Recover(ctx context.Context) (int, error) { return a.asm.Recover(ctx) }
 
 // Close stops albedo, waiting a few seconds at most for running turns to
 // wind down. See Shutdown.
@@ -160,13 +102,8 @@ func (a *Albedo) Close() error {
 func (a *Albedo) Shutdown(ctx context.Context) error {
 	a.closeOnce.Do(func() {
 		var errs []error
-		if err := a.svc.Close(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("stop albedo: %w", err))
-		}
-		if a.ownStore {
-			if err := a.store.Close(); err != nil {
-				errs = append(errs, fmt.Errorf("close the store: %w", err))
-			}
+		if err := a.asm.Shutdown(ctx); err != nil {
+			errs = append(errs, err)
 		}
 		if a.lock != nil {
 			if err := a.lock.Close(); err != nil {

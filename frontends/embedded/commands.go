@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/albedo-agent/albedo/frontends/wire"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
 // Command runs a slash command (such as "/model") on a session with args
@@ -20,26 +20,16 @@ func (a *Albedo) Command(ctx context.Context, id, name string, args any) (json.R
 }
 
 func (a *Albedo) command(ctx context.Context, id, name string, args any) (json.RawMessage, error) {
-	var raw json.RawMessage
+	req := wire.Command{Name: name}
 	if args != nil {
 		b, err := json.Marshal(args)
 		if err != nil {
 			return nil, albedo.Errorf(albedo.EInvalid, "encode arguments: %v", err)
 		}
-		raw = b
+		req.Args = b
 	}
-	if _, err := a.svc.Session(ctx, id); err != nil {
-		return nil, err
-	}
-	result, err := a.svc.RunCommand(ctx, id, name, raw)
-	if err != nil {
-		return nil, err
-	}
-	out, err := json.Marshal(result)
-	if err != nil {
-		return nil, fmt.Errorf("encode result: %w", err)
-	}
-	return out, nil
+	out, err := a.app.Command(ctx, id, req)
+	return out.Result, err
 }
 
 // SwitchModel rebinds an idle session to a provider (its own when empty)
@@ -47,12 +37,9 @@ func (a *Albedo) command(ctx context.Context, id, name string, args any) (json.R
 // sessions. The session's history is projected into the new provider's
 // protocol on its next turn.
 func (a *Albedo) SwitchModel(ctx context.Context, id, provider, model string) (ModelChoice, error) {
-	if _, err := a.svc.Session(ctx, id); err != nil {
-		return ModelChoice{}, fmt.Errorf("run /model on session %s: %w", id, err)
-	}
-	c, err := a.svc.SwitchModel(ctx, id, provider, model, nil)
+	c, err := a.app.SwitchModel(ctx, id, provider, model)
 	if err != nil {
 		return ModelChoice{}, fmt.Errorf("run /model on session %s: %w", id, err)
 	}
-	return wire.ModelChoice(c), nil
+	return c, nil
 }

@@ -8,13 +8,14 @@
 // can be replaced through Options, for instance with an in-memory store or
 // a provider of the program's own.
 //
-// The methods of *Albedo have the names, signatures and types of the
-// methods of the HTTP client in frontends/client, so a program written against the Agent
-// interface moves between an embedded albedo and a remote daemon by
-// changing one constructor. The types are the API's own (aliases of the
-// client's): sessions, events, history items and vents look the same
-// whichever way they were obtained. Service gives access to the domain
-// service underneath for anything the API does not cover.
+// *Albedo implements wire.Agent, as the HTTP client in frontends/client
+// does, so a program written against the Agent interface moves between an
+// embedded albedo and a remote daemon by changing one constructor. The
+// types are the API's own (albedo/wire): sessions, events, history items
+// and vents look the same whichever way they were obtained. Its methods
+// call the application layer (frontends/app) that answers the daemon's
+// routes, so both compose every answer the same way. Service gives access
+// to the domain service underneath for anything the API does not cover.
 //
 // A home's database is served by one process at a time: when Open uses
 // it, Open takes the home's lock the way the daemon does, and so fails with

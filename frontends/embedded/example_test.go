@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 	"github.com/albedo-agent/albedo/fixtures/memstore"
 	"github.com/albedo-agent/albedo/frontends/embedded"
@@ -40,12 +41,12 @@ func exampleOptions() embedded.Options {
 // describe prints an event as one line.
 func describe(ev embedded.Event) string {
 	switch ev.Type {
-	case embedded.EventToolCall:
+	case wire.EventToolCall:
 		return fmt.Sprintf("%s %s: %s", ev.Type, ev.Name, ev.Code)
-	case embedded.EventTool:
+	case wire.EventTool:
 		cell, _ := ev.Cell()
 		return fmt.Sprintf("%s %s: %s", ev.Type, cell.Status, strings.TrimSpace(cell.Output))
-	case embedded.EventTurn:
+	case wire.EventTurn:
 		return fmt.Sprintf("%s %s", ev.Type, ev.Status)
 	}
 	return fmt.Sprintf("%s: %s", ev.Type, ev.Text)
@@ -118,7 +119,7 @@ func ExampleAlbedo_Subscribe() {
 			continue // deltas, queue and status signals
 		}
 		fmt.Println(describe(ev))
-		if ev.Type == embedded.EventTurn {
+		if ev.Type == wire.EventTurn {
 			break
 		}
 	}

@@ -3,104 +3,72 @@ package embedded
 import (
 	"context"
 	"fmt"
-	"github.com/albedo-agent/albedo/frontends/wire"
-)
 
-// Defaults the daemon applies when a request names no value.
-const (
-	defaultTail      = 50
-	defaultTreeLimit = 100
+	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
 // CreateSession makes a session in workspace (an absolute path to a
 // folder) bound to the named provider, or to the active one when provider
 // is empty, with that provider's model.
 func (a *Albedo) CreateSession(ctx context.Context, workspace, provider string) (Session, error) {
-	s, err := a.svc.CreateSession(ctx, workspace, provider)
+	s, err := a.app.CreateSession(ctx, wire.CreateSession{Workspace: workspace, Provider: provider})
 	if err != nil {
 		return Session{}, fmt.Errorf("create session in %s: %w", workspace, err)
 	}
-	return wire.Session(s), nil
+	return s, nil
 }
 
 // Sessions lists every session, most recently updated first.
 func (a *Albedo) Sessions(ctx context.Context) ([]Session, error) {
-	list, err := a.svc.Sessions(ctx)
+	list, err := a.app.Sessions(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
-	return wire.Sessions(list), nil
+	return list, nil
 }
 
 // Session returns a session with its last tail events (none when tail is
 // 0, 50 when tail is negative), whether it runs a turn, and its glances:
 // the model it is bound to, and the vent replies waiting for it.
 func (a *Albedo) Session(ctx context.Context, id string, tail int) (SessionDetail, error) {
-	d, err := a.detail(ctx, id, tail)
+	d, err := a.app.Session(ctx, id, tail)
 	if err != nil {
 		return SessionDetail{}, fmt.Errorf("get session %s: %w", id, err)
 	}
 	return d, nil
 }
 
-func (a *Albedo) detail(ctx context.Context, id string, tail int) (SessionDetail, error) {
-	if tail < 0 {
-		tail = defaultTail
-	}
-	s, err := a.svc.Session(ctx, id)
-	if err != nil {
-		return SessionDetail{}, err
-	}
-	events, err := a.svc.Tail(ctx, id, tail)
-	if err != nil {
-		return SessionDetail{}, err
-	}
-	running, err := a.svc.Running(ctx, id)
-	if err != nil {
-		return SessionDetail{}, err
-	}
-	found, err := a.svc.Glances(ctx, id)
-	if err != nil {
-		return SessionDetail{}, err
-	}
-	glances := make([]Glance, len(found))
-	for i, g := range found {
-		glances[i] = Glance(g)
-	}
-	return SessionDetail{Session: wire.Session(s), Running: running, Events: wire.Events(events), Glances: glances}, nil
-}
-
 // Config returns a session's editable configuration and its ETag.
 func (a *Albedo) Config(ctx context.Context, id string) (Config, error) {
-	s, err := a.svc.Session(ctx, id)
+	c, err := a.app.Config(ctx, id)
 	if err != nil {
 		return Config{}, fmt.Errorf("get configuration of session %s: %w", id, err)
 	}
-	return wire.Config(s), nil
+	return c, nil
 }
 
 // Rename gives a session a name (at most 100 characters; empty removes
 // it). Like the client, it changes the session at the revision it reads,
 // so a concurrent change makes it fail with albedo.EStale.
 func (a *Albedo) Rename(ctx context.Context, id, name string) (Config, error) {
-	cur, err := a.svc.Session(ctx, id)
+	cur, err := a.Config(ctx, id)
 	if err != nil {
-		return Config{}, fmt.Errorf("get configuration of session %s: %w", id, err)
+		return Config{}, err
 	}
-	s, err := a.svc.Rename(ctx, id, cur.Revision, name)
+	c, err := a.app.Configure(ctx, id, cur.Revision, wire.ConfigPatch{Name: &name})
 	if err != nil {
 		return Config{}, fmt.Errorf("rename session %s: %w", id, err)
 	}
-	return wire.Config(s), nil
+	return c, nil
 }
 
 // History returns a session's whole transcript.
 func (a *Albedo) History(ctx context.Context, id string) ([]HistoryItem, error) {
-	items, err := a.svc.History(ctx, id)
+	h, err := a.app.History(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("get history of session %s: %w", id, err)
 	}
-	return wire.History(items), nil
+	return h.Items, nil
 }
 
 // Tree returns up to limit checkpoints of a session (100 when limit is 0
@@ -108,13 +76,13 @@ func (a *Albedo) History(ctx context.Context, id string) ([]HistoryItem, error) 
 // more follow.
 func (a *Albedo) Tree(ctx context.Context, id string, after int64, limit int) (TreePage, error) {
 	if limit <= 0 {
-		limit = defaultTreeLimit
+		limit = -1 // the default page
 	}
-	nodes, more, err := a.svc.Tree(ctx, id, after, limit)
+	page, err := a.app.Tree(ctx, id, after, limit)
 	if err != nil {
 		return TreePage{}, fmt.Errorf("get tree of session %s: %w", id, err)
 	}
-	return wire.Tree(nodes, more), nil
+	return page, nil
 }
 
 // Fork makes a new session whose transcript is the session's up to and
@@ -122,20 +90,20 @@ func (a *Albedo) Tree(ctx context.Context, id string, after int64, limit int) (T
 // branch starts with fresh Python globals, and a call copied without its
 // output is never run.
 func (a *Albedo) Fork(ctx context.Context, id string, checkpoint int64) (Session, error) {
-	s, err := a.svc.Fork(ctx, id, checkpoint)
+	s, err := a.app.Fork(ctx, id, checkpoint)
 	if err != nil {
 		return Session{}, fmt.Errorf("fork session %s at %d: %w", id, checkpoint, err)
 	}
-	return wire.Session(s), nil
+	return s, nil
 }
 
 // MoveWorkspace points an idle session at another workspace folder (an
 // absolute path), for instance after the old one was renamed. History is
 // kept; the Python kernel starts afresh in the new folder.
 func (a *Albedo) MoveWorkspace(ctx context.Context, id, workspace string) (Session, error) {
-	s, err := a.svc.MoveWorkspace(ctx, id, workspace)
+	m, err := a.app.MoveWorkspace(ctx, id, workspace)
 	if err != nil {
 		return Session{}, fmt.Errorf("move session %s to %s: %w", id, workspace, err)
 	}
-	return wire.Session(s), nil
+	return m.Session, nil
 }

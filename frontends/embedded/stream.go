@@ -6,8 +6,7 @@ import (
 	"iter"
 
 	"github.com/albedo-agent/albedo/albedo"
-	"github.com/albedo-agent/albedo/frontends/client"
-	"github.com/albedo-agent/albedo/frontends/wire"
+	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
 // Stream is a live view of a session: Snapshot holds its events so far,
@@ -28,12 +27,12 @@ type Stream struct {
 // thousands of events behind is dropped (its stream ends with
 // ErrStreamEnded); a slow reader never holds up the turn.
 func (a *Albedo) Subscribe(ctx context.Context, id string) (*Stream, error) {
-	sub, err := a.svc.Subscribe(ctx, id)
+	sub, err := a.app.Subscribe(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("subscribe to session %s: %w", id, err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	return &Stream{Snapshot: wire.Events(sub.Snapshot), session: id, sub: sub, ctx: ctx, cancel: cancel}, nil
+	return &Stream{Snapshot: sub.Snapshot, session: id, sub: sub, ctx: ctx, cancel: cancel}, nil
 }
 
 // Events yields the session's events after the snapshot, in order. When
@@ -49,7 +48,7 @@ func (s *Stream) Events() iter.Seq2[Event, error] {
 					yield(Event{}, s.end())
 					return
 				}
-				if !yield(wire.Event(ev), nil) {
+				if !yield(ev, nil) {
 					return
 				}
 			case <-s.ctx.Done():
@@ -88,6 +87,6 @@ func (a *Albedo) Watch(ctx context.Context, id string) iter.Seq2[Event, error] {
 			return
 		}
 		defer s.Close()
-		client.Replay(s.Snapshot, s.Events(), yield)
+		wire.Replay(s.Snapshot, s.Events(), yield)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 	"github.com/albedo-agent/albedo/fixtures/memstore"
 	"github.com/albedo-agent/albedo/frontends/embedded"
@@ -141,7 +142,7 @@ func TestInterrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, err := a.Session(ctx, s.ID, 1)
-	if err != nil || d.Running || len(d.Events) != 1 || d.Events[0].Status != embedded.TurnInterrupted {
+	if err != nil || d.Running || len(d.Events) != 1 || d.Events[0].Status != wire.TurnInterrupted {
 		t.Errorf("after interrupt: %+v (%v)", d, err)
 	}
 }

@@ -1,64 +1,42 @@
 package embedded
 
-import "github.com/albedo-agent/albedo/frontends/client"
+import "github.com/albedo-agent/albedo/albedo/wire"
 
-// The types of the API are the HTTP client's, so that values look the same
-// whether they came from an embedded albedo or from a daemon.
+// The types of the API are its own (albedo/wire), the very types the HTTP
+// client uses, so that values look the same whether they came from an
+// embedded albedo or from a daemon.
 type (
 	// Session is a session: its workspace, provider binding and title.
-	Session = client.Session
+	Session = wire.Session
 	// SessionDetail is a session with its latest events and glances.
-	SessionDetail = client.SessionDetail
+	SessionDetail = wire.SessionDetail
 	// Glance is one item an extension shows in a session's sidebar.
-	Glance = client.Glance
+	Glance = wire.Glance
 	// Config is a session's editable configuration and its ETag.
-	Config = client.Config
+	Config = wire.Config
 	// Event is one thing a session shows: a transcript item or a live
-	// signal such as a streamed fragment.
-	Event = client.Event
+	// signal such as a streamed fragment. Its types are wire.EventUser
+	// and the rest.
+	Event = wire.Event
 	// Image is a picture attached to a message, base64-encoded.
-	Image = client.Image
+	Image = wire.Image
 	// HistoryItem is one item of a session's transcript.
-	HistoryItem = client.HistoryItem
+	HistoryItem = wire.HistoryItem
 	// TreePage is one page of a session's checkpoints.
-	TreePage = client.TreePage
+	TreePage = wire.TreePage
 	// TreeItem is one checkpoint a fork can start from.
-	TreeItem = client.TreeItem
+	TreeItem = wire.TreeItem
 	// ModelChoice is what a session is bound to after SwitchModel.
-	ModelChoice = client.ModelChoice
+	ModelChoice = wire.ModelChoice
 	// Vent is a complaint a model filed in the ledger.
-	Vent = client.Vent
+	Vent = wire.Vent
 	// VentPage is one page of the ledger, newest first.
-	VentPage = client.VentPage
+	VentPage = wire.VentPage
 	// VentReply is the outcome of a reply to a vent.
-	VentReply = client.VentReply
+	VentReply = wire.VentReply
 )
 
 // ErrStreamEnded says a session's event stream ended because albedo
 // stopped or the reader fell too far behind; subscribing again picks up
 // where things are. It is the client's error of the same name.
-var ErrStreamEnded = client.ErrStreamEnded
-
-// Event types (Event.Type), as the client names them. User, message,
-// thinking, tool_call, tool, error and turn events are durable: they carry
-// the Seq of a transcript item. Delta, queued and status events exist only
-// on a live stream.
-const (
-	EventUser     = client.EventUser
-	EventMessage  = client.EventMessage
-	EventThinking = client.EventThinking
-	EventToolCall = client.EventToolCall
-	EventTool     = client.EventTool
-	EventError    = client.EventError
-	EventTurn     = client.EventTurn
-	EventDelta    = client.EventDelta
-	EventQueued   = client.EventQueued
-	EventStatus   = client.EventStatus
-)
-
-// Turn marker statuses (Event.Status of a turn event).
-const (
-	TurnFinished    = client.TurnFinished
-	TurnInterrupted = client.TurnInterrupted
-	TurnFailed      = client.TurnFailed
-)
+var ErrStreamEnded = wire.ErrStreamEnded

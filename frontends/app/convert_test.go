@@ -1,4 +1,4 @@
-package wire
+package app
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
 // keys returns the JSON object keys of v, sorted.
@@ -31,7 +32,7 @@ func keys(t *testing.T, v any) []string {
 func TestShapes(t *testing.T) {
 	now := time.UnixMilli(1_700_000_000_000)
 	res := albedo.CellResult{Status: albedo.CellOK, Output: "hi\n", Trace: albedo.Trace{Changes: []albedo.Change{{Path: "/w/a"}}}}
-	history := History([]albedo.Item{
+	history := history([]albedo.Item{
 		{Seq: 1, Kind: albedo.KindToolCall, CallID: "c1", ToolName: "python", Arguments: `{"code":"1"}`},
 		{Seq: 2, Kind: albedo.KindToolOutput, CallID: "c1", ToolName: "python", Text: "{}", Result: &res},
 		{Seq: 3, Kind: albedo.KindToolOutput, CallID: "c2", ToolName: "python", Text: albedo.BranchOutput},
@@ -41,11 +42,11 @@ func TestShapes(t *testing.T) {
 		v    any
 		want []string
 	}{
-		{"session", Session(albedo.Session{ID: "s", Provider: "p", Model: "m", Protocol: albedo.ProtocolResponses, CreatedAt: now, UpdatedAt: now}),
+		{"session", session(albedo.Session{ID: "s", Provider: "p", Model: "m", Protocol: albedo.ProtocolResponses, CreatedAt: now, UpdatedAt: now}),
 			[]string{"archived", "created_at", "effort", "id", "model", "name", "protocol", "provider", "revision", "stage", "title", "updated_at", "workspace"}},
-		{"config", Config(albedo.Session{ID: "s", Revision: 3}),
+		{"config", config(albedo.Session{ID: "s", Revision: 3}),
 			[]string{"archived", "id", "model", "name", "protocol", "provider", "revision", "title", "workspace"}},
-		{"vent", Vent(albedo.Vent{ID: 7, Topic: "bug", Message: "m", Status: albedo.VentOpen}),
+		{"vent", vent(albedo.Vent{ID: 7, Topic: "bug", Message: "m", Status: albedo.VentOpen}),
 			[]string{"created_at", "id", "message", "reply", "resolution", "resolving_session_id", "revision", "session_id", "status", "suggestion", "title", "topic", "updated_at", "workspace"}},
 		{"call", history[0], []string{"arguments", "call_id", "kind", "seq", "timestamp", "tool"}},
 		{"result", history[1], []string{"call_id", "content", "kind", "seq", "timestamp", "tool"}},
@@ -55,7 +56,7 @@ func TestShapes(t *testing.T) {
 			t.Errorf("%s keys = %v, want %v", tt.name, got, tt.want)
 		}
 	}
-	if v := Vent(albedo.Vent{ID: 7}); v.ID != "7" || v.SessionID != nil {
+	if v := vent(albedo.Vent{ID: 7}); v.ID != "7" || v.SessionID != nil {
 		t.Errorf("vent id and missing session = %q, %v", v.ID, v.SessionID)
 	}
 	if c := history[1].Content; len(c) != 2 || c[0].Field != "result" || c[1].Field != "trace" {
@@ -64,7 +65,7 @@ func TestShapes(t *testing.T) {
 	if c := history[2].Content; len(c) != 1 || c[0].Kind != "text" || c[0].Text != albedo.BranchOutput {
 		t.Errorf("unexecuted branch output content = %+v", c)
 	}
-	if got := ETag(12); got != `"12"` {
+	if got := wire.ETag(12); got != `"12"` {
 		t.Errorf("ETag = %s", got)
 	}
 }

@@ -1,4 +1,4 @@
-package embedded
+package compose
 
 import (
 	"fmt"
@@ -11,10 +11,10 @@ import (
 	"github.com/albedo-agent/albedo/frontends/home"
 )
 
-// Options configure an embedded albedo. The zero value works: it uses the
-// default home and the default adapters. Every port left nil gets the
-// default adapter, which the returned *Albedo owns and closes; a port set
-// here stays the caller's to close.
+// Options configure an assembled albedo, in a daemon or embedded in a
+// program. The zero value works: it uses the default home and the default
+// adapters. Every port left nil gets the default adapter, which the
+// assembly owns and closes; a port set here stays the caller's to close.
 type Options struct {
 	// Home is the albedo home that the default store and configuration
 	// live in; empty means $ALBEDO_HOME, or ~/.albedo. It is created with
@@ -57,8 +57,9 @@ type Options struct {
 // usesHome reports whether a default port lives in the home.
 func (o Options) usesHome() bool { return o.Store == nil || o.Config == nil }
 
-// homeDir returns the home the default ports use, created if need be.
-func (o Options) homeDir() (string, error) {
+// HomeDir returns the absolute home the default ports use, created with
+// mode 0700 if need be.
+func (o Options) HomeDir() (string, error) {
 	dir := o.Home
 	if dir == "" {
 		d, err := home.Dir()

@@ -1,0 +1,97 @@
+package wire
+
+import "encoding/json"
+
+// CreateSession is the body of POST /sessions.
+type CreateSession struct {
+	// Workspace is an absolute path to a folder.
+	Workspace string `json:"workspace"`
+	// Provider names a configured provider; empty means the active one.
+	Provider string `json:"provider,omitempty"`
+}
+
+// ConfigPatch is the body of PATCH /sessions/{id}?view=configuration: a
+// name, an archived flag, or both.
+type ConfigPatch struct {
+	// Name is the new name; empty removes it.
+	Name *string `json:"name,omitempty"`
+	// Archived archives the session (true) or brings it back (false).
+	Archived *bool `json:"archived,omitempty"`
+}
+
+// Deleted is the answer of a DELETE: the id of what is gone.
+type Deleted struct {
+	Deleted string `json:"deleted"`
+}
+
+// Message is the body of POST /sessions/{id}/events.
+type Message struct {
+	// Content is the message's text. Required.
+	Content *string `json:"content"`
+	Image   *Image  `json:"image,omitempty"`
+}
+
+// Sent is the answer of POST /sessions/{id}/events.
+type Sent struct {
+	// Queued is true when the message waits for the running turn's next
+	// model request.
+	Queued bool `json:"queued"`
+}
+
+// Status is the answer of GET /sessions/{id}/status and of POST
+// /sessions/{id}/interrupt.
+type Status struct {
+	Running bool `json:"running"`
+}
+
+// Fork is the body of POST /sessions/{id}/fork.
+type Fork struct {
+	// Checkpoint is a tree item id. Required.
+	Checkpoint *int64 `json:"checkpoint"`
+}
+
+// MoveWorkspace is the body of POST /sessions/{id}/workspace.
+type MoveWorkspace struct {
+	Workspace string `json:"workspace"`
+}
+
+// Moved is the answer of POST /sessions/{id}/workspace.
+type Moved struct {
+	Session   Session `json:"session"`
+	Workspace string  `json:"workspace"`
+}
+
+// Command is the body of POST /sessions/{id}/commands.
+type Command struct {
+	// Name is the command, such as "/model".
+	Name string `json:"name"`
+	// Args are the command's arguments, absent for none.
+	Args json.RawMessage `json:"args,omitempty"`
+}
+
+// CommandResult is the answer of POST /sessions/{id}/commands.
+type CommandResult struct {
+	Result json.RawMessage `json:"result"`
+}
+
+// VentPatch is the body of PATCH /extensions/paperclips/items/{id}: a
+// reply, a status, or both.
+type VentPatch struct {
+	Reply  *string `json:"reply,omitempty"`
+	Status *string `json:"status,omitempty"`
+}
+
+// Health is the answer of GET /health.
+type Health struct {
+	// Albedo is the daemon's version string.
+	Albedo       string   `json:"albedo"`
+	Capabilities []string `json:"capabilities"`
+	OK           bool     `json:"ok"`
+	// Version is the API's version.
+	Version int `json:"version"`
+}
+
+// OK is the answer of POST /shutdown.
+type OK struct {
+	OK bool `json:"ok"`
+}

@@ -1,0 +1,151 @@
+package wire
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Event types. User, message, thinking, tool_call, tool, error and turn
+// events are durable: they stand for a transcript item and carry its Seq.
+// Delta, queued and status events exist only on a live stream.
+const (
+	EventUser     = "user"
+	EventMessage  = "message"
+	EventThinking = "thinking"
+	EventToolCall = "tool_call"
+	EventTool     = "tool"
+	EventError    = "error"
+	EventTurn     = "turn"
+	// EventDelta carries a streamed fragment (Kind says of what).
+	EventDelta = "delta"
+	// EventQueued says a message was queued for the next model request.
+	EventQueued = "queued"
+	// EventStatus says whether the session is running a turn.
+	EventStatus = "status"
+	// EventOverflow is the last event of a stream whose reader fell too
+	// far behind.
+	EventOverflow = "overflow"
+	// EventDeleted is the last event of a stream whose session was
+	// deleted.
+	EventDeleted = "deleted"
+)
+
+// Delta kinds: what a delta event's fragment belongs to.
+const (
+	DeltaText      = "text"
+	DeltaReasoning = "reasoning"
+	DeltaToolCall  = "tool_call"
+	// DeltaRetry is no part of the reply: the provider failed transiently
+	// and is about to be asked again; Text says when and why.
+	DeltaRetry = "retry"
+)
+
+// Turn marker statuses (Event.Status of a turn event).
+const (
+	TurnFinished    = "finished"
+	TurnInterrupted = "interrupted"
+	TurnFailed      = "failed"
+)
+
+// Event is one thing a session shows: a transcript item seen by a person,
+// or a live signal. Durable events carry the Seq of their item.
+type Event struct {
+	Seq       int64      `json:"seq,omitempty"`
+	Type      string     `json:"type"`
+	Text      string     `json:"text,omitempty"`
+	Timestamp int64      `json:"timestamp,omitempty"`
+	Source    string     `json:"source,omitempty"`
+	Image     *ImageMeta `json:"image,omitempty"`
+	CallID    string     `json:"call_id,omitempty"`
+	Name      string     `json:"name,omitempty"`
+	Code      string     `json:"code,omitempty"`
+	// Result is the cell's result as JSON text (tool events); see Cell.
+	Result string `json:"result,omitempty"`
+	Status string `json:"status,omitempty"`
+	Trace  *Trace `json:"trace,omitempty"`
+	// Kind is the delta kind of a delta event.
+	Kind    string `json:"kind,omitempty"`
+	Running *bool  `json:"running,omitempty"`
+	Usage   *Usage `json:"usage,omitempty"`
+	// QueueID identifies the waiting message a queued event shows.
+	QueueID int64 `json:"queue_id,omitempty"`
+}
+
+// Durable reports whether the event stands for a stored transcript item.
+func (e Event) Durable() bool { return e.Seq != 0 }
+
+// Cell decodes the result of a tool event.
+func (e Event) Cell() (CellResult, error) {
+	var r CellResult
+	if e.Result == "" {
+		return CellResult{Status: e.Status}, nil
+	}
+	if err := json.Unmarshal([]byte(e.Result), &r); err != nil {
+		return CellResult{Status: e.Status}, fmt.Errorf("decode result of call %s: %w", e.CallID, err)
+	}
+	return r, nil
+}
+
+// EventBatch is one data line of a session's stream: the first holds every
+// durable event so far, each later one what happened next.
+type EventBatch struct {
+	Events []Event `json:"events"`
+}
+
+// ImageMeta describes an attached image: never its data.
+type ImageMeta struct {
+	MimeType string `json:"mimeType"`
+	Width    int    `json:"width"`
+	Height   int    `json:"height"`
+	Bytes    int    `json:"bytes"`
+}
+
+// Usage counts the tokens of one model request as its provider reported
+// them. A nil field means the provider did not say; zero means it said
+// zero. Both protocols map onto the same four numbers:
+//
+//	InputTokens     prompt_tokens / input_tokens (cached ones included)
+//	CachedTokens    prompt_tokens_details.cached_tokens (DeepSeek:
+//	                prompt_cache_hit_tokens) / input_tokens_details.cached_tokens
+//	OutputTokens    completion_tokens / output_tokens (reasoning included)
+//	ReasoningTokens completion_tokens_details.reasoning_tokens /
+//	                output_tokens_details.reasoning_tokens
+type Usage struct {
+	// InputTokens counts the whole prompt, cached tokens included.
+	InputTokens *int64 `json:"input_tokens"`
+	// CachedTokens is the part of InputTokens the provider read from its
+	// prompt cache.
+	CachedTokens *int64 `json:"cached_tokens"`
+	// OutputTokens counts everything the model generated, reasoning
+	// included.
+	OutputTokens *int64 `json:"output_tokens"`
+	// ReasoningTokens is the part of OutputTokens spent on reasoning.
+	ReasoningTokens *int64 `json:"reasoning_tokens"`
+}
+
+// Reported reports whether the provider said anything about usage.
+func (u Usage) Reported() bool {
+	return u.InputTokens != nil || u.CachedTokens != nil || u.OutputTokens != nil || u.ReasoningTokens != nil
+}
+
+// Tokens returns n, or 0 when n is nil (not reported).
+func Tokens(n *int64) int64 {
+	if n == nil {
+		return 0
+	}
+	return *n
+}
+
+// CellResult is what a Python cell produced, as a tool event's Result
+// holds it.
+type CellResult struct {
+	// Status is ok, error, interrupted or timeout.
+	Status string `json:"status"`
+	// Output is the captured stdout and stderr.
+	Output string `json:"output"`
+	// Value is the repr of the cell's final expression, if any.
+	Value string `json:"value,omitempty"`
+	// Error is the traceback or reason when Status is not ok.
+	Error string   `json:"error,omitempty"`
+	Notes []string `json:"notes,omitempty"`
+}

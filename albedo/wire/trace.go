@@ -1,0 +1,86 @@
+package wire
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// Trace records the files a cell touched.
+type Trace struct {
+	Activities []Activity `json:"activities"`
+	Changes    []Change   `json:"changes"`
+}
+
+// Activity is one file a cell opened: Kind is "read" or "write".
+type Activity struct {
+	Kind   string `json:"kind"`
+	Target string `json:"target"`
+}
+
+// Change is one file a cell created, modified or deleted.
+type Change struct {
+	Path string `json:"path"`
+	// Kind is "created", "modified" or "deleted".
+	Kind string `json:"kind,omitempty"`
+}
+
+// Read returns the distinct files the cell read, in order.
+func (t *Trace) Read() []string {
+	if t == nil {
+		return nil
+	}
+	var out []string
+	seen := make(map[string]bool)
+	for _, a := range t.Activities {
+		if a.Kind == "read" && !seen[a.Target] {
+			seen[a.Target] = true
+			out = append(out, a.Target)
+		}
+	}
+	return out
+}
+
+// Changed returns the distinct files the cell changed, in order.
+func (t *Trace) Changed() []string {
+	if t == nil {
+		return nil
+	}
+	var out []string
+	seen := make(map[string]bool)
+	for _, c := range t.Changes {
+		if !seen[c.Path] {
+			seen[c.Path] = true
+			out = append(out, c.Path)
+		}
+	}
+	return out
+}
+
+// Summary says in one line which files the cell read and changed, or ""
+// when it touched none. Paths under base (the workspace; "" for none) are
+// shown relative to it.
+func (t *Trace) Summary(base string) string {
+	var parts []string
+	if r := t.Read(); len(r) > 0 {
+		parts = append(parts, "read "+strings.Join(relative(base, r), ", "))
+	}
+	if c := t.Changed(); len(c) > 0 {
+		parts = append(parts, "changed "+strings.Join(relative(base, c), ", "))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// relative rewrites paths under base relative to it.
+func relative(base string, paths []string) []string {
+	if base == "" {
+		return paths
+	}
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = p
+		if rel, err := filepath.Rel(base, p); err == nil && filepath.IsAbs(p) && rel != ".." && !strings.HasPrefix(rel, "../") {
+			out[i] = rel
+		}
+	}
+	return out
+}

@@ -1,0 +1,105 @@
+package app
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/wire"
+)
+
+// session shows a session.
+func session(s albedo.Session) wire.Session {
+	v := wire.Session{
+		ID: s.ID, Workspace: s.Workspace, Provider: s.Provider, Model: s.Model,
+		Protocol: string(s.Protocol), Title: s.Title, Name: s.Name, Stage: string(s.Stage),
+		ParentID: s.ParentID, Checkpoint: s.Checkpoint, Revision: s.Revision, Archived: s.Archived,
+		CreatedAt: s.CreatedAt.UnixMilli(), UpdatedAt: s.UpdatedAt.UnixMilli(),
+	}
+	if s.Effort != "" {
+		e := s.Effort
+		v.Effort = &e
+	}
+	return v
+}
+
+// sessions shows a list of sessions.
+func sessions(list []albedo.Session) []wire.Session {
+	out := make([]wire.Session, len(list))
+	for i, s := range list {
+		out[i] = session(s)
+	}
+	return out
+}
+
+// config shows the editable configuration of a session.
+func config(s albedo.Session) wire.Config {
+	return wire.Config{
+		ID: s.ID, Name: s.Name, Title: s.Title, Workspace: s.Workspace,
+		Provider: s.Provider, Model: s.Model, Protocol: string(s.Protocol), Archived: s.Archived, Revision: s.Revision, ETag: wire.ETag(s.Revision),
+	}
+}
+
+// history shows a transcript as GET /sessions/{id}/history does: a tool
+// output is a tool_result whose content holds its result and trace as
+// JSON text.
+func history(items []albedo.Item) []wire.HistoryItem {
+	out := make([]wire.HistoryItem, 0, len(items))
+	for _, it := range items {
+		h := wire.HistoryItem{
+			Seq: it.Seq, Kind: string(it.Kind), Text: it.Text, Source: it.Source,
+			Image: it.Image.Meta(), Protocol: string(it.Protocol), Timestamp: it.Timestamp,
+		}
+		switch it.Kind {
+		case albedo.KindToolCall:
+			h.CallID, h.Tool, h.Arguments, h.Text = it.CallID, &wire.ToolRef{Name: it.ToolName}, it.Arguments, ""
+		case albedo.KindToolOutput:
+			h.Kind, h.CallID, h.Tool, h.Text = "tool_result", it.CallID, &wire.ToolRef{Name: it.ToolName}, ""
+			if it.Result != nil {
+				result, _ := json.Marshal(it.Result)
+				trace, _ := json.Marshal(it.Result.Trace)
+				h.Content = []wire.ContentPart{
+					{Kind: "json", Field: "result", Value: string(result)},
+					{Kind: "json", Field: "trace", Value: string(trace)},
+				}
+			} else {
+				h.Content = []wire.ContentPart{{Kind: "text", Text: it.Text}}
+			}
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// tree shows a page of checkpoints.
+func tree(nodes []albedo.TreeNode, more bool) wire.TreePage {
+	page := wire.TreePage{Items: make([]wire.TreeItem, len(nodes)), HasMore: more}
+	for i, n := range nodes {
+		page.Items[i] = wire.TreeItem{ID: n.ID, Type: n.Type, Preview: n.Preview}
+	}
+	return page
+}
+
+// modelChoice shows the result of /model.
+func modelChoice(c albedo.ModelChoice) wire.ModelChoice {
+	return wire.ModelChoice{Provider: c.Provider, Model: c.Model, Protocol: string(c.Protocol), Effort: c.Effort}
+}
+
+// vent shows a vent with its filing session's name, if any.
+func vent(v albedo.Vent) wire.Vent {
+	return wire.Vent{
+		ID: strconv.FormatInt(v.ID, 10), Title: v.Title, Topic: v.Topic, Status: string(v.Status),
+		Message: v.Message, Suggestion: v.Suggestion, SessionID: optional(v.SessionID), SessionName: v.SessionName,
+		Workspace: v.Workspace, Reply: v.Reply, Resolution: v.Resolution,
+		ResolvingSessionID: optional(v.ResolvingSessionID), Revision: v.Revision,
+		CreatedAt: v.CreatedAt.UnixMilli(), UpdatedAt: v.UpdatedAt.UnixMilli(),
+	}
+}
+
+// optional is nil for an empty string.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

@@ -1,0 +1,136 @@
+// Package compose is albedo's composition root: it opens the store, the
+// model provider, the Python kernel and the configuration a home names (or
+// takes the ports a program passes), and wires them into the domain service
+// and the application layer. The daemon and embedded albedo both assemble
+// themselves here, so that neither depends on the other.
+package compose
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"github.com/albedo-agent/albedo/adapters/configfile"
+	"github.com/albedo-agent/albedo/adapters/openai"
+	"github.com/albedo-agent/albedo/adapters/pykernel"
+	"github.com/albedo-agent/albedo/adapters/sqlite"
+	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/frontends/app"
+	"github.com/albedo-agent/albedo/frontends/home"
+)
+
+// Assembly is albedo wired to its ports: the domain service and the
+// application layer over it, and the adapters it opened.
+type Assembly struct {
+	svc *albedo.Service
+	app *app.App
+	// store is closed by Shutdown when the assembly opened it.
+	store    albedo.Store
+	ownStore bool
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Assemble wires albedo's service to the ports in opts, filling in the
+// default adapters. It takes no lock on the home and resumes no turn: the
+// caller does both (see Recover).
+func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
+	a := &Assembly{store: opts.Store}
+	var dir string
+	if opts.usesHome() {
+		var err error
+		if dir, err = opts.HomeDir(); err != nil {
+			return nil, err
+		}
+	}
+	if a.store == nil {
+		store, err := sqlite.Open(ctx, filepath.Join(dir, home.DatabaseFile))
+		if err != nil {
+			return nil, fmt.Errorf("open the store of home %s: %w", dir, err)
+		}
+		a.store, a.ownStore = store, true
+	}
+	kernel := opts.Kernel
+	if kernel == nil {
+		kernel = pykernel.New(pykernel.Options{
+			Host:   a.hostCall,
+			Logger: opts.Logger,
+		})
+	} else {
+		kernel = borrowedKernel{kernel}
+	}
+	provider := opts.Provider
+	if provider == nil {
+		provider = openai.New(openai.Options{Logger: opts.Logger, IdleTimeout: opts.ProviderIdle})
+	}
+	config := opts.Config
+	if config == nil {
+		config = configfile.New(filepath.Join(dir, home.ConfigFile))
+	}
+	a.svc = albedo.New(albedo.Options{
+		Store:        a.store,
+		Provider:     provider,
+		Kernel:       kernel,
+		Config:       config,
+		Clock:        opts.Clock,
+		Logger:       opts.Logger,
+		Instructions: opts.Instructions,
+		CellTimeout:  opts.CellTimeout,
+		KernelIdle:   opts.KernelIdle,
+	})
+	a.app = app.New(a.svc)
+	return a, nil
+}
+
+// hostCall answers the calls a running cell makes back into albedo.
+func (a *Assembly) hostCall(ctx context.Context, session, name string, args json.RawMessage) (json.RawMessage, error) {
+	return a.svc.HostCall(ctx, session, name, args)
+}
+
+// borrowedKernel is a kernel the caller passed in: the assembly stops the
+// cells it runs but leaves closing it to the caller.
+type borrowedKernel struct{ albedo.Kernel }
+
+// Close leaves the kernel to its owner.
+func (borrowedKernel) Close(context.Context) error { return nil }
+
+// Service returns the domain service.
+func (a *Assembly) Service() *albedo.Service { return a.svc }
+
+// App returns the application layer over the service.
+func (a *Assembly) App() *app.App { return a.app }
+
+// Recover resumes every turn that was running when the store was last
+// used, and returns how many it resumed.
+func (a *Assembly) Recover(ctx context.Context) (int, error) {
+	n, err := a.svc.Recover(ctx)
+	if err != nil {
+		return n, fmt.Errorf("resume interrupted turns: %w", err)
+	}
+	return n, nil
+}
+
+// Shutdown stops albedo: running turns stop and stay durable, so the next
+// assembly over the same store resumes them; the default kernel ends; the
+// store closes if Assemble opened it. Ports passed in Options are left
+// open. ctx bounds the wait for turns. Later calls return the first call's
+// result.
+func (a *Assembly) Shutdown(ctx context.Context) error {
+	a.closeOnce.Do(func() {
+		var errs []error
+		if err := a.svc.Close(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("stop albedo: %w", err))
+		}
+		if a.ownStore {
+			if err := a.store.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("close the store: %w", err))
+			}
+		}
+		a.closeErr = errors.Join(errs...)
+	})
+	return a.closeErr
+}
