@@ -179,6 +179,108 @@ class StreamResumeTest(unittest.TestCase):
 
 
 # --------------------------------------------------------------------------
+# a very long answer and a reader that never reads
+
+
+class LongAnswerProvider:
+    """A Chat Completions server that streams one answer of `size` bytes
+    in 16 KiB deltas, and a short one for any other request."""
+
+    def __init__(self, size):
+        owner = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                request = json.loads(self.rfile.read(length))
+                long = "long" in json.dumps(request["messages"][-1])
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                piece = ("y" * 1023 + "\n") * 16
+                pieces = owner.size // len(piece) if long else 1
+                self.send_chunk({"role": "assistant"})
+                for _ in range(pieces):
+                    self.send_chunk({"content": piece if long else "short"})
+                self.send_chunk({}, "stop")
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+                self.close_connection = True
+
+            def send_chunk(self, delta, finish=None):
+                value = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m",
+                         "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+                self.wfile.write(b"data: " + json.dumps(value).encode() + b"\n\n")
+
+        self.size = size
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@exclusive
+class DeadReaderTest(unittest.TestCase):
+    def test_a_50_mib_answer_with_a_dead_reader(self):
+        provider = LongAnswerProvider(50 * MIB)
+        try:
+            with Albedo(provider) as app:
+                session = app.session()
+                other = app.session()
+                app.prompt(other, "short").close()
+                app.idle(other)
+                # A reader that connects and then never reads.
+                dead = socket.socket()
+                dead.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                dead.connect(("127.0.0.1", app.connection["port"]))
+                dead.sendall(
+                    f"GET /sessions/{session}/stream HTTP/1.1\r\nHost: x\r\n"
+                    f"Authorization: Bearer {app.connection['token']}\r\n\r\n".encode()
+                )
+                app.prompt(session, "a long answer please").close()
+                served = 0
+                while True:
+                    with app.api(f"/sessions/{session}/status") as response:
+                        running = json.load(response)["running"]
+                    # other sessions are served all along
+                    with app.api(f"/sessions/{other}?tail=5") as response:
+                        self.assertEqual(json.load(response)["id"], other)
+                    served += 1
+                    if not running:
+                        break
+                self.assertGreater(served, 0)
+                answer = [i for i in app.history(session)["items"] if i["kind"] == "assistant"][-1]
+                self.assertEqual(len(answer["text"]), 50 * MIB)
+                # The dead reader finally reads: its stream ends with overflow.
+                dead.settimeout(60)
+                data = b""
+                while True:
+                    chunk = dead.recv(1 << 20)
+                    if not chunk:
+                        break
+                    data += chunk
+                    if b'{"type":"overflow"}' in data[-200:]:
+                        break
+                dead.close()
+                messages = [m for m in data.split(b"\n\n") if b"data: " in m]
+                last = messages[-1].split(b"data: ", 1)[1]
+                last = last.split(b"\r\n")[0]
+                self.assertEqual(json.loads(last), {"events": [{"type": "overflow"}]})
+        finally:
+            provider.close()
+
+
+# --------------------------------------------------------------------------
 # history paging
 
 
@@ -349,6 +451,88 @@ class ArchiveAndFindTest(unittest.TestCase):
                 with app.api(route, {"archived": False}, method="PATCH", headers={"If-Match": etag(app, first)}) as response:
                     self.assertFalse(json.load(response)["archived"])
                 self.assertEqual(sorted(listed()[0]), sorted([first, second]))
+        finally:
+            provider.close()
+
+
+# --------------------------------------------------------------------------
+# the CLI
+
+
+def albedo(app, *args, stdin=""):
+    """Runs the CLI in the workspace; returns the completed process."""
+    import subprocess
+
+    from harness import binary
+
+    return subprocess.run(
+        [str(binary()), *map(str, args)], cwd=app.workspace, env=app.env(),
+        input=stdin, capture_output=True, text=True, timeout=60,
+    )
+
+
+class CLITest(unittest.TestCase):
+    def test_rm_archive_sessions_and_continue(self):
+        provider = Provider(lambda request: text("ok"))
+        try:
+            with Albedo(provider) as app:
+                first = app.session()
+                app.prompt(first, "Refactor the PARSER").close()
+                app.idle(first)
+                second = app.session()
+                app.prompt(second, "write the docs").close()
+                app.idle(second)
+
+                listed = albedo(app, "sessions", "--search", "parser")
+                self.assertEqual(listed.returncode, 0, listed.stderr)
+                self.assertIn(first, listed.stdout)
+                self.assertNotIn(second, listed.stdout)
+                self.assertEqual(len(albedo(app, "sessions", "-n", "1").stdout.strip().splitlines()), 2)
+
+                archived = albedo(app, "archive", first)
+                self.assertEqual(archived.returncode, 0, archived.stderr)
+                self.assertNotIn(first, albedo(app, "sessions").stdout)
+                self.assertIn(first, albedo(app, "sessions", "--archived").stdout)
+                self.assertNotIn(second, albedo(app, "sessions", "--archived").stdout)
+                both = albedo(app, "sessions", "--all").stdout
+                self.assertIn(first, both)
+                self.assertIn(second, both)
+
+                # run --continue takes the most recent session in this folder
+                ran = albedo(app, "run", "--continue", "and the tests")
+                self.assertEqual(ran.returncode, 0, ran.stderr)
+                self.assertIn("and the tests", [e.get("text") for e in app.events(second)])
+
+                # rm asks first; no answer keeps the session
+                kept = albedo(app, "rm", second, stdin="n\n")
+                self.assertEqual(kept.returncode, 0, kept.stderr)
+                self.assertIn("[y/N]", kept.stderr)
+                self.assertIn(second, albedo(app, "sessions").stdout)
+                gone = albedo(app, "rm", second, stdin="y\n")
+                self.assertEqual(gone.returncode, 0, gone.stderr)
+                self.assertNotIn(second, albedo(app, "sessions", "--all").stdout)
+                quiet = albedo(app, "rm", "--yes", first)
+                self.assertEqual(quiet.returncode, 0, quiet.stderr)
+                self.assertNotIn("[y/N]", quiet.stderr)
+                self.assertIn("no sessions", albedo(app, "sessions", "--all").stdout)
+                unknown = albedo(app, "rm", "--yes", first)
+                self.assertNotEqual(unknown.returncode, 0)
+        finally:
+            provider.close()
+
+    def test_rm_refuses_a_running_session(self):
+        provider = Provider(lambda request: python("import time\ntime.sleep(30)"))
+        try:
+            with Albedo(provider) as app:
+                session = app.session()
+                app.prompt(session, "sleep").close()
+                while not any(e["type"] == "tool_call" for e in app.events(session)):
+                    pass
+                refused = albedo(app, "rm", "--yes", session)
+                self.assertEqual(refused.returncode, 1, refused.stderr)
+                self.assertIn("running", refused.stderr)
+                self.assertIn(session, albedo(app, "sessions").stdout)
+                app.api(f"/sessions/{session}/interrupt", {}).close()
         finally:
             provider.close()
 

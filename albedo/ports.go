@@ -62,6 +62,9 @@ type ItemQuery struct {
 	// Images loads image data; without it an item's Image carries its
 	// metadata only, Data nil.
 	Images bool
+	// NoResults leaves cell results out (Result nil): a model request
+	// needs only the output text.
+	NoResults bool
 }
 
 // Commit is one atomic write to the store.

@@ -6,23 +6,44 @@ import (
 	"sync"
 )
 
-// transcriptCache keeps a session's transcript in memory while it is in
-// use, so that a long session is not read back from the store for every
-// model request. Items are never changed once stored, and only the
-// session's own turn appends to them, so the cache is the stored
-// transcript plus what was committed since it was loaded.
+// transcriptCache keeps a session's transcript as model requests need it
+// (without cell results) in memory while it is in use, so that a long
+// session is not read back from the store for every model request. Items
+// are never changed once stored, and only the session's own turn appends
+// to them, so the cache is the stored transcript plus what was committed
+// since it was loaded.
 type transcriptCache struct {
 	mu    sync.Mutex
 	items []Item
 	valid bool
+	// bytes approximates the memory the items hold.
+	bytes int
 }
 
 // cachedSessions bounds how many idle sessions keep their transcript in
 // memory; running sessions always do.
 const cachedSessions = 16
 
-// transcript returns a session's transcript, from memory when it is there.
-// The returned slice must not be appended to by the caller.
+// bigTranscript is the size past which an idle session's transcript is
+// not kept in memory once its turn ends: the next turn reads it again
+// rather than the daemon holding it meanwhile.
+const bigTranscript = 8 << 20
+
+// itemBytes approximates the memory an item holds.
+func itemBytes(it Item) int {
+	n := 128 + len(it.Text) + len(it.Arguments) + len(it.Raw) + len(it.Source)
+	if it.Image != nil {
+		n += len(it.Image.Data)
+	}
+	for _, note := range it.Notes {
+		n += len(note)
+	}
+	return n
+}
+
+// transcript returns a session's transcript without cell results, from
+// memory when it is there. The returned slice must not be appended to by
+// the caller.
 func (s *Service) transcript(ctx context.Context, st *sessionState, id string) ([]Item, error) {
 	c := &st.cache
 	c.mu.Lock()
@@ -32,12 +53,15 @@ func (s *Service) transcript(ctx context.Context, st *sessionState, id string) (
 		s.touchCache(id)
 		return items, nil
 	}
-	items, err := s.store.Items(ctx, id, 0, 0)
+	items, err := s.store.ItemPage(ctx, id, ItemQuery{Images: true, NoResults: true})
 	if err != nil {
 		c.mu.Unlock()
 		return nil, err
 	}
-	c.items, c.valid = items, true
+	c.items, c.valid, c.bytes = items, true, 0
+	for _, it := range items {
+		c.bytes += itemBytes(it)
+	}
 	c.mu.Unlock()
 	s.touchCache(id)
 	return items[:len(items):len(items)], nil
@@ -63,9 +87,9 @@ func (s *Service) touchCache(id string) {
 	}
 }
 
-// remember adds newly committed items to the cache, if it is loaded. A
-// cache loaded from the store after the commit already holds them, so only
-// items past its last Seq are added.
+// remember adds newly committed items to the cache, if it is loaded,
+// without their cell results. A cache loaded from the store after the
+// commit already holds them, so only items past its last Seq are added.
 func (c *transcriptCache) remember(items []Item) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -78,7 +102,9 @@ func (c *transcriptCache) remember(items []Item) {
 	}
 	for _, it := range items {
 		if it.Seq > last {
+			it.Result = nil
 			c.items = append(c.items, it)
+			c.bytes += itemBytes(it)
 		}
 	}
 }
@@ -87,7 +113,16 @@ func (c *transcriptCache) remember(items []Item) {
 func (c *transcriptCache) forget() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.items, c.valid = nil, false
+	c.items, c.valid, c.bytes = nil, false, 0
+}
+
+// forgetIfBig drops the cache when it holds a long transcript.
+func (c *transcriptCache) forgetIfBig() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.bytes > bigTranscript {
+		c.items, c.valid, c.bytes = nil, false, 0
+	}
 }
 
 // cached returns the cached transcript, if loaded.

@@ -301,6 +301,7 @@ func (s *Service) finish(ctx context.Context, st *sessionState, id, marker strin
 	st.busy.Store(false)
 	s.publishItems(ctx, st, id, done.Items)
 	st.hub.publish(statusEvent(false))
+	st.cache.forgetIfBig()
 	return true
 }
 

@@ -14,7 +14,10 @@ daemon and reports, in one run:
   read and the RSS after it;
 - the RSS `--settle` seconds (default 60) after the reads;
 - the peak RSS during a turn on that session, the size of its model request
-  body, and the RSS after the turn.
+  body, and the RSS after the turn;
+- in a fresh home, the peak RSS while one answer of `--answer-mib` MiB
+  (default 50) streams in 16 KiB deltas with one SSE reader attached that
+  never reads, and the RSS `--settle` seconds later.
 
 RSS is VmRSS of the daemon; peaks are VmHWM after resetting it through
 /proc/PID/clear_refs. Figures are for reading, never for asserting. Build
@@ -37,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "acceptance"))
 sys.dont_write_bytecode = True
 
 from harness import Albedo, Provider, text  # noqa: E402
+from test_long_sessions import LongAnswerProvider  # noqa: E402
 
 MIB = 1 << 20
 
@@ -152,8 +156,44 @@ def main():
     parser.add_argument("--items", type=int, default=6447, help="python outputs in the long session")
     parser.add_argument("--output-kib", type=int, default=8, help="KiB of output per cell")
     parser.add_argument("--settle", type=float, default=60, help="seconds to wait before the settled RSS")
+    parser.add_argument("--answer-mib", type=int, default=50, help="MiB of the long streamed answer")
     args = parser.parse_args()
+    long_session(args)
+    long_answer(args)
 
+
+def long_answer(args):
+    import socket
+
+    provider = LongAnswerProvider(args.answer_mib * MIB)
+    try:
+        with Albedo(provider) as app:
+            session = app.session()
+            dead = socket.socket()
+            dead.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            dead.connect(("127.0.0.1", app.connection["port"]))
+            dead.sendall(
+                f"GET /sessions/{session}/stream HTTP/1.1\r\nHost: x\r\n"
+                f"Authorization: Bearer {app.connection['token']}\r\n\r\n".encode()
+            )
+            reset_peak(app)
+            started = time.perf_counter()
+            app.prompt(session, "a long answer please").close()
+            app.idle(session, timeout=300)
+            took = time.perf_counter() - started
+            print(
+                f"{args.answer_mib} MiB answer, one dead reader: {took:.1f} s, peak {peak(app):.1f} MB,"
+                f" after {rss(app):.1f} MB",
+                flush=True,
+            )
+            time.sleep(args.settle)
+            print(f"RSS {args.settle:.0f} s after the answer: {rss(app):.1f} MB", flush=True)
+            dead.close()
+    finally:
+        provider.close()
+
+
+def long_session(args):
     sizes = []
 
     def script(request):

@@ -26,6 +26,12 @@ const itemColumns = `seq, kind, timestamp, image_mime IS NOT NULL,
 	nullif(tool_name, ''), nullif(arguments, ''), nullif(protocol, ''),
 	result, trace, raw`
 
+// itemColumnsNoResults is itemColumns without the cell results.
+const itemColumnsNoResults = `seq, kind, timestamp, image_mime IS NOT NULL,
+	nullif(text, ''), nullif(source, ''), notes, nullif(call_id, ''),
+	nullif(tool_name, ''), nullif(arguments, ''), nullif(protocol, ''),
+	NULL, NULL, raw`
+
 // itemImage is the image of one item.
 type itemImage struct {
 	bun.BaseModel `bun:"table:items,alias:i"`

@@ -167,3 +167,20 @@ func TestArchivedIsStored(t *testing.T) {
 		t.Errorf("reopened session = %+v, %v; want it archived", got, err)
 	}
 }
+
+func TestItemPageCanLeaveResultsOut(t *testing.T) {
+	s := openStore(t, testPath(t))
+	createSessions(t, s, "s", 1)
+	out := albedo.Item{Kind: albedo.KindToolOutput, CallID: "c", ToolName: "python", Text: "printed",
+		Result: &albedo.CellResult{Status: albedo.CellOK, Output: "printed"}}
+	mustCommit(t, s, albedo.Commit{SessionID: "s0", Items: []albedo.Item{out}})
+	for _, without := range []bool{false, true} {
+		got, err := s.ItemPage(context.Background(), "s0", albedo.ItemQuery{NoResults: without})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[0].Text != "printed" || (got[0].Result == nil) != without {
+			t.Errorf("NoResults %v: item = %+v", without, got[0])
+		}
+	}
+}

@@ -56,7 +56,11 @@ func selectItems(ctx context.Context, tx bun.Tx, sessionID string, q albedo.Item
 	if err != nil {
 		return nil, err
 	}
-	sel := tx.NewSelect().ColumnExpr(itemColumns).TableExpr("items").
+	columns := itemColumns
+	if q.NoResults {
+		columns = itemColumnsNoResults
+	}
+	sel := tx.NewSelect().ColumnExpr(columns).TableExpr("items").
 		Where("session_id = ?", sessionID).Where("seq > ?", q.After)
 	if q.Before > 0 {
 		sel = sel.Where("seq < ?", q.Before)

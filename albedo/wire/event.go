@@ -90,6 +90,9 @@ func (e Event) Cell() (CellResult, error) {
 // durable event so far, each later one what happened next.
 type EventBatch struct {
 	Events []Event `json:"events"`
+	// Before, in a snapshot tailed with ?tail=N, is the seq of its oldest
+	// event, or null when it holds the session's first; absent elsewhere.
+	Before *int64 `json:"before,omitempty"`
 }
 
 // ImageMeta describes an attached image: never its data.

@@ -37,11 +37,14 @@ func runAttach(ctx context.Context, e *env, args []string) error {
 // or a prefix of its id that only it has. An empty ref means the most
 // recently updated session.
 func findSession(ctx context.Context, c *client.Client, ref string) (string, error) {
-	sessions, err := c.Sessions(ctx)
+	// Archived sessions answer to their id or name too; only the default
+	// leaves them out.
+	sessions, _, err := c.FindSessions(ctx, client.SessionFilter{Archived: "all"})
 	if err != nil {
 		return "", err
 	}
 	if ref == "" {
+		sessions = slices.DeleteFunc(sessions, func(s client.Session) bool { return s.Archived })
 		if len(sessions) == 0 {
 			return "", fmt.Errorf("no sessions yet: run 'albedo' in a project folder to start one")
 		}

@@ -20,11 +20,15 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	sessionRef := fs.String("session", "", "send to `SESSION` (an id, a name or a unique id prefix) instead of a new session")
 	workspace := fs.String("workspace", "", "make the new session in `DIR` (default: the current folder)")
 	asJSON := fs.Bool("json", false, "print the turn's events as JSON lines on stdout instead of the answer")
+	cont := fs.Bool("continue", false, "send to the most recent session in this folder (or --workspace DIR) instead of a new one")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if *sessionRef != "" && *workspace != "" {
 		return usageError{"--session and --workspace exclude each other: a session has its workspace"}
+	}
+	if *sessionRef != "" && *cont {
+		return usageError{"--session and --continue exclude each other"}
 	}
 	prompt, err := readPrompt(e, fs.Args())
 	if err != nil {
@@ -33,6 +37,11 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	c, err := e.dial(ctx)
 	if err != nil {
 		return err
+	}
+	if *cont {
+		if *sessionRef, err = latestIn(ctx, c, *workspace); err != nil {
+			return err
+		}
 	}
 	s, err := runSession(ctx, e, c, *sessionRef, *workspace)
 	if err != nil {
@@ -83,6 +92,23 @@ func runSession(ctx context.Context, e *env, c *client.Client, ref, workspace st
 	return s, nil
 }
 
+// latestIn returns the most recently updated session in dir (default:
+// the current folder).
+func latestIn(ctx context.Context, c *client.Client, dir string) (string, error) {
+	abs, err := workspaceDir(dir)
+	if err != nil {
+		return "", err
+	}
+	found, _, err := c.FindSessions(ctx, client.SessionFilter{Workspace: abs, Limit: 1})
+	if err != nil {
+		return "", err
+	}
+	if len(found) == 0 {
+		return "", fmt.Errorf("no session in %s to continue: leave out --continue to start one", abs)
+	}
+	return found[0].ID, nil
+}
+
 // turnRun sends one prompt and follows its turn to the end.
 type turnRun struct {
 	e         *env
@@ -94,7 +120,9 @@ type turnRun struct {
 // run subscribes, sends, and follows the turn, reconnecting when the
 // daemon goes away and interrupting the turn when ctx is cancelled.
 func (r *turnRun) run(ctx context.Context, c *client.Client, prompt string) error {
-	stream, err := c.Subscribe(ctx, r.id)
+	// The turn's events are all that matter: a snapshot of the last event
+	// tells where the session stands, however long it is.
+	stream, err := c.SubscribeFrom(ctx, r.id, client.SubscribeOptions{Tail: 1})
 	if err != nil {
 		return err
 	}
@@ -127,7 +155,7 @@ func (r *turnRun) run(ctx context.Context, c *client.Client, prompt string) erro
 		if !r.json {
 			fmt.Fprintln(r.e.stderr, "albedo: lost the daemon, reconnecting…")
 		}
-		redialed, reopened, err := r.resubscribe(ctx)
+		redialed, reopened, err := r.resubscribe(ctx, stream.LastEventID())
 		if redialed != nil {
 			c = redialed
 		}
@@ -167,15 +195,16 @@ func (r *turnRun) take(w *turnWatcher, ev client.Event) bool {
 }
 
 // resubscribe dials the daemon again (starting one if none runs, so an
-// interrupted turn resumes) and reopens the stream.
-func (r *turnRun) resubscribe(ctx context.Context) (*client.Client, *client.Stream, error) {
+// interrupted turn resumes) and reopens the stream after the last event
+// seen.
+func (r *turnRun) resubscribe(ctx context.Context, after int64) (*client.Client, *client.Stream, error) {
 	deadline := time.Now().Add(reconnectFor)
 	wait := 100 * time.Millisecond
 	for {
 		c, err := r.e.dial(ctx)
 		if err == nil {
 			var s *client.Stream
-			if s, err = c.Subscribe(ctx, r.id); err == nil {
+			if s, err = c.SubscribeFrom(ctx, r.id, client.SubscribeOptions{After: after}); err == nil {
 				return c, s, nil
 			}
 		}

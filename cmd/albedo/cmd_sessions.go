@@ -6,22 +6,45 @@ import (
 	"fmt"
 	"text/tabwriter"
 	"time"
+
+	"github.com/albedo-agent/albedo/frontends/client"
 )
 
 func runSessions(ctx context.Context, e *env, args []string) error {
 	fs := flags(e, "sessions")
 	asJSON := fs.Bool("json", false, "print the sessions as a JSON array")
+	all := fs.Bool("all", false, "list archived sessions too")
+	archived := fs.Bool("archived", false, "list archived sessions only")
+	search := fs.String("search", "", "list the sessions whose title or name contains `Q` (any case), or whose id starts with it")
+	limit := fs.Int("n", 0, "list at most `N` sessions, the most recent")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageError{"sessions takes no arguments"}
 	}
+	if *all && *archived {
+		return usageError{"--all and --archived exclude each other"}
+	}
+	if *limit < 0 {
+		return usageError{"-n takes a positive number"}
+	}
 	c, err := e.dial(ctx)
 	if err != nil {
 		return err
 	}
-	sessions, err := c.Sessions(ctx)
+	var sessions []client.Session
+	if f := (client.SessionFilter{Query: *search, Limit: *limit}); *all || *archived || f != (client.SessionFilter{}) {
+		switch {
+		case *all:
+			f.Archived = "all"
+		case *archived:
+			f.Archived = "true"
+		}
+		sessions, _, err = c.FindSessions(ctx, f)
+	} else {
+		sessions, err = c.Sessions(ctx)
+	}
 	if err != nil {
 		return err
 	}
@@ -31,6 +54,10 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 		return enc.Encode(sessions)
 	}
 	if len(sessions) == 0 {
+		if *all || *archived || *search != "" {
+			fmt.Fprintln(e.stdout, "no sessions match")
+			return nil
+		}
 		fmt.Fprintln(e.stdout, "no sessions yet: start one with 'albedo new' or 'albedo'")
 		return nil
 	}
@@ -40,6 +67,9 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 		title := s.Title
 		if s.Name != "" {
 			title = s.Name + ": " + title
+		}
+		if s.Archived {
+			title = "[archived] " + title
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s/%s\t%s\t%s\n", s.ID, s.Stage, s.Updated().Format(time.DateTime), s.Provider, s.Model, clip(title, 48), s.Workspace)
 	}

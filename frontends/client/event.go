@@ -34,6 +34,11 @@ const (
 	EventDelta    = wire.EventDelta
 	EventQueued   = wire.EventQueued
 	EventStatus   = wire.EventStatus
+	// EventOverflow ends a stream whose reader fell too far behind:
+	// subscribe again with SubscribeOptions.After to resume.
+	EventOverflow = wire.EventOverflow
+	// EventDeleted ends the stream of a session that was deleted.
+	EventDeleted = wire.EventDeleted
 )
 
 // Delta kinds (Event.Kind of a delta event).

@@ -157,3 +157,53 @@ func TestSubscribeRefused(t *testing.T) {
 		}
 	})
 }
+
+func TestWatchResumesAfterOverflow(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, client func(home.Connection) *Client) {
+		var lastIDs []string
+		c, _ := newFakeOf(t, client, func(w http.ResponseWriter, r *http.Request) {
+			lastIDs = append(lastIDs, r.Header.Get("Last-Event-ID"))
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			if len(lastIDs) == 1 {
+				fmt.Fprint(w, "id: 1\ndata: {\"events\":[{\"type\":\"user\",\"seq\":1}]}\n\n")
+				fmt.Fprint(w, "id: 2\ndata: {\"events\":[{\"type\":\"message\",\"seq\":2}]}\n\n")
+				fmt.Fprint(w, "data: {\"events\":[{\"type\":\"overflow\"}]}\n\n")
+				return
+			}
+			fmt.Fprint(w, "id: 3\ndata: {\"events\":[{\"type\":\"turn\",\"seq\":3}]}\n\n")
+		})
+		var seqs []int64
+		var end error
+		for ev, err := range c.Watch(context.Background(), "s1") {
+			if err != nil {
+				end = err
+				break
+			}
+			seqs = append(seqs, ev.Seq)
+		}
+		if !reflect.DeepEqual(seqs, []int64{1, 2, 3}) || !errors.Is(end, ErrStreamEnded) {
+			t.Errorf("seqs = %v, end = %v; want 1 2 3 then the end", seqs, end)
+		}
+		if !reflect.DeepEqual(lastIDs, []string{"", "2"}) {
+			t.Errorf("Last-Event-ID of each connection = %q, want none, then 2", lastIDs)
+		}
+	})
+}
+
+func TestSubscribeFromTailHasBefore(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, client func(home.Connection) *Client) {
+		c, f := newFakeOf(t, client, streamHandler(`{"events":[{"type":"turn","seq":9}],"before":9}`, nil, false))
+		s, err := c.SubscribeFrom(context.Background(), "s1", SubscribeOptions{Tail: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if got := f.requests()[0]; got.Path != "/sessions/s1/stream" || got.Query != "tail=1" {
+			t.Errorf("request = %+v, want the stream with tail=1", got)
+		}
+		if s.Before != 9 || s.LastEventID() != 9 {
+			t.Errorf("before, last = %d, %d; want 9, 9", s.Before, s.LastEventID())
+		}
+	})
+}

@@ -33,16 +33,33 @@ func (c *Client) Wait(ctx context.Context, id string) error {
 
 // Watch yields a session's events: everything so far, then what happens
 // next, until the stream ends (the last pair carries the error:
-// ErrStreamEnded, or ctx's error) or the caller stops.
+// ErrStreamEnded, or ctx's error) or the caller stops. A stream that
+// overflows because the caller fell behind is resumed after its last
+// event (Last-Event-ID), so nothing durable is missed or repeated.
 func (c *Client) Watch(ctx context.Context, id string) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		s, err := c.Subscribe(ctx, id)
-		if err != nil {
-			yield(Event{}, err)
-			return
+		opts := SubscribeOptions{}
+		for {
+			s, err := c.SubscribeFrom(ctx, id, opts)
+			if err != nil {
+				yield(Event{}, err)
+				return
+			}
+			overflowed, stopped := false, false
+			Replay(s.Snapshot, s.Events(), func(ev Event, err error) bool {
+				if err == nil && ev.Type == EventOverflow {
+					overflowed = true
+					return false
+				}
+				stopped = !yield(ev, err)
+				return !stopped
+			})
+			opts.After = s.LastEventID()
+			s.Close()
+			if !overflowed || stopped {
+				return
+			}
 		}
-		defer s.Close()
-		Replay(s.Snapshot, s.Events(), yield)
 	}
 }
 

@@ -310,3 +310,33 @@ func TestConsoleKeepsAReplyThatFailed(t *testing.T) {
 	s.typeText("r")
 	s.waitFor(t, "reply to #1: a careful reply")
 }
+
+func TestPickerDeletesArchivesAndSearches(t *testing.T) {
+	f := newFakeDaemon(t)
+	s, _ := startConsole(t, f, Options{Workspace: "/w"})
+	s.waitFor(t, "newer", "older", "2 sessions")
+	s.typeText("/")
+	s.typeText("old")
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	waitUntil(t, "the search", func() bool { return f.seen("GET /sessions?q=old") })
+	s.waitFor(t, "older", "1 session")
+	s.typeText("/")
+	s.InjectKey(tcell.KeyBackspace2, 0, tcell.ModNone)
+	s.InjectKey(tcell.KeyBackspace2, 0, tcell.ModNone)
+	s.InjectKey(tcell.KeyBackspace2, 0, tcell.ModNone)
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	s.waitFor(t, "newer", "2 sessions")
+	// d asks first; any key but y keeps the session.
+	s.typeText("d")
+	s.waitFor(t, "delete newer and its whole transcript?")
+	s.typeText("x")
+	s.waitFor(t, "kept newer")
+	s.typeText("d")
+	s.waitFor(t, "delete newer")
+	s.typeText("y")
+	waitUntil(t, "the deletion", func() bool { return f.seen("DELETE /sessions/s2") })
+	s.waitFor(t, "1 session")
+	s.typeText("a")
+	waitUntil(t, "the archiving", func() bool { return f.seen(`PATCH /sessions/s1?view=configuration {"archived":true}`) })
+	s.waitFor(t, "no sessions yet")
+}

@@ -37,14 +37,22 @@ type fakeDaemon struct {
 	onSend func(f *fakeDaemon, id, text string) (queued bool)
 	// dials counts clients handed out.
 	dials int
+	// hidden are the sessions deleted or archived: left out of listings.
+	hidden map[string]bool
 }
 
 func newFakeDaemon(t *testing.T) *fakeDaemon {
-	f := &fakeDaemon{t: t, events: map[string][]client.Event{}, subs: map[string][]chan client.Event{}}
+	f := &fakeDaemon{t: t, events: map[string][]client.Event{}, subs: map[string][]chan client.Event{}, hidden: map[string]bool{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /sessions", f.sessions)
 	mux.HandleFunc("GET /sessions/{id}", f.session)
 	mux.HandleFunc("PATCH /sessions/{id}", f.rename)
+	mux.HandleFunc("DELETE /sessions/{id}", func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		f.hidden[r.PathValue("id")] = true
+		f.mu.Unlock()
+		writeJSON(w, map[string]any{"deleted": r.PathValue("id")})
+	})
 	mux.HandleFunc("GET /sessions/{id}/stream", f.stream)
 	mux.HandleFunc("GET /sessions/{id}/status", func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
@@ -166,10 +174,18 @@ func writeJSON(w http.ResponseWriter, v any) {
 }
 
 func (f *fakeDaemon) sessions(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, []client.Session{
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	list := []client.Session{}
+	for _, s := range []client.Session{
 		{ID: "s1", Workspace: "/w", Title: "older", Provider: "fixture", Model: "m", UpdatedAt: 1},
 		{ID: "s2", Workspace: "/w2", Title: "newer", Provider: "fixture", Model: "m", UpdatedAt: 2},
-	})
+	} {
+		if !f.hidden[s.ID] && strings.Contains(s.Title, r.URL.Query().Get("q")) {
+			list = append(list, s)
+		}
+	}
+	writeJSON(w, list)
 }
 
 func (f *fakeDaemon) session(w http.ResponseWriter, r *http.Request) {
@@ -194,8 +210,16 @@ func (f *fakeDaemon) session(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *fakeDaemon) rename(w http.ResponseWriter, r *http.Request) {
-	var body struct{ Name string }
+	var body struct {
+		Name     string
+		Archived bool
+	}
 	json.NewDecoder(r.Body).Decode(&body)
+	if body.Archived {
+		f.mu.Lock()
+		f.hidden[r.PathValue("id")] = true
+		f.mu.Unlock()
+	}
 	writeJSON(w, map[string]any{"id": r.PathValue("id"), "name": body.Name})
 }
 

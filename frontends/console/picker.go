@@ -19,6 +19,8 @@ type pickerScreen struct {
 	status *tview.TextView
 	// sessions are the rows of the table, most recent first.
 	sessions []client.Session
+	// manage holds the delete, archive and search keys' state.
+	manage pickerManage
 }
 
 // pickerColumns are the table's column titles.
@@ -37,13 +39,14 @@ func newPickerScreen(c *Console) *pickerScreen {
 	header.SetBackgroundColor(tcell.ColorNavy)
 	p.status = tview.NewTextView().SetDynamicColors(true)
 	plain(p.status.Box)
-	help := tview.NewTextView().SetDynamicColors(true).SetText("[::d]Enter open · n new session here · v vents · r reload · q quit")
+	help := tview.NewTextView().SetDynamicColors(true).SetText("[::d]Enter open · n new session here · d delete · a archive · / search · v vents · r reload · q quit")
 	plain(help.Box)
 	p.root = tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(header, 1, 0, false).
 		AddItem(p.table, 0, 1, true).
 		AddItem(p.status, 1, 0, false).
 		AddItem(help, 1, 0, false)
+	p.manage.search = p.newSearch()
 	return p
 }
 
@@ -52,7 +55,7 @@ func (p *pickerScreen) load() {
 	p.status.SetText("[::d]loading…")
 	cl := p.c.client()
 	go func() {
-		sessions, err := cl.Sessions(p.c.ctx)
+		sessions, _, err := cl.FindSessions(p.c.ctx, client.SessionFilter{Query: p.manage.query})
 		p.c.mail.post(func() {
 			if err != nil {
 				p.status.SetText("[red]" + tview.Escape(describe(err)))
@@ -93,6 +96,10 @@ func (p *pickerScreen) fill() {
 			p.table.SetCell(r+1, i, cell)
 		}
 	}
+	if len(p.sessions) == 0 && p.manage.query != "" {
+		p.status.SetText("no session matches " + tview.Escape(p.manage.query) + ": / to search again")
+		return
+	}
 	if len(p.sessions) == 0 {
 		p.status.SetText("no sessions yet: press n to start one in " + tview.Escape(tildePath(p.c.opts.Workspace)))
 		return
@@ -111,6 +118,9 @@ func (p *pickerScreen) openRow(row int) {
 
 // keys handles the picker's keys.
 func (p *pickerScreen) keys(ev *tcell.EventKey) *tcell.EventKey {
+	if p.manage.confirming(p, ev) {
+		return nil
+	}
 	if ev.Key() == tcell.KeyEscape {
 		if p.c.session.id != "" {
 			p.c.showSession()
@@ -131,6 +141,12 @@ func (p *pickerScreen) keys(ev *tcell.EventKey) *tcell.EventKey {
 		p.c.showVents()
 	case 'n':
 		p.create()
+	case 'd':
+		p.askDelete()
+	case 'a':
+		p.archive()
+	case '/':
+		p.startSearch()
 	default:
 		return ev
 	}

@@ -113,13 +113,16 @@ func (s *sessionScreen) post(gen int, f func()) {
 
 // follow subscribes to the session's stream and applies its events until
 // ctx is done, reconnecting (dialling the daemon again, so a restarted one
-// is found) whenever the stream drops. Each subscription's snapshot
-// replaces the transcript.
+// is found) whenever the stream drops. The first subscription's snapshot
+// replaces the transcript; a reconnection resumes after the last event
+// seen (Last-Event-ID), so its snapshot holds only what was missed.
 func (s *sessionScreen) follow(ctx context.Context, gen int, id string) {
 	cl := s.c.client()
 	wait := 100 * time.Millisecond
+	var last int64
+	overflowed := false
 	for attempt := 0; ; attempt++ {
-		if attempt > 0 {
+		if attempt > 0 && !overflowed {
 			select {
 			case <-ctx.Done():
 				return
@@ -132,7 +135,8 @@ func (s *sessionScreen) follow(ctx context.Context, gen int, id string) {
 				continue
 			}
 		}
-		stream, err := cl.Subscribe(ctx, id)
+		overflowed = false
+		stream, err := cl.SubscribeFrom(ctx, id, client.SubscribeOptions{After: last})
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -146,11 +150,18 @@ func (s *sessionScreen) follow(ctx context.Context, gen int, id string) {
 		}
 		detail, derr := cl.Session(ctx, id, 0)
 		reconnected := attempt > 0
+		resumed := last > 0
 		s.post(gen, func() {
 			if derr == nil {
 				s.setInfo(detail)
 			}
-			s.t.Reset(stream.Snapshot)
+			if resumed {
+				for _, ev := range stream.Snapshot {
+					s.apply(ev)
+				}
+			} else {
+				s.t.Reset(stream.Snapshot)
+			}
 			s.resumeTurn()
 			if s.greeting != "" {
 				s.t.Notice(s.greeting, false)
@@ -164,15 +175,32 @@ func (s *sessionScreen) follow(ctx context.Context, gen int, id string) {
 			}
 		})
 		wait = 100 * time.Millisecond
+		deleted := false
 		for ev, err := range stream.Events() {
 			if err != nil {
 				break
 			}
+			if ev.Type == client.EventOverflow {
+				overflowed = true
+				break
+			}
+			if ev.Type == client.EventDeleted {
+				deleted = true
+				break
+			}
 			s.post(gen, func() { s.apply(ev) })
 		}
+		last = stream.LastEventID()
 		stream.Close()
 		if ctx.Err() != nil {
 			return
+		}
+		if deleted {
+			s.post(gen, func() { s.setConn("this session was deleted", true) })
+			return
+		}
+		if overflowed {
+			continue
 		}
 		s.post(gen, func() { s.setConn("the daemon went away, reconnecting…", true) })
 	}

@@ -162,6 +162,10 @@ func (d *daemon) serve(ctx context.Context, opts Options) error {
 	if opts.ParentPID > 0 {
 		go watchParent(opts.ParentPID, stop, shutdown)
 	}
+	limitMemory()
+	scavengeCtx, stopScavenging := context.WithCancel(ctx)
+	defer stopScavenging()
+	go scavenge(scavengeCtx)
 	var serveErr error
 	select {
 	case <-stop:
