@@ -114,6 +114,33 @@ func (h *hub) remove(sub *subscriber) {
 	}
 }
 
+// mark sets where a new subscriber's snapshot ends and drops from its
+// buffer what the snapshot already holds. The subscriber's reader must not
+// have started.
+func (h *hub) mark(sub *subscriber, after, afterQueued int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	sub.after, sub.afterQueued = after, afterQueued
+	if sub.ended {
+		return
+	}
+	held := make([]Event, 0, len(sub.ch))
+	for len(sub.ch) > 0 {
+		held = append(held, <-sub.ch)
+	}
+	sub.sizes, sub.bytes = sub.sizes[:0], 0
+	for _, ev := range held {
+		if !sub.covers(ev) {
+			sub.push(ev)
+		}
+	}
+}
+
+// covers reports whether the subscriber's snapshot already holds ev.
+func (sub *subscriber) covers(ev Event) bool {
+	return ev.Seq != 0 && ev.Seq <= sub.after || ev.QueueID != 0 && ev.QueueID <= sub.afterQueued
+}
+
 // publish queues events for every subscriber without ever blocking the
 // turn.
 func (h *hub) publish(events ...Event) {
@@ -121,7 +148,7 @@ func (h *hub) publish(events ...Event) {
 	defer h.mu.Unlock()
 	for sub := range h.subs {
 		for _, ev := range events {
-			if ev.Seq != 0 && ev.Seq <= sub.after || ev.QueueID != 0 && ev.QueueID <= sub.afterQueued {
+			if sub.covers(ev) {
 				continue
 			}
 			if !sub.push(ev) {

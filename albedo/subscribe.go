@@ -92,29 +92,15 @@ func (s *Service) SubscribeFrom(ctx context.Context, id string, opts SubscribeOp
 	}
 	st := s.state(id)
 	sub := newSubscriber()
-	// The end of the snapshot is fixed under the hub's lock: an item
-	// committed before is in the snapshot and filtered from the live
-	// channel by its Seq; one committed after is published once the lock
-	// is released.
+	// No store read happens under the hub's lock, so that a client
+	// connecting never delays a running turn's deltas. The subscriber is
+	// registered first, with no filter: what is published from then on is
+	// buffered. The snapshot's end is read next, and the buffer is then
+	// filtered by it under the lock: an item committed before the read is
+	// in the snapshot and dropped from the buffer by its Seq; one
+	// committed after it stays. Nobody reads the channel before
+	// SubscribeFrom returns, so the filtering races with no reader.
 	st.hub.mu.Lock()
-	last, err := s.lastSeq(ctx, id)
-	if err != nil {
-		st.hub.mu.Unlock()
-		return nil, err
-	}
-	sub.after = last
-	waiting, err := s.store.Queued(ctx, id)
-	if err != nil {
-		st.hub.mu.Unlock()
-		return nil, err
-	}
-	var shown []Event
-	for _, q := range waiting {
-		if q.Source == "" { // albedo's own notes show once delivered
-			shown = append(shown, queuedEvent(q))
-		}
-		sub.afterQueued = max(sub.afterQueued, q.ID)
-	}
 	if st.hub.subs == nil {
 		st.hub.subs = make(map[*subscriber]struct{})
 	}
@@ -126,6 +112,20 @@ func (s *Service) SubscribeFrom(ctx context.Context, id string, opts SubscribeOp
 		st.hub.subs[sub] = struct{}{}
 	}
 	st.hub.mu.Unlock()
+	last, waiting, err := s.snapshotEnd(ctx, id)
+	if err != nil {
+		st.hub.remove(sub)
+		return nil, err
+	}
+	var shown []Event
+	var afterQueued int64
+	for _, q := range waiting {
+		if q.Source == "" { // albedo's own notes show once delivered
+			shown = append(shown, queuedEvent(q))
+		}
+		afterQueued = max(afterQueued, q.ID)
+	}
+	st.hub.mark(sub, last, afterQueued)
 	out := &Subscription{Events: sub.ch, svc: s, id: id, to: last, waiting: shown}
 	switch {
 	case opts.After > 0:
@@ -139,6 +139,20 @@ func (s *Service) SubscribeFrom(ctx context.Context, id string, opts SubscribeOp
 	}
 	out.cancel = func() { st.hub.remove(sub) }
 	return out, nil
+}
+
+// snapshotEnd reads where a snapshot ends: the Seq of the session's last
+// item and the messages waiting now.
+func (s *Service) snapshotEnd(ctx context.Context, id string) (int64, []Queued, error) {
+	last, err := s.lastSeq(ctx, id)
+	if err != nil {
+		return 0, nil, err
+	}
+	waiting, err := s.store.Queued(ctx, id)
+	if err != nil {
+		return 0, nil, err
+	}
+	return last, waiting, nil
 }
 
 // lastSeq returns the Seq of a session's last item, 0 when it has none.
