@@ -45,8 +45,10 @@ func EventOf(it Item, code string) Event {
 		ev.Type, ev.Source, ev.Image = wire.EventUser, it.Source, it.Image.Meta()
 	case KindAssistant:
 		ev.Type = wire.EventMessage
+		showFlags(&ev, it.Flags)
 	case KindReasoning:
 		ev.Type = wire.EventThinking
+		showFlags(&ev, it.Flags)
 	case KindToolCall:
 		ev.Type, ev.CallID, ev.Name, ev.Code, ev.Text = wire.EventToolCall, it.CallID, it.ToolName, CallCode(it), ""
 	case KindToolOutput:
@@ -69,6 +71,8 @@ func EventOf(it Item, code string) Event {
 		ev.Type = wire.EventError
 	case KindTurn:
 		ev.Type, ev.Status, ev.Text = wire.EventTurn, it.Text, ""
+	case KindNote:
+		ev.Type, ev.Name = wire.EventNote, it.ToolName
 	}
 	return ev
 }
@@ -96,4 +100,20 @@ func Preview(text string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return text
+}
+
+// showFlags shows an item's flags on its event.
+func showFlags(ev *Event, f ItemFlags) {
+	ev.Refusal = f&FlagRefusal != 0
+	ev.Truncated = f&FlagTruncated != 0
+	ev.Partial = f&FlagPartial != 0
+	switch {
+	case ev.Truncated:
+		ev.Notice = TruncatedNotice
+	case ev.Partial:
+		ev.Notice = PartialNotice
+	}
+	if f&FlagCommentary != 0 {
+		ev.Phase = "commentary"
+	}
 }

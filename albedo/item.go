@@ -19,6 +19,10 @@ const (
 	KindToolOutput ItemKind = "tool_output"
 	KindError      ItemKind = "error"
 	KindTurn       ItemKind = "turn"
+	// KindNote is an output item of the model that albedo does not act on,
+	// such as a search the provider ran itself: Text describes it,
+	// ToolName is its type and Raw holds it. It is shown, not sent back.
+	KindNote ItemKind = "note"
 )
 
 // Conversational reports whether items of this kind are sent to the model.
@@ -66,9 +70,36 @@ type Item struct {
 	// for items albedo made itself.
 	Protocol Protocol
 	Raw      json.RawMessage
+	// Flags say what albedo knows of a model item beyond its text.
+	Flags ItemFlags
 	// Timestamp is the Unix time in milliseconds when the item happened.
 	Timestamp int64
 }
+
+// ItemFlags mark a model item (assistant text or reasoning) that is not a
+// plain, whole answer. They combine.
+type ItemFlags uint8
+
+// Item flags.
+const (
+	// FlagRefusal marks assistant text that is the model's refusal.
+	FlagRefusal ItemFlags = 1 << iota
+	// FlagTruncated marks text that stops where the model hit its output
+	// limit.
+	FlagTruncated
+	// FlagPartial marks text that streamed before the reply failed: what
+	// arrived, kept so that it is not lost.
+	FlagPartial
+	// FlagCommentary marks assistant text the model wrote on its way to the
+	// final answer (the Responses "commentary" phase).
+	FlagCommentary
+)
+
+// Notices shown beside a cut answer.
+const (
+	TruncatedNotice = "answer cut: the model hit its output limit"
+	PartialNotice   = "answer cut: the reply failed before it was finished"
+)
 
 // Image is a picture attached to a user message.
 type Image struct {

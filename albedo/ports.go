@@ -121,6 +121,21 @@ type Endpoint struct {
 	Protocol Protocol
 	// Effort is "", "low", "medium" or "high".
 	Effort string
+	// Reasoning says whether the model reasons, which makes Responses
+	// requests ask for its encrypted reasoning and a summary even with no
+	// effort set; nil leaves it to the provider adapter, which knows the
+	// names of reasoning models.
+	Reasoning *bool
+	// ThinkTags makes "<think>…</think>" at the start of the answer text
+	// reasoning, for local servers whose reasoning parser is off.
+	ThinkTags bool
+	// ReasoningContent sends a Chat Completions model its reasoning of the
+	// current turn back, as the assistant messages' "reasoning_content"
+	// (DeepSeek and Kimi thinking modes need it between tool calls).
+	ReasoningContent bool
+	// NoPromptCacheKey leaves out the prompt cache key (the session id)
+	// that requests otherwise carry.
+	NoPromptCacheKey bool
 }
 
 // Tool describes a function the model may call.
@@ -139,6 +154,10 @@ type ModelRequest struct {
 	// "messages" array of Chat Completions or the "input" array of Responses.
 	Input []json.RawMessage
 	Tools []Tool
+	// SessionID names the session the request is for; providers use it as
+	// the prompt cache key, so that the requests of one session share a
+	// cache.
+	SessionID string
 }
 
 // DeltaKind says what a streamed fragment belongs to.
@@ -167,14 +186,17 @@ type Usage = wire.Usage
 
 // ModelReply is a finished model reply: its items in output order
 // (reasoning, assistant text, tool calls), each with Kind, Text or call
-// fields, Protocol and Raw set.
+// fields, Protocol, Raw and Flags set. A refusal is assistant text flagged
+// FlagRefusal; text cut at the output limit is flagged FlagTruncated.
 type ModelReply struct {
 	Items []Item
 	Usage Usage
 }
 
 // Provider streams model replies. Implementations retry transient failures
-// themselves and return an error wrapping an *Error for the rest. A
+// themselves and return an error wrapping an *Error for the rest; when the
+// reply failed after text or reasoning streamed, the returned reply holds
+// that much, flagged FlagPartial, beside the error (never a tool call). A
 // cancelled ctx ends the request at once and returns ctx.Err().
 type Provider interface {
 	Stream(ctx context.Context, req ModelRequest, onDelta func(Delta)) (ModelReply, error)
@@ -212,6 +234,12 @@ type ProviderConfig struct {
 	APIKey   string
 	Model    string
 	Protocol Protocol
+	// Reasoning, ThinkTags, ReasoningContent and NoPromptCacheKey are
+	// copied to the Endpoint; see there.
+	Reasoning        *bool
+	ThinkTags        bool
+	ReasoningContent bool
+	NoPromptCacheKey bool
 }
 
 // Config is the user's provider configuration.

@@ -14,9 +14,26 @@ import (
 // Every tool call reaches the provider paired with its output: a call with
 // no output gets one saying so, and an output with no call is dropped.
 func Project(items []Item, protocol Protocol) []json.RawMessage {
+	return ProjectFor(items, Endpoint{Protocol: protocol})
+}
+
+// ProjectFor is Project for the endpoint a request goes to: a Chat
+// Completions endpoint with ReasoningContent set also gets the reasoning of
+// the current turn (after the last user message) back, as the
+// "reasoning_content" of the assistant message it preceded.
+func ProjectFor(items []Item, ep Endpoint) []json.RawMessage {
 	items = pairCalls(items)
-	if protocol == ProtocolChatCompletions {
-		return projectChat(items)
+	if ep.Protocol == ProtocolChatCompletions {
+		from := len(items)
+		if ep.ReasoningContent {
+			from = 0
+			for i, it := range items {
+				if it.Kind == KindUser {
+					from = i + 1
+				}
+			}
+		}
+		return projectChat(items, from)
 	}
 	return projectResponses(items)
 }

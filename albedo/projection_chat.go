@@ -3,11 +3,13 @@ package albedo
 import "encoding/json"
 
 // projectChat builds Chat Completions messages. Consecutive assistant text
-// and tool calls of one reply merge into one assistant message; reasoning is
-// not replayed (Chat Completions providers do not take it back).
-func projectChat(items []Item) []json.RawMessage {
+// and tool calls of one reply merge into one assistant message. Reasoning
+// is not replayed (most Chat Completions providers do not take it back),
+// except that items from index reasoningFrom on give their reasoning to the
+// assistant message that follows it, as "reasoning_content".
+func projectChat(items []Item, reasoningFrom int) []json.RawMessage {
 	var out []json.RawMessage
-	var text *string
+	var text, reasoning *string
 	var calls [][]byte
 	flush := func() {
 		if text == nil && calls == nil {
@@ -19,15 +21,28 @@ func projectChat(items []Item) []json.RawMessage {
 		} else {
 			msg.raw("content", []byte("null"))
 		}
+		if reasoning != nil {
+			msg.str("reasoning_content", *reasoning)
+		}
 		if calls != nil {
 			msg.raw("tool_calls", jsonArray(calls...))
 		}
 		out = append(out, msg.done())
-		text, calls = nil, nil
+		text, calls, reasoning = nil, nil, nil
 	}
-	for _, it := range items {
+	for i, it := range items {
 		switch it.Kind {
 		case KindReasoning:
+			if i >= reasoningFrom && it.Text != "" {
+				if text != nil || calls != nil {
+					flush()
+				}
+				r := it.Text
+				if reasoning != nil {
+					r = *reasoning + "\n\n" + r
+				}
+				reasoning = &r
+			}
 			continue
 		case KindAssistant:
 			if calls != nil || text != nil {

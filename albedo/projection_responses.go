@@ -19,8 +19,7 @@ func projectResponses(items []Item) []json.RawMessage {
 				out = append(out, it.Raw)
 				continue
 			}
-			part := newObject().str("type", "output_text").str("text", it.Text).done()
-			out = append(out, newObject().str("type", "message").str("role", "assistant").raw("content", jsonArray(part)).done())
+			out = append(out, ResponsesMessage(it.Text, "completed"))
 		case KindToolCall:
 			if native {
 				out = append(out, it.Raw)
@@ -40,9 +39,19 @@ func projectResponses(items []Item) []json.RawMessage {
 func responsesUser(it Item) json.RawMessage {
 	parts := [][]byte{newObject().str("type", "input_text").str("text", noteText(it)).done()}
 	if it.Image != nil {
-		parts = append(parts, newObject().str("type", "input_image").str("image_url", dataURL(it.Image)).done())
+		parts = append(parts, newObject().str("type", "input_image").str("image_url", dataURL(it.Image)).str("detail", "auto").done())
 	}
 	return newObject().str("type", "message").str("role", "user").raw("content", jsonArray(parts...)).done()
+}
+
+// ResponsesMessage is a Responses assistant message holding text, with the
+// fields the published schema asks of one (less the id, which a request
+// that stores nothing must not carry); status is "completed" or
+// "incomplete".
+func ResponsesMessage(text, status string) json.RawMessage {
+	part := newObject().str("type", "output_text").str("text", text).
+		raw("annotations", []byte("[]")).raw("logprobs", []byte("[]")).done()
+	return newObject().str("type", "message").str("role", "assistant").str("status", status).raw("content", jsonArray(part)).done()
 }
 
 // replayableReasoning reports whether a Responses reasoning item can be sent

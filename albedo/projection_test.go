@@ -65,7 +65,7 @@ func TestProject(t *testing.T) {
 			items:    []albedo.Item{user("hi"), chatReasoning, chatText, chatCall, out("k1", "two")},
 			protocol: resp,
 			want: `[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]},` +
-				`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"hey"}]},` +
+				`{"type":"message","role":"assistant","status":"completed","content":[{"type":"output_text","text":"hey","annotations":[],"logprobs":[]}]},` +
 				`{"type":"function_call","call_id":"k1","name":"python","arguments":"{\"code\":\"2\"}"},` +
 				`{"type":"function_call_output","call_id":"k1","output":"two"}]`,
 		},
@@ -78,7 +78,7 @@ func TestProject(t *testing.T) {
 				{Kind: albedo.KindAssistant, Text: "plain"}},
 			protocol: resp,
 			want: `[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]},` +
-				`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"plain"}]}]`,
+				`{"type":"message","role":"assistant","status":"completed","content":[{"type":"output_text","text":"plain","annotations":[],"logprobs":[]}]}]`,
 		},
 		{
 			name:     "chat merges text and calls of responses items into one message",
@@ -120,7 +120,7 @@ func TestProject(t *testing.T) {
 			name:     "responses image",
 			items:    []albedo.Item{{Kind: albedo.KindUser, Text: "look", Image: img}},
 			protocol: resp,
-			want:     `[{"type":"message","role":"user","content":[{"type":"input_text","text":"look"},{"type":"input_image","image_url":"` + dataURL + `"}]}]`,
+			want:     `[{"type":"message","role":"user","content":[{"type":"input_text","text":"look"},{"type":"input_image","image_url":"` + dataURL + `","detail":"auto"}]}]`,
 		},
 		{
 			name: "system notes in chat",
@@ -184,5 +184,57 @@ func TestProjectEmpty(t *testing.T) {
 		if got := albedo.Project(nil, p); len(got) != 0 {
 			t.Errorf("%s: Project(nil) = %s", p, got)
 		}
+	}
+}
+
+func TestProjectForSendsReasoningContentOfTheCurrentTurnOnly(t *testing.T) {
+	call := func(id string) albedo.Item {
+		return albedo.Item{Kind: albedo.KindToolCall, CallID: id, ToolName: "python", Arguments: `{}`}
+	}
+	out := func(id string) albedo.Item { return albedo.Item{Kind: albedo.KindToolOutput, CallID: id, Text: "ok"} }
+	items := []albedo.Item{
+		{Kind: albedo.KindUser, Text: "first"},
+		{Kind: albedo.KindReasoning, Text: "old thought"},
+		{Kind: albedo.KindAssistant, Text: "done"},
+		{Kind: albedo.KindUser, Text: "second"},
+		{Kind: albedo.KindReasoning, Text: "plan"},
+		call("c1"), out("c1"),
+		{Kind: albedo.KindReasoning, Text: "check"},
+		{Kind: albedo.KindAssistant, Text: "answer"},
+	}
+	tests := []struct {
+		name string
+		ep   albedo.Endpoint
+		want []string
+	}{
+		{"flag off", albedo.Endpoint{Protocol: chat}, []string{
+			`{"role":"user","content":"first"}`,
+			`{"role":"assistant","content":"done"}`,
+			`{"role":"user","content":"second"}`,
+			`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"python","arguments":"{}"}}]}`,
+			`{"role":"tool","tool_call_id":"c1","content":"ok"}`,
+			`{"role":"assistant","content":"answer"}`,
+		}},
+		{"flag on", albedo.Endpoint{Protocol: chat, ReasoningContent: true}, []string{
+			`{"role":"user","content":"first"}`,
+			`{"role":"assistant","content":"done"}`,
+			`{"role":"user","content":"second"}`,
+			`{"role":"assistant","content":null,"reasoning_content":"plan","tool_calls":[{"id":"c1","type":"function","function":{"name":"python","arguments":"{}"}}]}`,
+			`{"role":"tool","tool_call_id":"c1","content":"ok"}`,
+			`{"role":"assistant","content":"answer","reasoning_content":"check"}`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := albedo.ProjectFor(items, tt.ep)
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %d messages, want %d: %s", len(got), len(tt.want), got)
+			}
+			for i := range got {
+				if !sameJSON(t, got[i], []byte(tt.want[i])) {
+					t.Errorf("message %d = %s, want %s", i, got[i], tt.want[i])
+				}
+			}
+		})
 	}
 }

@@ -91,8 +91,9 @@ func (s *Service) step(ctx context.Context, st *sessionState, id string) stepOut
 	req := ModelRequest{
 		Endpoint:     ep,
 		Instructions: s.instructions,
-		Input:        Project(items, ep.Protocol),
+		Input:        ProjectFor(items, ep),
 		Tools:        []Tool{PythonTool()},
+		SessionID:    id,
 	}
 	reply, err := s.provider.Stream(ctx, req, func(d Delta) {
 		st.hub.publish(Event{Type: wire.EventDelta, Kind: string(d.Kind), Text: d.Text})
@@ -101,6 +102,7 @@ func (s *Service) step(ctx context.Context, st *sessionState, id string) stepOut
 		return stepCancelled
 	}
 	if err != nil {
+		s.keepPartial(ctx, st, id, ep, reply.Items)
 		return s.failed(ctx, st, id, fmt.Errorf("ask %s (%s): %w", ep.Provider, ep.Model, err))
 	}
 	now := s.now()
@@ -134,6 +136,27 @@ func (s *Service) step(ctx context.Context, st *sessionState, id string) stepOut
 		return stepCancelled
 	}
 	return stepTools
+}
+
+// keepPartial records the text and reasoning that streamed before a reply
+// failed, flagged partial, so that a reload still shows them. Tool calls of
+// a failed reply are never kept: they would run.
+func (s *Service) keepPartial(ctx context.Context, st *sessionState, id string, ep Endpoint, items []Item) {
+	var keep []Item
+	for _, it := range items {
+		if (it.Kind != KindAssistant && it.Kind != KindReasoning) || it.Text == "" {
+			continue
+		}
+		it.Flags |= FlagPartial
+		it.Timestamp = s.now()
+		if it.Protocol == "" {
+			it.Protocol = ep.Protocol
+		}
+		keep = append(keep, it)
+	}
+	if _, err := s.append(context.WithoutCancel(ctx), st, id, keep...); err != nil {
+		s.log.Error("record partial reply", "session", id, "err", err)
+	}
 }
 
 // append commits items to a session's transcript and publishes their
@@ -250,6 +273,11 @@ func (s *Service) endpoint(ctx context.Context, st *sessionState, sess Session) 
 		Model:    model,
 		Protocol: pc.Protocol,
 		Effort:   sess.Effort,
+
+		Reasoning:        pc.Reasoning,
+		ThinkTags:        pc.ThinkTags,
+		ReasoningContent: pc.ReasoningContent,
+		NoPromptCacheKey: pc.NoPromptCacheKey,
 	}, nil
 }
 

@@ -391,6 +391,56 @@ func TestProviderErrorFailsTurn(t *testing.T) {
 	}
 }
 
+func TestTextBeforeAProviderFailureIsKeptMarkedPartial(t *testing.T) {
+	r := newRig(t, script(fakes.Reply{Reasoning: "planning", Text: "The answer is", Err: albedo.Errorf(albedo.EProvider, "provider failed mid-stream: overloaded")}))
+	sess := r.session("")
+	r.turn(sess.ID, "hello")
+	items := r.history(sess.ID)
+	equalKinds(t, items, albedo.KindUser, albedo.KindReasoning, albedo.KindAssistant, albedo.KindError, albedo.KindTurn)
+	if items[2].Text != "The answer is" || items[2].Flags != albedo.FlagPartial || items[1].Flags != albedo.FlagPartial {
+		t.Errorf("kept %+v and %+v", items[1], items[2])
+	}
+	if !strings.Contains(items[3].Text, "overloaded") {
+		t.Errorf("error item %q", items[3].Text)
+	}
+	ev := albedo.EventOf(items[2], "")
+	if ev.Type != wire.EventMessage || !ev.Partial || ev.Notice != albedo.PartialNotice {
+		t.Errorf("event of the partial text = %+v", ev)
+	}
+}
+
+func TestEventsShowRefusalsAndCutAnswers(t *testing.T) {
+	tests := []struct {
+		name  string
+		item  albedo.Item
+		check func(albedo.Event) bool
+	}{
+		{"refusal", albedo.Item{Kind: albedo.KindAssistant, Text: "I can't help with that.", Flags: albedo.FlagRefusal},
+			func(e albedo.Event) bool {
+				return e.Type == "message" && e.Refusal && e.Text == "I can't help with that." && e.Notice == ""
+			}},
+		{"truncated", albedo.Item{Kind: albedo.KindAssistant, Text: `{"`, Flags: albedo.FlagTruncated},
+			func(e albedo.Event) bool {
+				return e.Truncated && e.Notice == "answer cut: the model hit its output limit"
+			}},
+		{"commentary", albedo.Item{Kind: albedo.KindAssistant, Text: "Checking.", Flags: albedo.FlagCommentary},
+			func(e albedo.Event) bool { return e.Phase == "commentary" && !e.Truncated }},
+		{"note", albedo.Item{Kind: albedo.KindNote, Text: "searched the web for “news”", ToolName: "web_search_call"},
+			func(e albedo.Event) bool {
+				return e.Type == "note" && e.Name == "web_search_call" && e.Text == "searched the web for “news”"
+			}},
+		{"whole answer", albedo.Item{Kind: albedo.KindAssistant, Text: "fine"},
+			func(e albedo.Event) bool {
+				return !e.Refusal && !e.Truncated && !e.Partial && e.Notice == "" && e.Phase == ""
+			}},
+	}
+	for _, tt := range tests {
+		if ev := albedo.EventOf(tt.item, ""); !tt.check(ev) {
+			t.Errorf("%s: event %+v", tt.name, ev)
+		}
+	}
+}
+
 func TestVanishedProviderFailsUntilSwitch(t *testing.T) {
 	r := newRig(t, script(fakes.Text("answered")))
 	sess := r.session(respProvider)

@@ -48,6 +48,21 @@ func TestLoad(t *testing.T) {
 				"beta":  {Name: "beta", BaseURL: "https://api.example.com/v1", Model: "m", Protocol: albedo.ProtocolChatCompletions},
 			}},
 		},
+		{
+			name: "provider settings for real servers",
+			contents: ptr(`{"providers": {
+				"deepseek": {"baseUrl": "https://api.deepseek.com", "model": "deepseek-reasoner", "protocol": "chat_completions", "reasoningContent": true, "promptCacheKey": false},
+				"local": {"baseUrl": "http://127.0.0.1:8080/v1", "model": "qwq", "protocol": "chat_completions", "thinkTags": true, "promptCacheKey": true},
+				"proxy": {"baseUrl": "https://proxy.example/v1", "model": "my-gpt5", "protocol": "responses", "reasoning": true},
+				"plain": {"baseUrl": "https://api.example/v1", "model": "gpt-5", "protocol": "responses", "reasoning": false}
+			}}`),
+			want: albedo.Config{Providers: map[string]albedo.ProviderConfig{
+				"deepseek": {Name: "deepseek", BaseURL: "https://api.deepseek.com", Model: "deepseek-reasoner", Protocol: albedo.ProtocolChatCompletions, ReasoningContent: true, NoPromptCacheKey: true},
+				"local":    {Name: "local", BaseURL: "http://127.0.0.1:8080/v1", Model: "qwq", Protocol: albedo.ProtocolChatCompletions, ThinkTags: true},
+				"proxy":    {Name: "proxy", BaseURL: "https://proxy.example/v1", Model: "my-gpt5", Protocol: albedo.ProtocolResponses, Reasoning: new(true)},
+				"plain":    {Name: "plain", BaseURL: "https://api.example/v1", Model: "gpt-5", Protocol: albedo.ProtocolResponses, Reasoning: new(false)},
+			}},
+		},
 		{name: "missing file", want: albedo.Config{Providers: map[string]albedo.ProviderConfig{}}},
 		{name: "blank file", contents: ptr(" \n"), want: albedo.Config{Providers: map[string]albedo.ProviderConfig{}}},
 		{name: "null", contents: ptr("null"), want: albedo.Config{Providers: map[string]albedo.ProviderConfig{}}},
@@ -94,6 +109,7 @@ func TestLoadFaults(t *testing.T) {
 		{"wrong type", "{\n  \"active\": 5\n}", `line 2, column 13: "active" must be a string, not number`, 2, 13},
 		{"providers not an object", `{"providers": []}`, `line 1, column 15: "providers" must be an object, not array`, 1, 15},
 		{"field of a provider", "{\"providers\": {\"a\": {\n\"baseUrl\": true}}}", `line 2, column 12: "providers.baseUrl" must be a string, not bool`, 2, 12},
+		{"setting that is not a boolean", "{\"providers\": {\"a\": {\"thinkTags\": \"yes\"}}}", `line 1, column 35: "providers.thinkTags" must be true or false, not string`, 1, 35},
 		{"string for an object", "{\"providers\": {\"a\": \"x\\\"y\"}}", `line 1, column 21: "providers" must be an object, not string`, 1, 21},
 		{"long number", "{\"active\": -12.5e+3}", `line 1, column 12: "active" must be a string, not number`, 1, 12},
 		{"not an object", `[1]`, `line 1, column 1: the file must be an object, not array`, 1, 1},

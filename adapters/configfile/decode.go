@@ -23,6 +23,15 @@ type providerDocument struct {
 	APIKey   string `json:"apiKey"`
 	Model    string `json:"model"`
 	Protocol string `json:"protocol"`
+	// Reasoning, when set, says whether the model reasons; absent, the
+	// model's name decides.
+	Reasoning *bool `json:"reasoning"`
+	// ThinkTags reads <think>…</think> at the start of answers as thinking.
+	ThinkTags bool `json:"thinkTags"`
+	// ReasoningContent sends reasoning back within a turn (Chat Completions).
+	ReasoningContent bool `json:"reasoningContent"`
+	// PromptCacheKey false stops sending the session id as prompt_cache_key.
+	PromptCacheKey *bool `json:"promptCacheKey"`
 }
 
 // parse decodes data, the contents of the file at path, checking its
@@ -63,6 +72,8 @@ func kind(e *json.UnmarshalTypeError) string {
 		return "a string"
 	case "map", "struct":
 		return "an object"
+	case "bool":
+		return "true or false"
 	}
 	return e.Type.String()
 }
@@ -142,6 +153,8 @@ func config(path string, doc document) (albedo.Config, error) {
 		p := doc.Providers[name]
 		pc := albedo.ProviderConfig{
 			Name: name, BaseURL: p.BaseURL, APIKey: p.APIKey, Model: p.Model, Protocol: albedo.Protocol(p.Protocol),
+			Reasoning: p.Reasoning, ThinkTags: p.ThinkTags, ReasoningContent: p.ReasoningContent,
+			NoPromptCacheKey: p.PromptCacheKey != nil && !*p.PromptCacheKey,
 		}
 		if err := validate(pc); err != nil {
 			err.Message = fmt.Sprintf("config file %s: %s", path, err.Message)

@@ -15,6 +15,9 @@ type chatRequest struct {
 	Stream          bool              `json:"stream"`
 	StreamOptions   chatStreamOptions `json:"stream_options"`
 	ReasoningEffort string            `json:"reasoning_effort,omitempty"`
+	// PromptCacheKey is the session id: requests of one session share a
+	// prompt cache.
+	PromptCacheKey string `json:"prompt_cache_key,omitempty"`
 }
 
 type chatStreamOptions struct {
@@ -46,6 +49,7 @@ func chatBody(req albedo.ModelRequest) ([]byte, error) {
 		Stream:          true,
 		StreamOptions:   chatStreamOptions{IncludeUsage: true},
 		ReasoningEffort: req.Endpoint.Effort,
+		PromptCacheKey:  cacheKey(req),
 	}
 	if req.Instructions != "" {
 		body.Messages = append(body.Messages, mustMarshal(chatMessage{Role: "system", Content: req.Instructions}))

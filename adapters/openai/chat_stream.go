@@ -14,7 +14,9 @@ type chatChunk struct {
 	Choices []struct {
 		Index int `json:"index"`
 		Delta struct {
+			// Content is a string, or (Mistral) a list of typed parts.
 			Content          json.RawMessage `json:"content"`
+			Refusal          json.RawMessage `json:"refusal"`
 			ReasoningContent json.RawMessage `json:"reasoning_content"`
 			Reasoning        json.RawMessage `json:"reasoning"`
 			ToolCalls        []struct {
@@ -34,6 +36,10 @@ type chatChunk struct {
 		Usage *chatUsage `json:"usage"`
 	} `json:"x_groq"`
 	Error *apiError `json:"error"`
+	// Object and Message are set by servers (vLLM up to 0.6) that stream
+	// a bare error object {"object": "error", "message": …}.
+	Object  string `json:"object"`
+	Message string `json:"message"`
 }
 
 // chatCall is a tool call being assembled from its fragments.
@@ -52,6 +58,8 @@ type chatDecoder struct {
 	log       *slog.Logger
 	text      strings.Builder
 	reasoning strings.Builder
+	refused   bool
+	think     *thinkSplitter
 	calls     []*chatCall
 	finish    string
 	usage     albedo.Usage
@@ -60,13 +68,22 @@ type chatDecoder struct {
 }
 
 func newChatDecoder(ep albedo.Endpoint, onDelta func(albedo.Delta), log *slog.Logger) *chatDecoder {
-	return &chatDecoder{ep: ep, onDelta: onDelta, log: log, newID: newCallID}
+	d := &chatDecoder{ep: ep, onDelta: onDelta, log: log, newID: newCallID}
+	if ep.ThinkTags {
+		d.think = &thinkSplitter{}
+	}
+	return d
 }
 
-// event applies one chunk; "[DONE]" ends the stream.
+// event applies one chunk; "[DONE]" ends the stream. An "error" event
+// (llama.cpp sends an "error:" field line), a chunk with an "error" member
+// or a bare error object fails it with the provider's message.
 func (d *chatDecoder) event(ev sseEvent) (bool, error) {
 	if ev.done() {
 		return true, nil
+	}
+	if ev.Type == "error" {
+		return false, failure(d.ep, nil, "failed mid-stream: %s", quote(d.ep, providerMessage([]byte(ev.Data))))
 	}
 	var chunk chatChunk
 	if err := decodeEvent(d.ep, d.log, ev.Data, &chunk); err != nil {
@@ -74,6 +91,13 @@ func (d *chatDecoder) event(ev sseEvent) (bool, error) {
 	}
 	if chunk.Error != nil {
 		return false, failure(d.ep, nil, "failed mid-stream: %s", quote(d.ep, chunk.Error.text()))
+	}
+	if chunk.Object == "error" {
+		msg := chunk.Message
+		if msg == "" {
+			msg = "no reason given"
+		}
+		return false, failure(d.ep, nil, "failed mid-stream: %s", quote(d.ep, msg))
 	}
 	if u := chunk.Usage.usage(); u.Reported() {
 		d.usage = u
@@ -92,13 +116,15 @@ func (d *chatDecoder) event(ev sseEvent) (bool, error) {
 		if s == "" {
 			s = jsonString(delta.Reasoning)
 		}
-		if s != "" {
-			d.reasoning.WriteString(s)
-			d.onDelta(albedo.Delta{Kind: albedo.DeltaReasoning, Text: s})
+		d.addReasoning(s)
+		if len(delta.Content) > 0 && delta.Content[0] == '[' {
+			d.contentParts(delta.Content)
+		} else {
+			d.addText(jsonString(delta.Content))
 		}
-		if s := jsonString(delta.Content); s != "" {
-			d.text.WriteString(s)
-			d.onDelta(albedo.Delta{Kind: albedo.DeltaText, Text: s})
+		if s := jsonString(delta.Refusal); s != "" {
+			d.refused = true
+			d.addText(s)
 		}
 		for _, frag := range delta.ToolCalls {
 			call := d.call(frag.Index, frag.ID)
@@ -118,6 +144,72 @@ func (d *chatDecoder) event(ev sseEvent) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// addReasoning keeps and streams a fragment of reasoning.
+func (d *chatDecoder) addReasoning(s string) {
+	if s == "" {
+		return
+	}
+	d.reasoning.WriteString(s)
+	d.onDelta(albedo.Delta{Kind: albedo.DeltaReasoning, Text: s})
+}
+
+// addText keeps and streams a fragment of the answer; with think tags on,
+// a leading <think>…</think> goes to the reasoning instead.
+func (d *chatDecoder) addText(s string) {
+	if s == "" {
+		return
+	}
+	if d.think != nil {
+		d.think.feed(s, d.addReasoning, d.addAnswer)
+		return
+	}
+	d.addAnswer(s)
+}
+
+func (d *chatDecoder) addAnswer(s string) {
+	if s == "" {
+		return
+	}
+	d.text.WriteString(s)
+	d.onDelta(albedo.Delta{Kind: albedo.DeltaText, Text: s})
+}
+
+// contentPart is one typed part of a content list. Mistral's reasoning
+// models send {type: thinking, thinking: [{type: text, text}]} and
+// {type: text, text}.
+type contentPart struct {
+	Type     string          `json:"type"`
+	Text     string          `json:"text"`
+	Thinking json.RawMessage `json:"thinking"`
+}
+
+// contentParts applies a content list: text parts are the answer, thinking
+// parts reasoning; other parts are skipped.
+func (d *chatDecoder) contentParts(raw json.RawMessage) {
+	var parts []contentPart
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		d.log.Warn("ignoring content that is neither text nor a list of parts", "provider", d.ep.Provider, "error", err)
+		return
+	}
+	for _, p := range parts {
+		switch p.Type {
+		case "text":
+			d.addText(p.Text)
+		case "thinking":
+			if s := jsonString(p.Thinking); s != "" {
+				d.addReasoning(s)
+				continue
+			}
+			var inner []contentPart
+			if json.Unmarshal(p.Thinking, &inner) == nil {
+				for _, q := range inner {
+					d.addReasoning(q.Text)
+				}
+			}
+		}
+	}
 }
 
 // call finds the call a fragment belongs to, starting a new one as needed.
@@ -146,26 +238,18 @@ func (d *chatDecoder) call(index *int, id string) *chatCall {
 }
 
 // reply returns reasoning, text and tool calls in that order. A stream cut
-// before "[DONE]" is accepted once a finish reason arrived.
+// before "[DONE]" is accepted once a finish reason arrived; one that ended
+// with no finish reason and nothing in it is a failure, not an empty
+// answer. Finish reason "length" flags the answer truncated.
 func (d *chatDecoder) reply(ended bool) (albedo.ModelReply, error) {
 	if !ended && d.finish == "" {
 		return albedo.ModelReply{}, failure(d.ep, nil, "stream ended early, before the reply was finished")
 	}
-	var items []albedo.Item
-	if s := d.reasoning.String(); s != "" {
-		items = append(items, albedo.Item{
-			Kind: albedo.KindReasoning, Text: s, Protocol: albedo.ProtocolChatCompletions,
-			Raw: mustMarshal(struct {
-				ReasoningContent string `json:"reasoning_content"`
-			}{s}),
-		})
+	d.flushThink()
+	if d.finish == "" && d.text.Len() == 0 && d.reasoning.Len() == 0 && len(d.calls) == 0 {
+		return albedo.ModelReply{}, failure(d.ep, nil, "ended the stream without a reply")
 	}
-	if s := d.text.String(); s != "" {
-		items = append(items, albedo.Item{
-			Kind: albedo.KindAssistant, Text: s, Protocol: albedo.ProtocolChatCompletions,
-			Raw: mustMarshal(chatMessage{Role: "assistant", Content: s}),
-		})
-	}
+	items := d.textItems()
 	sort.SliceStable(d.calls, func(i, j int) bool { return d.calls[i].index < d.calls[j].index })
 	for _, c := range d.calls {
 		if c.id == "" {
@@ -178,7 +262,66 @@ func (d *chatDecoder) reply(ended bool) (albedo.ModelReply, error) {
 			Raw:      mustMarshal(chatToolCall{ID: c.id, Type: "function", Function: chatCallFunction{Name: c.name, Arguments: args}}),
 		})
 	}
+	if d.finish == "length" {
+		if len(items) == 0 {
+			return albedo.ModelReply{}, failure(d.ep, nil, "hit its output limit before replying")
+		}
+		flagTruncated(items)
+	}
 	return albedo.ModelReply{Items: items, Usage: d.usage}, nil
+}
+
+// partial returns the reasoning and text that arrived, flagged partial.
+func (d *chatDecoder) partial() albedo.ModelReply {
+	d.flushThink()
+	items := d.textItems()
+	for i := range items {
+		items[i].Flags |= albedo.FlagPartial
+	}
+	return albedo.ModelReply{Items: items, Usage: d.usage}
+}
+
+// textItems returns the reasoning and the answer as items.
+func (d *chatDecoder) textItems() []albedo.Item {
+	var items []albedo.Item
+	if s := d.reasoning.String(); s != "" {
+		items = append(items, albedo.Item{
+			Kind: albedo.KindReasoning, Text: s, Protocol: albedo.ProtocolChatCompletions,
+			Raw: mustMarshal(struct {
+				ReasoningContent string `json:"reasoning_content"`
+			}{s}),
+		})
+	}
+	if s := d.text.String(); s != "" {
+		it := albedo.Item{
+			Kind: albedo.KindAssistant, Text: s, Protocol: albedo.ProtocolChatCompletions,
+			Raw: mustMarshal(chatMessage{Role: "assistant", Content: s}),
+		}
+		if d.refused {
+			it.Flags |= albedo.FlagRefusal
+		}
+		items = append(items, it)
+	}
+	return items
+}
+
+// flushThink ends an open <think> block at the end of the stream.
+func (d *chatDecoder) flushThink() {
+	if d.think != nil {
+		d.think.end(d.addReasoning, d.addAnswer)
+	}
+}
+
+// flagTruncated flags the answer of items as cut at the output limit, or their
+// last item when there is no answer.
+func flagTruncated(items []albedo.Item) {
+	for i := range items {
+		if items[i].Kind == albedo.KindAssistant {
+			items[i].Flags |= albedo.FlagTruncated
+			return
+		}
+	}
+	items[len(items)-1].Flags |= albedo.FlagTruncated
 }
 
 // chatToolCall is the native form of one tool call in an assistant message.

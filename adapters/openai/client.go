@@ -34,7 +34,8 @@ type Options struct {
 }
 
 // Client speaks both OpenAI streaming protocols to any compatible
-// provider. It holds no per-request state and is safe for concurrent use.
+// provider. It holds no per-request state and is safe for concurrent use;
+// it remembers which providers refused the "include" parameter.
 type Client struct {
 	http        *http.Client
 	idle        time.Duration
@@ -42,6 +43,7 @@ type Client struct {
 	baseBackoff time.Duration
 	maxBackoff  time.Duration
 	log         *slog.Logger
+	noInclude   includeRefusals
 }
 
 var _ albedo.Provider = (*Client)(nil)
@@ -104,7 +106,7 @@ func (c *Client) Stream(ctx context.Context, req albedo.ModelRequest, onDelta fu
 		dec = newChatDecoder(ep, onDelta, c.log)
 	case albedo.ProtocolResponses:
 		path = "/responses"
-		body, err = responsesBody(req)
+		body, err = responsesBody(req, !c.noInclude.refused(ep))
 		dec = newResponsesDecoder(ep, onDelta, c.log)
 	default:
 		return albedo.ModelReply{}, albedo.Errorf(albedo.EConfig, "%s: unknown protocol %q", who(ep), ep.Protocol)
@@ -116,7 +118,17 @@ func (c *Client) Stream(ctx context.Context, req albedo.ModelRequest, onDelta fu
 	if u, err := url.Parse(target); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return albedo.ModelReply{}, albedo.Errorf(albedo.EConfig, "%s: base URL %q is not an absolute http(s) URL", who(ep), ep.BaseURL)
 	}
-	return c.exchange(ctx, ep, target, body, dec, onDelta)
+	reply, err := c.exchange(ctx, ep, target, body, dec, onDelta)
+	if ep.Protocol == albedo.ProtocolResponses && refusesInclude(err, body) {
+		// Sent once more without it; the provider is remembered.
+		c.log.Warn("provider refused \"include\"; asking without it from now on", "provider", ep.Provider, "error", err)
+		c.noInclude.remember(ep)
+		if body, err = responsesBody(req, false); err != nil {
+			return albedo.ModelReply{}, err
+		}
+		reply, err = c.exchange(ctx, ep, target, body, newResponsesDecoder(ep, onDelta, c.log), onDelta)
+	}
+	return reply, err
 }
 
 // decoder turns the events of one protocol's stream into a reply.
@@ -127,4 +139,7 @@ type decoder interface {
 	// event arrived; without it the decoder decides whether what it has is
 	// complete enough to use.
 	reply(ended bool) (albedo.ModelReply, error)
+	// partial returns the text and reasoning that arrived before the
+	// stream failed, flagged partial, and no tool call.
+	partial() albedo.ModelReply
 }

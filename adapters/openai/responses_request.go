@@ -17,6 +17,9 @@ type responsesRequest struct {
 	Store        bool              `json:"store"`
 	Reasoning    *responsesEffort  `json:"reasoning,omitempty"`
 	Include      []string          `json:"include,omitempty"`
+	// PromptCacheKey is the session id: requests of one session share a
+	// prompt cache.
+	PromptCacheKey string `json:"prompt_cache_key,omitempty"`
 }
 
 type responsesTool struct {
@@ -24,27 +27,39 @@ type responsesTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description,omitempty"`
 	Parameters  json.RawMessage `json:"parameters"`
+	// Strict is required by the published schema; the python tool's
+	// arguments schema is not written for strict mode, so it is false.
+	Strict bool `json:"strict"`
 }
 
 type responsesEffort struct {
-	Effort  string `json:"effort"`
+	Effort  string `json:"effort,omitempty"`
 	Summary string `json:"summary"`
 }
 
+// includeEncrypted asks for the reasoning's encrypted content.
+const includeEncrypted = "reasoning.encrypted_content"
+
 // responsesBody encodes req as a streaming, unstored Responses request.
-// With an effort set it also asks for the reasoning's encrypted content,
-// which is what lets a reasoning item be sent back when nothing is stored.
-func responsesBody(req albedo.ModelRequest) ([]byte, error) {
+// For a reasoning model (an effort set, or reasons(ep)) it asks for a
+// summary and, unless withInclude is false, for the reasoning's encrypted
+// content, which is what lets a reasoning item be sent back when nothing
+// is stored.
+func responsesBody(req albedo.ModelRequest, withInclude bool) ([]byte, error) {
+	ep := req.Endpoint
 	body := responsesRequest{
-		Model:        req.Endpoint.Model,
-		Input:        unstored(input(req.Input)),
-		Instructions: req.Instructions,
-		Stream:       true,
-		Store:        false,
+		Model:          ep.Model,
+		Input:          unstored(input(req.Input)),
+		Instructions:   req.Instructions,
+		Stream:         true,
+		Store:          false,
+		PromptCacheKey: cacheKey(req),
 	}
-	if e := req.Endpoint.Effort; e != "" {
-		body.Reasoning = &responsesEffort{Effort: e, Summary: "auto"}
-		body.Include = []string{"reasoning.encrypted_content"}
+	if ep.Effort != "" || reasons(ep) {
+		body.Reasoning = &responsesEffort{Effort: ep.Effort, Summary: "auto"}
+		if withInclude {
+			body.Include = []string{includeEncrypted}
+		}
 	}
 	for _, t := range req.Tools {
 		body.Tools = append(body.Tools, responsesTool{

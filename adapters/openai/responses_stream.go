@@ -34,7 +34,10 @@ type responsesEvent struct {
 
 // outputItem is the part of a Responses output item albedo reads.
 type outputItem struct {
-	Type      string `json:"type"`
+	Type string `json:"type"`
+	// Phase is "commentary" or "final_answer" on messages of models that
+	// write both.
+	Phase     string `json:"phase"`
 	ID        string `json:"id"`
 	CallID    string `json:"call_id"`
 	Name      string `json:"name"`
@@ -49,9 +52,9 @@ type outputItem struct {
 	} `json:"content"`
 }
 
-// partial is an output item assembled from deltas, the last resort when
+// fragment is an output item assembled from deltas, the last resort when
 // the stream's final output and finished items are both missing.
-type partial struct {
+type fragment struct {
 	index     int
 	kind      albedo.ItemKind
 	text      strings.Builder
@@ -70,7 +73,7 @@ type responsesDecoder struct {
 	log      *slog.Logger
 	final    []json.RawMessage
 	done     map[int]json.RawMessage
-	partials []*partial
+	partials []*fragment
 	added    map[int]outputItem
 	usage    albedo.Usage
 	stopped  string
@@ -149,7 +152,7 @@ func (d *responsesDecoder) delta(e responsesEvent, kind albedo.ItemKind, dk albe
 		return
 	}
 	d.onDelta(albedo.Delta{Kind: dk, Text: e.Delta})
-	p := d.partial(e.OutputIndex, kind)
+	p := d.fragment(e.OutputIndex, kind)
 	if kind == albedo.KindToolCall {
 		p.arguments.WriteString(e.Delta)
 		return
@@ -161,13 +164,13 @@ func (d *responsesDecoder) delta(e responsesEvent, kind albedo.ItemKind, dk albe
 	p.text.WriteString(e.Delta)
 }
 
-func (d *responsesDecoder) partial(index int, kind albedo.ItemKind) *partial {
+func (d *responsesDecoder) fragment(index int, kind albedo.ItemKind) *fragment {
 	for _, p := range d.partials {
 		if p.index == index && p.kind == kind {
 			return p
 		}
 	}
-	p := &partial{index: index, kind: kind}
+	p := &fragment{index: index, kind: kind}
 	d.partials = append(d.partials, p)
 	return p
 }
@@ -199,10 +202,32 @@ func (d *responsesDecoder) reply(ended bool) (albedo.ModelReply, error) {
 	} else {
 		items = d.fromDeltas()
 	}
-	if len(items) == 0 && d.stopped != "" {
+	switch {
+	case d.stopped == "":
+	case len(items) == 0:
 		return albedo.ModelReply{}, failure(d.ep, nil, "stopped before replying: %s", d.stopped)
+	case d.stopped == "max_output_tokens":
+		flagTruncated(items)
+	default:
+		return albedo.ModelReply{}, failure(d.ep, nil, "stopped before finishing the reply: %s", d.stopped)
 	}
 	return albedo.ModelReply{Items: items, Usage: d.usage}, nil
+}
+
+// partial returns the reasoning and text that streamed, flagged partial.
+func (d *responsesDecoder) partial() albedo.ModelReply {
+	var items []albedo.Item
+	for _, it := range d.fromDeltas() {
+		if it.Kind == albedo.KindToolCall || it.Text == "" {
+			continue
+		}
+		it.Flags |= albedo.FlagPartial
+		if it.Kind == albedo.KindAssistant {
+			it.Raw = albedo.ResponsesMessage(it.Text, "incomplete")
+		}
+		items = append(items, it)
+	}
+	return albedo.ModelReply{Items: items, Usage: d.usage}
 }
 
 // item converts one output item as received; unknown types are skipped.
@@ -230,17 +255,25 @@ func (d *responsesDecoder) item(raw json.RawMessage) (albedo.Item, bool) {
 	case "message":
 		it.Kind = albedo.KindAssistant
 		var text strings.Builder
+		refused := false
 		for _, c := range o.Content {
 			switch c.Type {
 			case "output_text":
 				text.WriteString(c.Text)
 			case "refusal":
 				text.WriteString(c.Refusal)
+				refused = true
 			}
 		}
 		it.Text = text.String()
 		if it.Text == "" {
 			return albedo.Item{}, false
+		}
+		if refused {
+			it.Flags |= albedo.FlagRefusal
+		}
+		if o.Phase == "commentary" {
+			it.Flags |= albedo.FlagCommentary
 		}
 	case "function_call":
 		it.Kind = albedo.KindToolCall
@@ -250,8 +283,9 @@ func (d *responsesDecoder) item(raw json.RawMessage) (albedo.Item, bool) {
 			it.Raw = withField(raw, "call_id", it.CallID)
 		}
 	default:
-		d.log.Warn("skipping an output item of an unknown type", "provider", d.ep.Provider, "type", o.Type)
-		return albedo.Item{}, false
+		// Albedo does not act on it (a search the provider ran itself, say),
+		// but the user sees that it happened.
+		it.Kind, it.ToolName, it.Text = albedo.KindNote, o.Type, describeItem(o.Type, raw)
 	}
 	return it, true
 }
@@ -277,10 +311,7 @@ func (d *responsesDecoder) fromDeltas() []albedo.Item {
 			})
 		case albedo.KindAssistant:
 			it.Text = p.text.String()
-			it.Raw = mustMarshal(map[string]any{
-				"type": "message", "role": "assistant",
-				"content": []map[string]string{{"type": "output_text", "text": it.Text}},
-			})
+			it.Raw = albedo.ResponsesMessage(it.Text, "completed")
 		case albedo.KindToolCall:
 			meta := d.added[p.index]
 			it.CallID, it.ToolName, it.Arguments = meta.CallID, meta.Name, p.arguments.String()

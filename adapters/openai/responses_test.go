@@ -44,7 +44,7 @@ func TestResponsesStream(t *testing.T) {
 			text:   "finished",
 		},
 		{
-			name: "summary parts joined, refusal kept, unknown items skipped",
+			name: "summary parts joined, refusal kept, unknown items shown as notes",
 			blocks: []string{
 				data(`{"type":"response.reasoning_text.delta","output_index":0,"delta":"r"}`),
 				data(`{"type":"response.completed","response":{"output":[` +
@@ -54,10 +54,10 @@ func TestResponsesStream(t *testing.T) {
 			},
 			want: []wantItem{
 				{Kind: albedo.KindReasoning, Text: "one\n\ntwo"},
+				{Kind: albedo.KindNote, Text: "web search call (completed)", ToolName: "web_search_call"},
 				{Kind: albedo.KindAssistant, Text: "ab"},
 			},
 			reasoning: "r",
-			logged:    "web_search_call",
 		},
 		{
 			name: "finished items when the final output is missing",
@@ -211,7 +211,7 @@ func TestResponsesRequest(t *testing.T) {
 				"instructions": "be brief",
 				"reasoning":    map[string]any{"effort": "low", "summary": "auto"},
 				"include":      []any{"reasoning.encrypted_content"},
-				"tools":        []any{map[string]any{"type": "function", "name": "python", "description": "run code", "parameters": map[string]any{"type": "object", "properties": map[string]any{"code": map[string]any{"type": "string"}}}}},
+				"tools":        []any{map[string]any{"type": "function", "name": "python", "description": "run code", "parameters": map[string]any{"type": "object", "properties": map[string]any{"code": map[string]any{"type": "string"}}}, "strict": false}},
 				"input":        []any{map[string]any{"role": "user", "content": []any{map[string]any{"type": "input_text", "text": "hello"}}}},
 			},
 		},

@@ -98,6 +98,15 @@ func (s *sseReader) field(line []byte) {
 		s.hasData = true
 	case "event":
 		s.typ = string(value)
+	case "error":
+		// Not a field of the standard: llama.cpp's server writes a failure
+		// as "error: {...}". It reads as an event of type error.
+		s.typ = "error"
+		if s.hasData {
+			s.data.WriteByte('\n')
+		}
+		s.data.Write(value)
+		s.hasData = true
 	case "id":
 		if bytes.IndexByte(value, 0) < 0 {
 			s.lastID = string(value)

@@ -52,6 +52,7 @@ func TestSSE(t *testing.T) {
 		{"id with NUL ignored", "id: 1\ndata: a\n\nid: x\x00y\ndata: b\n\n", []sseEvent{{ID: "1", Data: "a"}, {ID: "1", Data: "b"}}},
 		{"event without data not dispatched", "event: ping\n\ndata: x\n\n", []sseEvent{{Data: "x"}}},
 		{"unknown fields and retry ignored", "retry: 10\nfoo: bar\ndata: x\n\n", []sseEvent{{Data: "x"}}},
+		{"llama.cpp's error field is an error event", "error: {\"code\":400}\n\ndata: [DONE]\n\n", []sseEvent{{Type: "error", Data: `{"code":400}`}, {Data: "[DONE]"}}},
 		{"colon in value kept", "data: {\"a\":\"b: c\"}\n\n", []sseEvent{{Data: `{"a":"b: c"}`}}},
 		{"done sentinel", "data: [DONE]\n\n", []sseEvent{{Data: "[DONE]"}}},
 		{"unterminated event dropped", "data: a\n\ndata: b\n", []sseEvent{{Data: "a"}}},

@@ -34,7 +34,10 @@ func (c *Client) exchange(parent context.Context, ep albedo.Endpoint, url string
 	reply, err := decode(parent, events, dec)
 	var broke *readError
 	if errors.As(err, &broke) {
-		return albedo.ModelReply{}, c.interrupted(parent, ctx, ep, failure(ep, nil, "stream broke: %v", broke.err))
+		err = c.interrupted(parent, ctx, ep, failure(ep, nil, "stream broke: %v", broke.err))
+	}
+	if err != nil && parent.Err() == nil {
+		return dec.partial(), err
 	}
 	return reply, err
 }

@@ -13,8 +13,8 @@ import (
 // than formatting them into the statement, so that images travel as blobs.
 const insertItem = `INSERT INTO items (session_id, seq, kind, timestamp,
 	image_mime, image_width, image_height, image_bytes, text, source, notes,
-	call_id, tool_name, arguments, protocol, result, trace, raw, image_data)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	call_id, tool_name, arguments, protocol, result, trace, raw, image_data, flags)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // itemColumns is the select list that itemScanner reads. Transcripts are read
 // whole and often, so the list is shaped for the driver, whose cost is
@@ -24,7 +24,7 @@ const insertItem = `INSERT INTO items (session_id, seq, kind, timestamp,
 const itemColumns = `seq, kind, timestamp, image_mime IS NOT NULL,
 	nullif(text, ''), nullif(source, ''), notes, nullif(call_id, ''),
 	nullif(tool_name, ''), nullif(arguments, ''), nullif(protocol, ''),
-	result, trace, raw`
+	result, trace, raw, flags`
 
 // itemColumnsNoResults is itemColumns without the cell results.
 const itemColumnsNoResults = `seq, kind, timestamp, image_mime IS NOT NULL,
@@ -63,14 +63,14 @@ func itemArgs(sessionID string, it *albedo.Item) ([]any, error) {
 		sessionID, it.Seq, string(it.Kind), it.Timestamp,
 		img.mime, img.width, img.height, img.bytes,
 		it.Text, it.Source, notes, it.CallID, it.ToolName, it.Arguments,
-		string(it.Protocol), result, trace, textArg(string(it.Raw)), img.data,
+		string(it.Protocol), result, trace, textArg(string(it.Raw)), img.data, int64(it.Flags),
 	}, nil
 }
 
 // itemScanner reads rows of itemColumns, reusing its buffers.
 type itemScanner struct {
-	cols [14]any
-	ptrs [14]any
+	cols [15]any
+	ptrs [15]any
 }
 
 // newItemScanner returns a scanner for rows of itemColumns.
@@ -99,6 +99,7 @@ func (sc *itemScanner) scan(rows *sql.Rows) (albedo.Item, bool, error) {
 		ToolName:  asString(cols[8]),
 		Arguments: asString(cols[9]),
 		Protocol:  albedo.Protocol(asString(cols[10])),
+		Flags:     albedo.ItemFlags(asInt(cols[14])),
 	}
 	var err error
 	if it.Notes, err = parseNotes(asString(cols[6])); err != nil {

@@ -50,6 +50,10 @@ func TestItemsRoundTrip(t *testing.T) {
 			Result: &albedo.CellResult{Status: albedo.CellTimeout, Error: "too slow"},
 		}},
 		{"turn marker", albedo.Item{Kind: albedo.KindTurn, Text: albedo.TurnFinished}},
+		{"refused answer", albedo.Item{Kind: albedo.KindAssistant, Text: "I can't help with that.", Flags: albedo.FlagRefusal}},
+		{"partial, truncated commentary", albedo.Item{
+			Kind: albedo.KindAssistant, Text: "Looking", Flags: albedo.FlagPartial | albedo.FlagTruncated | albedo.FlagCommentary,
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

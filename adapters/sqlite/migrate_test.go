@@ -279,3 +279,41 @@ func TestOpenPathsThatNeedEscaping(t *testing.T) {
 		})
 	}
 }
+
+func TestUpgradeFromVersion3KeepsItems(t *testing.T) {
+	path := testPath(t)
+	db := rawDB(t, path)
+	all := migrations()
+	for _, stmts := range all[:3] {
+		for _, stmt := range stmts {
+			if _, err := db.Exec(stmt); err != nil {
+				t.Fatalf("build a version 3 file: %v", err)
+			}
+		}
+	}
+	for _, stmt := range []string{
+		`INSERT INTO sessions (id, cwd, model, protocol) VALUES ('old', '/w', 'm', 'responses')`,
+		`INSERT INTO items (session_id, seq, kind, text, raw) VALUES ('old', 1, 'assistant', 'kept', '{"role":"assistant"}')`,
+		`PRAGMA user_version = 3`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t, path)
+	items, err := s.Items(context.Background(), "old", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 1 || items[0].Text != "kept" || string(items[0].Raw) != `{"role":"assistant"}` || items[0].Flags != 0 {
+		t.Fatalf("items after upgrade = %+v", items)
+	}
+	done := mustCommit(t, s, albedo.Commit{SessionID: "old", Items: []albedo.Item{{Kind: albedo.KindAssistant, Text: "cut", Flags: albedo.FlagTruncated}}})
+	got, err := s.Items(context.Background(), "old", 1, 0)
+	if err != nil || len(got) != 1 || got[0].Seq != done.Items[0].Seq || got[0].Flags != albedo.FlagTruncated {
+		t.Fatalf("flagged item after upgrade = %+v, %v", got, err)
+	}
+}

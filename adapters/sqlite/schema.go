@@ -3,7 +3,7 @@ package sqlite
 // SchemaVersion is the schema version this package writes, kept in the
 // database's PRAGMA user_version. Version 0 is an empty file or one written
 // by albedo before versioning, holding only a sessions table.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // nowMillis is an SQL expression for the current Unix time in milliseconds.
 // It avoids unixepoch(), which SQLite only gained in 3.38, so that older
@@ -118,5 +118,41 @@ func migrations() [SchemaVersion][]string {
 
 		// 4: archived sessions, left out of the listing unless asked for.
 		{`ALTER TABLE sessions ADD COLUMN archived INTEGER NOT NULL DEFAULT 0`},
+
+		// 5: item flags (refusal, truncated, partial, commentary). The table
+		// is rebuilt so that the small column comes before the large ones.
+		{
+			`CREATE TABLE items_v5 (
+				session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+				seq INTEGER NOT NULL,
+				kind TEXT NOT NULL,
+				timestamp INTEGER NOT NULL DEFAULT 0,
+				flags INTEGER NOT NULL DEFAULT 0,
+				image_mime TEXT,
+				image_width INTEGER NOT NULL DEFAULT 0,
+				image_height INTEGER NOT NULL DEFAULT 0,
+				image_bytes INTEGER NOT NULL DEFAULT 0,
+				text TEXT NOT NULL DEFAULT '',
+				source TEXT NOT NULL DEFAULT '',
+				notes TEXT,
+				call_id TEXT NOT NULL DEFAULT '',
+				tool_name TEXT NOT NULL DEFAULT '',
+				arguments TEXT NOT NULL DEFAULT '',
+				protocol TEXT NOT NULL DEFAULT '',
+				result TEXT,
+				trace TEXT,
+				raw TEXT,
+				image_data BLOB,
+				PRIMARY KEY (session_id, seq)
+			) WITHOUT ROWID`,
+			`INSERT INTO items_v5 (session_id, seq, kind, timestamp, image_mime, image_width,
+				image_height, image_bytes, text, source, notes, call_id, tool_name, arguments,
+				protocol, result, trace, raw, image_data)
+				SELECT session_id, seq, kind, timestamp, image_mime, image_width,
+				image_height, image_bytes, text, source, notes, call_id, tool_name, arguments,
+				protocol, result, trace, raw, image_data FROM items`,
+			`DROP TABLE items`,
+			`ALTER TABLE items_v5 RENAME TO items`,
+		},
 	}
 }

@@ -5,8 +5,9 @@ import (
 	"fmt"
 )
 
-// Event types. User, message, thinking, tool_call, tool, error and turn
-// events are durable: they stand for a transcript item and carry its Seq.
+// Event types. User, message, thinking, tool_call, tool, error, turn and
+// note events are durable: they stand for a transcript item and carry its
+// Seq.
 // Delta, queued and status events exist only on a live stream.
 const (
 	EventUser     = "user"
@@ -16,6 +17,10 @@ const (
 	EventTool     = "tool"
 	EventError    = "error"
 	EventTurn     = "turn"
+	// EventNote (durable) shows an output item albedo does not act on,
+	// such as a search the provider ran itself: Name is its type, Text
+	// what it did.
+	EventNote = "note"
 	// EventDelta carries a streamed fragment (Kind says of what).
 	EventDelta = "delta"
 	// EventQueued says a message was queued for the next model request.
@@ -69,6 +74,18 @@ type Event struct {
 	Usage   *Usage `json:"usage,omitempty"`
 	// QueueID identifies the waiting message a queued event shows.
 	QueueID int64 `json:"queue_id,omitempty"`
+	// Refusal marks a message that is the model's refusal to answer.
+	Refusal bool `json:"refusal,omitempty"`
+	// Truncated marks a message or thinking cut where the model hit its
+	// output limit.
+	Truncated bool `json:"truncated,omitempty"`
+	// Partial marks text that streamed before the reply failed.
+	Partial bool `json:"partial,omitempty"`
+	// Notice says in words why a message is cut, e.g.
+	// "answer cut: the model hit its output limit".
+	Notice string `json:"notice,omitempty"`
+	// Phase is "commentary" for a message written on the way to the answer.
+	Phase string `json:"phase,omitempty"`
 }
 
 // Durable reports whether the event stands for a stored transcript item.

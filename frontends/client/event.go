@@ -31,6 +31,7 @@ const (
 	EventTool     = wire.EventTool
 	EventError    = wire.EventError
 	EventTurn     = wire.EventTurn
+	EventNote     = wire.EventNote
 	EventDelta    = wire.EventDelta
 	EventQueued   = wire.EventQueued
 	EventStatus   = wire.EventStatus

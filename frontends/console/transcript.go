@@ -140,12 +140,16 @@ func (t *Transcript) Apply(ev client.Event) bool {
 		t.Blocks = append(t.Blocks, &Block{Kind: BlockQueued, Text: ev.Text, Image: ev.Image, Timestamp: ev.Timestamp})
 	case client.EventMessage:
 		t.complete(&t.liveText, BlockAssistant, ev)
+		t.cut(ev)
 	case client.EventThinking:
 		t.complete(&t.liveThinking, BlockThinking, ev)
+		t.cut(ev)
 	case client.EventToolCall:
 		t.toolCall(ev)
 	case client.EventTool:
 		t.toolResult(ev)
+	case client.EventNote:
+		t.add(&Block{Kind: BlockNotice, Seq: ev.Seq, Text: ev.Text})
 	case client.EventError:
 		t.add(&Block{Kind: BlockError, Seq: ev.Seq, Text: ev.Text, Timestamp: ev.Timestamp})
 	case client.EventTurn:
@@ -158,6 +162,13 @@ func (t *Transcript) Apply(ev client.Event) bool {
 		return false
 	}
 	return true
+}
+
+// cut shows, under a message or thinking cut short, why it was.
+func (t *Transcript) cut(ev client.Event) {
+	if ev.Notice != "" {
+		t.add(&Block{Kind: BlockNotice, Seq: ev.Seq, Text: ev.Notice})
+	}
 }
 
 // add appends a block, keeping queued messages last: they join the

@@ -64,6 +64,15 @@ func TestTranscriptApply(t *testing.T) {
 			want: "user#1 hi\nthinking#2 hmm.\nassistant#3 hello\n",
 		},
 		{
+			name: "a cut answer says why under it",
+			events: []client.Event{
+				{Type: "user", Seq: 1, Text: "hi"},
+				{Type: "delta", Kind: "text", Text: "{\""},
+				{Type: "message", Seq: 2, Text: "{\"", Truncated: true, Notice: "answer cut: the model hit its output limit"},
+			},
+			want: "user#1 hi\nassistant#2 {\"\nnotice#2 answer cut: the model hit its output limit\n",
+		},
+		{
 			name: "a cell runs, then its result arrives",
 			events: []client.Event{
 				{Type: "delta", Kind: "tool_call", Text: `{"code":`},

@@ -1,0 +1,54 @@
+package openai
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/albedo-agent/albedo/albedo"
+)
+
+// includeRefusals remembers the providers (by name and base URL) that
+// refused a Responses request for its "include" parameter. Its zero value
+// is empty and ready.
+type includeRefusals struct {
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func includeKey(ep albedo.Endpoint) string { return ep.Provider + "\x00" + ep.BaseURL }
+
+// refused reports whether ep's provider refused "include" before.
+func (r *includeRefusals) refused(ep albedo.Endpoint) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.seen[includeKey(ep)]
+}
+
+// remember records that ep's provider refuses "include".
+func (r *includeRefusals) remember(ep albedo.Endpoint) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.seen == nil {
+		r.seen = map[string]bool{}
+	}
+	r.seen[includeKey(ep)] = true
+}
+
+// refusesInclude reports whether err is a provider's refusal of a request
+// body that asked for "include": a 400 or 422 answer whose message names
+// the parameter or what it asked for.
+func refusesInclude(err error, body []byte) bool {
+	var e *albedo.Error
+	if !errors.As(err, &e) || !bytes.Contains(body, []byte(`"include":`)) {
+		return false
+	}
+	status, _ := e.Details["status"].(int)
+	if status != http.StatusBadRequest && status != http.StatusUnprocessableEntity {
+		return false
+	}
+	msg := strings.ToLower(e.Message)
+	return strings.Contains(msg, "include") || strings.Contains(msg, "encrypted_content")
+}
