@@ -29,7 +29,7 @@ import time
 import urllib.parse
 import urllib.request
 
-__all__ = ["Albedo", "Provider", "alive", "binary", "exclusive", "python", "text", "wait_gone"]
+__all__ = ["Albedo", "Provider", "alive", "binary", "exclusive", "python", "recorded", "text", "wait_gone"]
 
 REPO = Path(__file__).resolve().parent.parent
 """The repository root: acceptance/ lives directly under it."""
@@ -68,6 +68,65 @@ def text(value: str, *, reasoning: str | None = None) -> Reply:
 def python(code: str, *, reasoning: str | None = None, timeout_ms: int = PYTHON_TIMEOUT_MS) -> Reply:
     """A reply that calls the ``python`` tool with ``code`` (and ``timeout_ms``)."""
     return Reply("python", str(code), reasoning, timeout_ms)
+
+
+class Recorded:
+    """A reply that sends ``body``, the bytes of a recorded stream, as is."""
+
+    __slots__ = ("body",)
+
+    def __init__(self, body: bytes):
+        self.body = body
+
+    def __repr__(self) -> str:
+        return f"Recorded({len(self.body)} bytes)"
+
+
+def recorded(body: bytes) -> Recorded:
+    """A reply that replays the raw event-stream bytes ``body``."""
+    return Recorded(bytes(body))
+
+
+# --------------------------------------------------------------------------
+# request checks
+
+
+class _WireChecks:
+    """Checks every request a Provider receives against OpenAI's published
+    request schemas (see wirecheck.py) and keeps the problems found, which
+    the acceptance runner reports against the test that sent them."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._checker = None
+        self._loaded = False
+        self.problems: list[str] = []
+        self.checked = 0
+
+    def check(self, path: str, request) -> None:
+        with self._lock:
+            if not self._loaded:
+                self._loaded = True
+                import wirecheck
+
+                if wirecheck.SCHEMAS.exists():
+                    self._checker = wirecheck.Checker()
+            if self._checker is None:
+                return
+            protocol = "chat_completions" if path.rstrip("/").endswith("/chat/completions") else "responses"
+            self.checked += 1
+            for problem in self._checker.check(protocol, request):
+                self.problems.append(f"{protocol} request to {path}: {problem}")
+
+    def take(self) -> list[str]:
+        """Returns and forgets the problems found so far."""
+        with self._lock:
+            out, self.problems = self.problems, []
+            return out
+
+
+WIRE_CHECKS = _WireChecks()
+"""Every harness Provider's requests go through this one checker."""
 
 
 def exclusive(target):
@@ -210,10 +269,19 @@ class _ProviderHandler(http.server.BaseHTTPRequestHandler):
             self._json(400, {"error": {"message": f"request is not JSON: {error}"}})
             return
         number = self.owner._record(path, self.headers.get("Authorization"), request)
+        WIRE_CHECKS.check(route, request)
         try:
             reply = self.owner.script(request)
             if isinstance(reply, str):
                 reply = text(reply)
+            if isinstance(reply, Recorded):
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                self.wfile.write(reply.body)
+                self.wfile.flush()
+                self.close_connection = True
+                return
             if not isinstance(reply, Reply):
                 raise TypeError(f"script returned {reply!r}, not text()/python()")
         except Exception as error:  # a broken script must not hang the daemon

@@ -16,6 +16,10 @@ with the listed reason; nothing else is ever skipped. A listed id that names
 no seed test is an error. ``-k`` keeps only tests whose id matches the
 pattern (a substring, or a shell-style wildcard pattern), like unittest's.
 
+Every model request a harness Provider receives is checked against OpenAI's
+published request schemas (``wirecheck.py``); a request outside them fails
+the test that sent it.
+
 The output ends with one line ``N passed, N failed, N skipped``. Exit status:
 0 when nothing failed, 1 when a test failed or errored, 2 when the run could
 not be set up (missing binary, bad pending list).
@@ -206,7 +210,20 @@ class Result(unittest.TextTestResult):
 
     def startTest(self, test):
         self.started.add(test.id())
+        harness.WIRE_CHECKS.take()  # problems belong to the test that sent them
         super().startTest(test)
+
+    def stopTest(self, test):
+        problems = harness.WIRE_CHECKS.take()
+        if problems:
+            try:
+                raise AssertionError(
+                    f"{len(problems)} request(s) outside openai-openapi-requests.json:\n"
+                    + "\n".join(problems[:20])
+                )
+            except AssertionError:
+                self.addFailure(test, sys.exc_info())
+        super().stopTest(test)
 
     def addError(self, test, err):
         self.failed.add(self._owner(test))
@@ -250,6 +267,8 @@ def main(argv=None) -> int:
     try:
         os.environ["ALBEDO_TEST_BINARY"] = str(binary())
         suite = collect(options.patterns)
+        global harness
+        import harness  # after collect() put acceptance/ on the path
     except SetupError as error:
         print(f"acceptance: {error}", file=sys.stderr)
         return 2
@@ -257,6 +276,7 @@ def main(argv=None) -> int:
         stream=sys.stdout, verbosity=2, resultclass=Result, buffer=False
     )
     result = runner.run(suite)
+    print(f"wire check: {harness.WIRE_CHECKS.checked} model requests checked against the published schemas")
     passed, failed, skipped = result.tally()
     sys.stdout.flush()
     print(f"{passed} passed, {failed} failed, {skipped} skipped", flush=True)
