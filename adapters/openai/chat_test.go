@@ -130,6 +130,21 @@ func TestChatStream(t *testing.T) {
 			blocks: []string{data(`{"choices":[`)},
 			err:    "malformed event",
 		},
+		{
+			name:   "a bare [DONE] after nothing",
+			blocks: []string{data("[DONE]")},
+			err:    "ended the stream without a reply",
+		},
+		{
+			name:   "a role-only chunk and [DONE]",
+			blocks: []string{data(`{"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}`), data("[DONE]")},
+			err:    "ended the stream without a reply",
+		},
+		{
+			name:   "the output limit hit before any text",
+			blocks: []string{data(`{"choices":[{"index":0,"delta":{},"finish_reason":"length"}]}`), data("[DONE]")},
+			err:    "hit its output limit before replying",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

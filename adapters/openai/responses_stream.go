@@ -77,6 +77,8 @@ type responsesDecoder struct {
 	added    map[int]outputItem
 	usage    albedo.Usage
 	stopped  string
+	// finished is set by response.completed or response.incomplete.
+	finished bool
 	// newID names a call whose provider sent no id.
 	newID func() string
 }
@@ -115,6 +117,7 @@ func (d *responsesDecoder) event(ev sseEvent) (bool, error) {
 			d.done[e.OutputIndex] = e.Item
 		}
 	case "response.completed", "response.incomplete":
+		d.finished = true
 		if r := e.Response; r != nil {
 			d.final = r.Output
 			d.usage = r.Usage.usage()
@@ -191,6 +194,10 @@ func (d *responsesDecoder) reply(ended bool) (albedo.ModelReply, error) {
 		for _, i := range indexes {
 			raws = append(raws, d.done[i])
 		}
+	}
+	if !d.finished && len(raws) == 0 && len(d.partials) == 0 {
+		// A bare [DONE] after nothing is not an empty answer.
+		return albedo.ModelReply{}, failure(d.ep, nil, "ended the stream without a reply")
 	}
 	var items []albedo.Item
 	if len(raws) > 0 {

@@ -243,3 +243,46 @@ func TestResponsesRequest(t *testing.T) {
 		})
 	}
 }
+
+func TestResponsesFlagsWhatTheUserMustKnow(t *testing.T) {
+	msg := func(extra, part string) string {
+		return `{"type":"message","role":"assistant"` + extra + `,"content":[` + part + `]}`
+	}
+	text := `{"type":"output_text","text":"par"}`
+	tests := []struct {
+		name   string
+		blocks []string
+		want   []albedo.ItemFlags
+		err    string
+	}{
+		{"cut at the output limit", []string{data(`{"type":"response.incomplete","response":{"incomplete_details":{"reason":"max_output_tokens"},"output":[` + msg("", text) + `]}}`)},
+			[]albedo.ItemFlags{albedo.FlagTruncated}, ""},
+		{"stopped for another reason", []string{data(`{"type":"response.incomplete","response":{"incomplete_details":{"reason":"content_filter"},"output":[` + msg("", text) + `]}}`)},
+			nil, "stopped before finishing the reply: content_filter"},
+		{"refusal", []string{data(`{"type":"response.completed","response":{"output":[` + msg("", `{"type":"refusal","refusal":"no"}`) + `]}}`)},
+			[]albedo.ItemFlags{albedo.FlagRefusal}, ""},
+		{"commentary then final answer", []string{data(`{"type":"response.completed","response":{"output":[` + msg(`,"phase":"commentary"`, text) + `,` + msg(`,"phase":"final_answer"`, text) + `]}}`)},
+			[]albedo.ItemFlags{albedo.FlagCommentary, 0}, ""},
+		{"a bare [DONE] after nothing", []string{data("[DONE]")}, nil, "ended the stream without a reply"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newProvider(t, func(w http.ResponseWriter, r *http.Request, n int) { streamEvents(w, tt.blocks...) })
+			reply, err := New(Options{}).Stream(context.Background(), albedo.ModelRequest{Endpoint: endpoint(p, albedo.ProtocolResponses)}, nil)
+			if tt.err != "" {
+				mustContain(t, errorText(t, err), tt.err)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var flags []albedo.ItemFlags
+			for _, it := range reply.Items {
+				flags = append(flags, it.Flags)
+			}
+			if !reflect.DeepEqual(flags, tt.want) {
+				t.Errorf("flags %v, want %v", flags, tt.want)
+			}
+		})
+	}
+}

@@ -1,8 +1,12 @@
 package openai
 
 import (
+	"context"
+	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/albedo-agent/albedo/albedo"
 )
 
 func TestThinkSplitter(t *testing.T) {
@@ -32,5 +36,47 @@ func TestThinkSplitter(t *testing.T) {
 				t.Errorf("reasoning %q answer %q, want %q and %q", r.String(), a.String(), tt.wantReasoning, tt.wantAns)
 			}
 		})
+	}
+}
+
+func TestChatThinkTagsFollowTheProviderSetting(t *testing.T) {
+	blocks := []string{
+		data(`{"choices":[{"index":0,"delta":{"content":"<think>\nweigh"}}]}`),
+		data(`{"choices":[{"index":0,"delta":{"content":" options</th"}}]}`),
+		data(`{"choices":[{"index":0,"delta":{"content":"ink>\n\n42"}}]}`),
+		data(`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`),
+		data("[DONE]"),
+	}
+	tests := []struct {
+		on                     bool
+		wantReasoning, wantAns string
+	}{
+		{true, "\nweigh options", "42"},
+		{false, "", "<think>\nweigh options</think>\n\n42"},
+	}
+	for _, tt := range tests {
+		p := newProvider(t, func(w http.ResponseWriter, r *http.Request, n int) { streamEvents(w, blocks...) })
+		ep := endpoint(p, albedo.ProtocolChatCompletions)
+		ep.ThinkTags = tt.on
+		var got deltas
+		reply, err := New(Options{}).Stream(context.Background(), albedo.ModelRequest{Endpoint: ep}, got.add)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var reasoning, answer string
+		for _, it := range reply.Items {
+			switch it.Kind {
+			case albedo.KindReasoning:
+				reasoning = it.Text
+			case albedo.KindAssistant:
+				answer = it.Text
+			}
+		}
+		if reasoning != tt.wantReasoning || answer != tt.wantAns {
+			t.Errorf("thinkTags %v: reasoning %q answer %q, want %q and %q", tt.on, reasoning, answer, tt.wantReasoning, tt.wantAns)
+		}
+		if got.text[albedo.DeltaReasoning] != tt.wantReasoning || got.text[albedo.DeltaText] != tt.wantAns {
+			t.Errorf("thinkTags %v: streamed %q", tt.on, got.text)
+		}
 	}
 }
