@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 
@@ -79,12 +80,46 @@ type responsesDecoder struct {
 	stopped  string
 	// finished is set by response.completed or response.incomplete.
 	finished bool
+	// think splits a leading <think> block off the streamed text when the
+	// provider's setting asks for it.
+	think *thinkSplitter
 	// newID names a call whose provider sent no id.
 	newID func() string
 }
 
 func newResponsesDecoder(ep albedo.Endpoint, onDelta func(albedo.Delta), log *slog.Logger) *responsesDecoder {
-	return &responsesDecoder{ep: ep, onDelta: onDelta, log: log, newID: newCallID, done: map[int]json.RawMessage{}, added: map[int]outputItem{}}
+	d := &responsesDecoder{ep: ep, onDelta: onDelta, log: log, newID: newCallID, done: map[int]json.RawMessage{}, added: map[int]outputItem{}}
+	if ep.ThinkTags {
+		d.think = &thinkSplitter{}
+	}
+	return d
+}
+
+// thinkItems splits a leading <think>…</think> off the first assistant
+// message: the block becomes a reasoning item before it.
+func thinkItems(items []albedo.Item) []albedo.Item {
+	for i, it := range items {
+		if it.Kind != albedo.KindAssistant {
+			continue
+		}
+		var reasoning, answer strings.Builder
+		var s thinkSplitter
+		s.feed(it.Text, func(x string) { reasoning.WriteString(x) }, func(x string) { answer.WriteString(x) })
+		s.end(func(x string) { reasoning.WriteString(x) }, func(x string) { answer.WriteString(x) })
+		if reasoning.Len() == 0 {
+			return items
+		}
+		r := reasoning.String()
+		think := albedo.Item{
+			Kind: albedo.KindReasoning, Text: r, Protocol: albedo.ProtocolResponses,
+			Raw: mustMarshal(map[string]any{"type": "reasoning", "summary": []map[string]string{{"type": "summary_text", "text": r}}}),
+		}
+		it.Text = answer.String()
+		it.Raw = albedo.ResponsesMessage(it.Text, "completed")
+		out := append(append(slices.Clip(items[:i]), think, it), items[i+1:]...)
+		return out
+	}
+	return items
 }
 
 // event applies one event; response.completed and response.incomplete end
@@ -154,7 +189,21 @@ func (d *responsesDecoder) delta(e responsesEvent, kind albedo.ItemKind, dk albe
 	if e.Delta == "" {
 		return
 	}
-	d.onDelta(albedo.Delta{Kind: dk, Text: e.Delta})
+	if dk == albedo.DeltaText && d.think != nil {
+		// Shown as thinking while it streams; the finished items are split
+		// the same way in thinkItems.
+		d.think.feed(e.Delta, func(s string) {
+			if s != "" {
+				d.onDelta(albedo.Delta{Kind: albedo.DeltaReasoning, Text: s})
+			}
+		}, func(s string) {
+			if s != "" {
+				d.onDelta(albedo.Delta{Kind: albedo.DeltaText, Text: s})
+			}
+		})
+	} else {
+		d.onDelta(albedo.Delta{Kind: dk, Text: e.Delta})
+	}
 	p := d.fragment(e.OutputIndex, kind)
 	if kind == albedo.KindToolCall {
 		p.arguments.WriteString(e.Delta)
@@ -208,6 +257,9 @@ func (d *responsesDecoder) reply(ended bool) (albedo.ModelReply, error) {
 		}
 	} else {
 		items = d.fromDeltas()
+	}
+	if d.ep.ThinkTags {
+		items = thinkItems(items)
 	}
 	switch {
 	case d.stopped == "":

@@ -80,3 +80,40 @@ func TestChatThinkTagsFollowTheProviderSetting(t *testing.T) {
 		}
 	}
 }
+
+func TestResponsesThinkTagsFollowTheProviderSetting(t *testing.T) {
+	final := `{"type":"message","role":"assistant","status":"completed","content":[{"type":"output_text","text":"<think>weigh</think>42","annotations":[],"logprobs":[]}]}`
+	blocks := []string{
+		data(`{"type":"response.output_text.delta","output_index":0,"delta":"<think>we"}`),
+		data(`{"type":"response.output_text.delta","output_index":0,"delta":"igh</think>42"}`),
+		data(`{"type":"response.completed","response":{"output":[` + final + `]}}`),
+	}
+	for _, on := range []bool{true, false} {
+		p := newProvider(t, func(w http.ResponseWriter, r *http.Request, n int) { streamEvents(w, blocks...) })
+		ep := endpoint(p, albedo.ProtocolResponses)
+		ep.ThinkTags = on
+		var got deltas
+		reply, err := New(Options{}).Stream(context.Background(), albedo.ModelRequest{Endpoint: ep}, got.add)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kinds []string
+		for _, it := range reply.Items {
+			kinds = append(kinds, string(it.Kind)+":"+it.Text)
+		}
+		want := "assistant:<think>weigh</think>42"
+		wantStream := map[albedo.DeltaKind]string{albedo.DeltaText: "<think>weigh</think>42"}
+		if on {
+			want = "reasoning:weigh assistant:42"
+			wantStream = map[albedo.DeltaKind]string{albedo.DeltaReasoning: "weigh", albedo.DeltaText: "42"}
+		}
+		if strings.Join(kinds, " ") != want {
+			t.Errorf("thinkTags %v: items %q, want %q", on, kinds, want)
+		}
+		for k, v := range wantStream {
+			if got.text[k] != v {
+				t.Errorf("thinkTags %v: streamed %q", on, got.text)
+			}
+		}
+	}
+}
