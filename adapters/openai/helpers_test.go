@@ -148,7 +148,7 @@ func chatText(text string) []string {
 const (
 	rsItem  = `{"id":"rs1","type":"reasoning","summary":[{"type":"summary_text","text":"reasoning about the task"}]}`
 	fcItem  = `{"id":"fc1","type":"function_call","call_id":"call-1","name":"python","arguments":"{\"code\": \"import os\\nprint(os.getcwd())\", \"timeout_ms\": 60000}","status":"completed"}`
-	msgItem = `{"id":"m1","type":"message","role":"assistant","status":"completed","content":[{"type":"output_text","text":"finished","annotations":[]}]}`
+	msgItem = `{"id":"m1","type":"message","role":"assistant","status":"completed","content":[{"type":"output_text","text":"finished","annotations":[],"logprobs":[]}]}`
 )
 
 // responsesToolCall streams reasoning and a python call the way the

@@ -334,6 +334,7 @@ func (d *responsesDecoder) item(raw json.RawMessage) (albedo.Item, bool) {
 		if o.Phase == "commentary" {
 			it.Flags |= albedo.FlagCommentary
 		}
+		it.Raw = completeMessage(raw)
 	case "function_call":
 		it.Kind = albedo.KindToolCall
 		it.CallID, it.ToolName, it.Arguments = o.CallID, o.Name, o.Arguments

@@ -1,0 +1,39 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// completeMessage returns a Responses output message as received, with the
+// members the published schema requires of it when sent back and that some
+// compatible servers leave out: "status" ("completed"), and "annotations"
+// and "logprobs" (empty) on each output_text part. A message that has them
+// all, as OpenAI's do, comes back unchanged; so does anything unreadable.
+func completeMessage(raw json.RawMessage) json.RawMessage {
+	if bytes.Contains(raw, []byte(`"status"`)) && bytes.Contains(raw, []byte(`"logprobs"`)) && bytes.Contains(raw, []byte(`"annotations"`)) {
+		return raw
+	}
+	var msg map[string]json.RawMessage
+	if json.Unmarshal(raw, &msg) != nil {
+		return raw
+	}
+	if _, ok := msg["status"]; !ok {
+		msg["status"] = json.RawMessage(`"completed"`)
+	}
+	var parts []map[string]json.RawMessage
+	if json.Unmarshal(msg["content"], &parts) == nil {
+		for _, part := range parts {
+			if string(part["type"]) != `"output_text"` {
+				continue
+			}
+			for _, key := range []string{"annotations", "logprobs"} {
+				if _, ok := part[key]; !ok {
+					part[key] = json.RawMessage(`[]`)
+				}
+			}
+		}
+		msg["content"] = mustMarshal(parts)
+	}
+	return mustMarshal(msg)
+}
