@@ -9,10 +9,15 @@
 // "messages", the tools as functions, "stream" and
 // "stream_options.include_usage", and "reasoning_effort" when an effort is
 // set. A Responses request posts {BaseURL}/responses with "input",
-// "instructions", the tools, "stream" and "store": false; with an effort it
-// adds "reasoning" {effort, summary: "auto"} and asks for
+// "instructions", the tools (with "strict": false), "stream" and "store":
+// false; for a reasoning model (an effort set, the provider's "reasoning"
+// setting, or a model named like OpenAI's reasoning models, see reasons)
+// it adds "reasoning" {effort, summary: "auto"} and asks for
 // "reasoning.encrypted_content", without which a reasoning item cannot be
-// sent back to a provider that stores nothing. The key goes in an
+// sent back to a provider that stores nothing; a provider that refuses
+// "include" (400 or 422 naming it) is asked once more without it, and not
+// again. Both protocols send the session id as "prompt_cache_key" unless
+// the endpoint turns it off. The key goes in an
 // Authorization bearer header, and nowhere else: no error message or log
 // line holds it, even when the provider quotes it back.
 //
@@ -28,15 +33,28 @@
 // in output order, read from the final response's "output", or failing
 // that from the finished output items, or failing that from the deltas
 // (the delta's output_index is only a grouping key: providers disagree with
-// their own final output about it). Output items of other types are
-// skipped and logged. Only the first choice of a Chat Completions stream
-// is read.
+// their own final output about it). Output items of other types (a hosted
+// web search) become KindNote items that say what they did. Only the first
+// choice of a Chat Completions stream is read. Chat content may be a string
+// or a list of typed parts (Mistral: text and thinking). Refusals (Chat
+// "refusal", Responses refusal parts) are the answer, flagged FlagRefusal;
+// "finish_reason": "length" and response.incomplete for max_output_tokens
+// flag the answer FlagTruncated; Responses messages of phase "commentary"
+// are flagged FlagCommentary. With the endpoint's ThinkTags, a leading
+// <think>…</think> of the answer is reasoning. Usage carries the four
+// counts of albedo.Usage, nil where the provider is silent.
 //
 // A stream is finished by "[DONE]" (Chat Completions) or by
 // response.completed or response.incomplete (Responses; an incomplete
-// reply with no items is an error). A Chat Completions stream that ends
-// without "[DONE]" after a finish reason is accepted; any other stream that
-// ends early is an error. Event streams are parsed as the HTML standard
+// reply with no items, or one stopped for another reason than its output
+// limit, is an error). A Chat Completions stream that ends without "[DONE]"
+// after a finish reason is accepted; any other stream that ends early is
+// an error, and so is one that ends with nothing in it (a bare "[DONE]").
+// Errors inside a stream end it with the provider's message: a chunk with
+// "error", vLLM's bare {"object": "error"}, llama.cpp's "error:" field
+// line, the Responses error event and response.failed. A reply that fails
+// after text or reasoning streamed returns that much, flagged FlagPartial,
+// beside the error. Event streams are parsed as the HTML standard
 // says: any line ends, comments, multi-line data, and an event still open
 // when the body ends is dropped.
 //
