@@ -11,7 +11,10 @@ import (
 // and "logprobs" (empty) on each output_text part. A message that has them
 // all, as OpenAI's do, comes back unchanged; so does anything unreadable.
 func completeMessage(raw json.RawMessage) json.RawMessage {
-	if bytes.Contains(raw, []byte(`"status"`)) && bytes.Contains(raw, []byte(`"logprobs"`)) && bytes.Contains(raw, []byte(`"annotations"`)) {
+	// A quote followed by a colon only occurs after a member name (inside
+	// a string the quote would be escaped), so this finds the members
+	// without decoding; a message that spaces its colons is decoded.
+	if bytes.Contains(raw, []byte(`"status":`)) && bytes.Contains(raw, []byte(`"logprobs":`)) && bytes.Contains(raw, []byte(`"annotations":`)) {
 		return raw
 	}
 	var msg map[string]json.RawMessage
