@@ -30,7 +30,7 @@ const itemColumns = `seq, kind, timestamp, image_mime IS NOT NULL,
 const itemColumnsNoResults = `seq, kind, timestamp, image_mime IS NOT NULL,
 	nullif(text, ''), nullif(source, ''), notes, nullif(call_id, ''),
 	nullif(tool_name, ''), nullif(arguments, ''), nullif(protocol, ''),
-	NULL, NULL, raw`
+	NULL, NULL, raw, flags`
 
 // itemImage is the image of one item.
 type itemImage struct {

@@ -184,3 +184,19 @@ func TestItemPageCanLeaveResultsOut(t *testing.T) {
 		}
 	}
 }
+
+func TestItemPageKeepsFlagsWithOrWithoutResults(t *testing.T) {
+	s := openStore(t, testPath(t))
+	createSessions(t, s, "s", 1)
+	cut := albedo.Item{Kind: albedo.KindAssistant, Text: `{"`, Flags: albedo.FlagTruncated}
+	mustCommit(t, s, albedo.Commit{SessionID: "s0", Items: []albedo.Item{cut}})
+	for _, without := range []bool{false, true} {
+		got, err := s.ItemPage(context.Background(), "s0", albedo.ItemQuery{NoResults: without})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0].Flags != albedo.FlagTruncated {
+			t.Errorf("NoResults %v: items = %+v", without, got)
+		}
+	}
+}
