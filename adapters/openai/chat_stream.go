@@ -36,9 +36,10 @@ type chatChunk struct {
 		Usage *chatUsage `json:"usage"`
 	} `json:"x_groq"`
 	Error *apiError `json:"error"`
-	// Object and Message are set by servers (vLLM up to 0.6) that stream
-	// a bare error object {"object": "error", "message": …}.
-	Object  string `json:"object"`
+	// Message is set by servers (vLLM up to 0.6) that stream a bare error
+	// object {"object": "error", "message": …}; no chunk has one. The
+	// "object" member is not decoded: every chunk has it, and reading it
+	// would cost a string per chunk.
 	Message string `json:"message"`
 }
 
@@ -92,12 +93,8 @@ func (d *chatDecoder) event(ev sseEvent) (bool, error) {
 	if chunk.Error != nil {
 		return false, failure(d.ep, nil, "failed mid-stream: %s", quote(d.ep, chunk.Error.text()))
 	}
-	if chunk.Object == "error" {
-		msg := chunk.Message
-		if msg == "" {
-			msg = "no reason given"
-		}
-		return false, failure(d.ep, nil, "failed mid-stream: %s", quote(d.ep, msg))
+	if chunk.Message != "" && len(chunk.Choices) == 0 {
+		return false, failure(d.ep, nil, "failed mid-stream: %s", quote(d.ep, chunk.Message))
 	}
 	if u := chunk.Usage.usage(); u.Reported() {
 		d.usage = u
