@@ -27,39 +27,41 @@ CUT = "answer cut: the model hit its output limit"
 
 # file: (protocol, what the user sees). answer and thinking are the start of
 # the text shown; calls counts python cells run; failure is part of the
-# error shown; partial is the text kept before it.
+# error shown; partial is the text kept before it; usage is the first
+# reply's tokens on the live stream, "input/cached/output/reasoning" with
+# "-" for a count the provider did not report.
 EXPECTED = {
-    "alibaba-qwen-tool-call.jsonl": ("chat_completions", {"calls": 1}),
-    "azure-chat-model-router.jsonl": ("chat_completions", {"answer": "Capital of Denmark."}),
-    "copilot-claude-tool-index1.sse": ("chat_completions", {"answer": "Now listing your Coder workspaces:", "calls": 1}),
-    "copilot-responses-id-rotation.jsonl": ("responses", {"answer": "There are **3** letter", "thinking": "**Counting character occurrences**"}),
-    "deepseek-reasoner-text.jsonl": ("chat_completions", {"answer": 'The word "strawberry" contains three "r"s.', "thinking": "We need to count"}),
-    "deepseek-reasoner-tool-call.jsonl": ("chat_completions", {"calls": 1, "thinking": "The user is asking for the weather"}),
-    "groq-reasoning.jsonl": ("chat_completions", {"answer": 'The word **"strawberry"**', "thinking": "Okay, let me try"}),
-    "groq-tool-call.jsonl": ("chat_completions", {"calls": 1}),
+    "alibaba-qwen-tool-call.jsonl": ("chat_completions", {"usage": "295/0/22/-", "calls": 1}),
+    "azure-chat-model-router.jsonl": ("chat_completions", {"usage": "15/0/78/64", "answer": "Capital of Denmark."}),
+    "copilot-claude-tool-index1.sse": ("chat_completions", {"usage": "25939/25429/58/-", "answer": "Now listing your Coder workspaces:", "calls": 1}),
+    "copilot-responses-id-rotation.jsonl": ("responses", {"usage": "19/0/105/44", "answer": "There are **3** letter", "thinking": "**Counting character occurrences**"}),
+    "deepseek-reasoner-text.jsonl": ("chat_completions", {"usage": "18/0/219/205", "answer": 'The word "strawberry" contains three "r"s.', "thinking": "We need to count"}),
+    "deepseek-reasoner-tool-call.jsonl": ("chat_completions", {"usage": "339/320/83/39", "calls": 1, "thinking": "The user is asking for the weather"}),
+    "groq-reasoning.jsonl": ("chat_completions", {"usage": "17/-/1107/963", "answer": 'The word **"strawberry"**', "thinking": "Okay, let me try"}),
+    "groq-tool-call.jsonl": ("chat_completions", {"usage": "210/-/15/-", "calls": 1}),
     "llamacpp-error-field.sse": ("chat_completions", {"failure": "the request exceeds the available context size"}),
-    "lmstudio-responses-text.jsonl": ("responses", {"answer": "## The Festival of Whispering Leaves"}),
-    "lmstudio-responses-tool-call.jsonl": ("responses", {"answer": "I'll get the current weather", "calls": 1, "thinking": "The user is asking"}),
-    "mistral-glm-tool-call.jsonl": ("chat_completions", {"calls": 1}),
-    "mistral-magistral-thinking.jsonl": ("chat_completions", {"answer": "2 + 2 = 4", "thinking": "The user is asking for 2+2."}),
-    "openai-chat-length.sse": ("chat_completions", {"answer": '{"', "truncated": True}),
-    "openai-chat-n3.sse": ("chat_completions", {"answer": '{"city":"San Francisco","temperature":65,"units":"f"}'}),
-    "openai-chat-parallel-tools.sse": ("chat_completions", {"calls": 2}),
-    "openai-chat-refusal.sse": ("chat_completions", {"answer": "I'm sorry, I can't assist with that request.", "refusal": True}),
+    "lmstudio-responses-text.jsonl": ("responses", {"usage": "31/30/282/0", "answer": "## The Festival of Whispering Leaves"}),
+    "lmstudio-responses-tool-call.jsonl": ("responses", {"usage": "182/2/61/48", "answer": "I'll get the current weather", "calls": 1, "thinking": "The user is asking"}),
+    "mistral-glm-tool-call.jsonl": ("chat_completions", {"usage": "171/128/14/-", "calls": 1}),
+    "mistral-magistral-thinking.jsonl": ("chat_completions", {"usage": "10/-/46/-", "answer": "2 + 2 = 4", "thinking": "The user is asking for 2+2."}),
+    "openai-chat-length.sse": ("chat_completions", {"usage": "79/-/1/0", "answer": '{"', "truncated": True}),
+    "openai-chat-n3.sse": ("chat_completions", {"usage": "79/-/42/0", "answer": '{"city":"San Francisco","temperature":65,"units":"f"}'}),
+    "openai-chat-parallel-tools.sse": ("chat_completions", {"usage": "149/-/60/0", "calls": 2}),
+    "openai-chat-refusal.sse": ("chat_completions", {"usage": "79/-/11/0", "answer": "I'm sorry, I can't assist with that request.", "refusal": True}),
     "openai-chat-stream-error.sse": ("chat_completions", {"failure": "The server had an error while processing your request", "partial": 'The question "'}),
-    "openai-chat-text.sse": ("chat_completions", {"answer": "I'm unable to provide real-time weather updates."}),
-    "openai-responses-parallel-calls.sse": ("responses", {"calls": 2, "thinking": "The user wants two additions"}),
-    "openai-responses-phase.jsonl": ("responses", {"commentary": "Got it", "answer": "Here are a few **AI headlines"}),
+    "openai-chat-text.sse": ("chat_completions", {"usage": "14/-/30/0", "answer": "I'm unable to provide real-time weather updates."}),
+    "openai-responses-parallel-calls.sse": ("responses", {"usage": "65/0/30/0", "calls": 2, "thinking": "The user wants two additions"}),
+    "openai-responses-phase.jsonl": ("responses", {"usage": "7112/3072/463/64", "commentary": "Got it", "answer": "Here are a few **AI headlines"}),
     "openai-responses-quota-error.jsonl": ("responses", {"failure": "You exceeded your current quota"}),
-    "openai-responses-reasoning-encrypted-tool.jsonl": ("responses", {"calls": 3, "thinking": "**Calculating step-by-step", "answer": "The final result is **570**."}),
+    "openai-responses-reasoning-encrypted-tool.jsonl": ("responses", {"usage": "134/0/28/0", "calls": 3, "thinking": "**Calculating step-by-step", "answer": "The final result is **570**."}),
     "openai-responses-stream-error.sse": ("responses", {"failure": "Something went wrong", "partial": "Hello"}),
     "openai-responses-stream-failure.sse": ("responses", {"failure": "The model failed to generate a response.", "partial": "Hello"}),
-    "openai-responses-text.sse": ("responses", {"answer": "Why did the scarecrow win an award?"}),
-    "openai-responses-web-search.jsonl": ("responses", {"answer": "I checked today’s tech headlines", "notes": 6}),
+    "openai-responses-text.sse": ("responses", {"usage": "11/0/18/0", "answer": "Why did the scarecrow win an award?"}),
+    "openai-responses-web-search.jsonl": ("responses", {"usage": "31073/3712/4416/3712", "answer": "I checked today’s tech headlines", "notes": 6}),
     "vllm-error-then-done.sse": ("chat_completions", {"failure": "The decoder prompt (length 9000) is longer than the maximum model length of 8192."}),
     "vllm-old-error-then-done.sse": ("chat_completions", {"failure": "The decoder prompt (length 9000) is longer than the maximum model length of 8192."}),
-    "xai-grok-tool-call.jsonl": ("chat_completions", {"calls": 1, "thinking": "First, the user is"}),
-    "xai-responses-reasoning-store-false.jsonl": ("responses", {"answer": "### Overview of Sonoran Cuisine", "thinking": "First, the question is"}),
+    "xai-grok-tool-call.jsonl": ("chat_completions", {"usage": "291/290/26/196", "calls": 1, "thinking": "First, the user is"}),
+    "xai-responses-reasoning-store-false.jsonl": ("responses", {"usage": "216/192/831/253", "answer": "### Overview of Sonoran Cuisine", "thinking": "First, the question is"}),
 }
 
 
@@ -155,6 +157,42 @@ class Replay:
         return text("done")
 
 
+class LiveUsage:
+    """Reads a session's live stream in the background until its turn ends,
+    keeping the usage of every status event; ready is set once the stream's
+    snapshot arrived."""
+
+    def __init__(self, app, session):
+        self.usage: list[dict] = []
+        self.ready = threading.Event()
+        self.response = app.api(f"/sessions/{session}/stream")
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self):
+        running = False
+        with self.response as response:
+            for line in response:
+                if not line.startswith(b"data: "):
+                    continue
+                self.ready.set()  # the snapshot came: live events follow
+                for event in json.loads(line[6:])["events"]:
+                    if event.get("type") != "status":
+                        continue
+                    if event.get("usage") is not None:
+                        self.usage.append(event["usage"])
+                    if event.get("running") is True:
+                        running = True
+                    elif event.get("running") is False and running:
+                        return
+
+
+def usage_text(usage: dict) -> str:
+    """Renders usage as "input/cached/output/reasoning", "-" for null."""
+    keys = ("input_tokens", "cached_tokens", "output_tokens", "reasoning_tokens")
+    return "/".join("-" if usage.get(k) is None else str(usage[k]) for k in keys)
+
+
 @unittest.skipUnless(RECORDINGS.is_dir(), f"no provider recordings at {RECORDINGS}")
 class WireReplayTest(unittest.TestCase):
     def test_every_recording_shows_the_user_what_its_stream_carries(self):
@@ -179,8 +217,14 @@ class WireReplayTest(unittest.TestCase):
         provider = "chat" if protocol == "chat_completions" else "responses"
         with app.api("/sessions", {"workspace": str(app.workspace), "provider": provider}) as response:
             session = json.load(response)["id"]
+        live = LiveUsage(app, session)
+        self.assertTrue(live.ready.wait(30), "the stream sent no snapshot")
         app.prompt(session, "Hello").close()
         app.idle(session, timeout=60)
+        live.thread.join(timeout=30)
+        if "usage" in want:
+            self.assertTrue(live.usage, "no usage on the live stream")
+            self.assertEqual(usage_text(live.usage[0]), want["usage"], live.usage[0])
         events = app.events(session)
         messages = [e for e in events if e["type"] == "message" and e.get("phase") != "commentary"]
         commentary = [e for e in events if e.get("phase") == "commentary"]
