@@ -10,7 +10,17 @@ import (
 
 // Store keeps sessions, transcripts, queued messages and vents durably.
 // Every method is safe for concurrent use. Lookups of missing records return
-// an *Error with code ENotFound.
+// an *Error with code ENotFound. fixtures/storetest checks an
+// implementation against this contract.
+//
+// Writes are guarded where two writers could clash: a session write names
+// the revision it replaces (Commit.Expect) and a vent write the vent's
+// revision, and a stale one fails with EStale without landing. What remains
+// assumes one writing process per store, and an implementation may rely on
+// it: item numbers (Seq) and queue ids are assigned by the store as the
+// next of that process's writes, and a store may serve reads from a cache
+// that only its own writes update. The albedo home's lock (one daemon or
+// one embedded albedo per home) is what provides that single writer.
 type Store interface {
 	// Session returns one session.
 	Session(ctx context.Context, id string) (Session, error)
@@ -72,6 +82,12 @@ type Commit struct {
 	// Session, when not nil, is inserted or replaced whole. Its Revision is
 	// stored as given.
 	Session *Session
+	// Expect is the revision of the stored session that Session replaces:
+	// when it is not zero, the change lands only if the stored session has
+	// that revision, and fails with EStale (nothing of it landing) when it
+	// has another or is missing. Zero writes Session whatever is stored,
+	// for a session's first write.
+	Expect int64
 	// SessionID names the session the items and queue changes belong to;
 	// it defaults to Session.ID.
 	SessionID string

@@ -93,8 +93,8 @@ func (s *Service) resumeLocked(ctx context.Context, st *sessionState, sess Sessi
 	}
 	add = append(add, Item{Kind: KindUser, Source: RestartSource, Text: RestartNote, Notes: []string{KernelResetNote}, Timestamp: now})
 	sess.KernelUsed = false
-	s.touch(&sess)
-	done, err := s.store.Commit(ctx, Commit{Session: &sess, Items: add, Dequeue: ids})
+	expect := s.touch(&sess)
+	done, err := s.store.Commit(ctx, Commit{Session: &sess, Expect: expect, Items: add, Dequeue: ids})
 	if err != nil {
 		return Session{}, fmt.Errorf("record restart of session %s: %w", id, err)
 	}

@@ -63,8 +63,8 @@ func (s *Service) Send(ctx context.Context, id string, msg Message) (queued bool
 	if !queued {
 		sess.Stage = StageRunning
 	}
-	s.touch(&sess)
-	done, err := s.store.Commit(ctx, Commit{Session: &sess, Enqueue: []Queued{q}})
+	expect := s.touch(&sess)
+	done, err := s.store.Commit(ctx, Commit{Session: &sess, Expect: expect, Enqueue: []Queued{q}})
 	if err != nil {
 		return false, fmt.Errorf("queue message for session %s: %w", id, err)
 	}

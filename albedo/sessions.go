@@ -175,18 +175,21 @@ func (s *Service) updateLocked(ctx context.Context, id string, change func(*Sess
 	if err := change(&sess); err != nil {
 		return Session{}, err
 	}
-	s.touch(&sess)
-	if _, err := s.store.Commit(ctx, Commit{Session: &sess}); err != nil {
+	expect := s.touch(&sess)
+	if _, err := s.store.Commit(ctx, Commit{Session: &sess, Expect: expect}); err != nil {
 		return Session{}, fmt.Errorf("update session %s: %w", id, err)
 	}
 	return sess, nil
 }
 
-// touch marks a session as written now.
-func (s *Service) touch(sess *Session) {
+// touch marks a session as written now, and returns the revision the
+// write replaces.
+func (s *Service) touch(sess *Session) (replaces int64) {
+	replaces = sess.Revision
 	sess.Revision++
 	sess.UpdatedAt = s.clock.Now()
 	if sess.CreatedAt.IsZero() {
 		sess.CreatedAt = sess.UpdatedAt
 	}
+	return replaces
 }

@@ -230,7 +230,7 @@ func (s *Service) deliverQueued(ctx context.Context, st *sessionState, id string
 		last := &items[len(items)-1]
 		last.Notes = append(append([]string(nil), last.Notes...), KernelResetNote)
 		sess.KernelUsed = false
-		s.touch(&sess)
+		change.Expect = s.touch(&sess)
 		change.Session = &sess
 	}
 	done, err := s.store.Commit(ctx, change)
@@ -317,7 +317,7 @@ func (s *Service) finish(ctx context.Context, st *sessionState, id, marker strin
 	change := Commit{SessionID: id, Items: items}
 	if err == nil {
 		sess.Stage = StageIdle
-		s.touch(&sess)
+		change.Expect = s.touch(&sess)
 		change.Session = &sess
 	}
 	done, err := s.store.Commit(ctx, change)

@@ -38,6 +38,11 @@ func (s *Store) Commit(ctx context.Context, change albedo.Commit) (albedo.Commit
 	defer s.writing.Unlock()
 	var done albedo.Committed
 	err := s.write.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if row != nil && change.Expect != 0 {
+			if err := expectRevision(ctx, tx, row.ID, change.Expect); err != nil {
+				return err
+			}
+		}
 		if row != nil {
 			if err := upsertSession(ctx, tx, row); err != nil {
 				return err
@@ -89,4 +94,18 @@ func (s *Store) Commit(ctx context.Context, change albedo.Commit) (albedo.Commit
 		s.sessions.put(row.session())
 	}
 	return done, nil
+}
+
+// expectRevision fails with EStale unless the stored session id has the
+// revision rev.
+func expectRevision(ctx context.Context, tx bun.Tx, id string, rev int64) error {
+	var stored []int64
+	err := tx.NewSelect().Table("sessions").Column("revision").Where("id = ?", id).Scan(ctx, &stored)
+	if err != nil {
+		return fmt.Errorf("read the revision of session %s: %w", id, err)
+	}
+	if len(stored) == 0 || stored[0] != rev {
+		return albedo.Errorf(albedo.EStale, "session %s is not at revision %d", id, rev)
+	}
+	return nil
 }
