@@ -95,6 +95,9 @@ func (s *Service) step(ctx context.Context, st *sessionState, id string) stepOut
 		Tools:        []Tool{PythonTool()},
 		SessionID:    id,
 	}
+	// A long transcript is not held while the model answers: the request
+	// has what it needs, and the next step reads the transcript again.
+	st.cache.forgetIfBig()
 	reply, err := s.provider.Stream(ctx, req, func(d Delta) {
 		st.hub.publish(Event{Type: wire.EventDelta, Kind: string(d.Kind), Text: d.Text})
 	})
@@ -342,12 +345,21 @@ func (s *Service) abandon(st *sessionState) {
 	st.busy.Store(false)
 }
 
+// closingLookback is how many of the last items closingItems reads when
+// the transcript is not in memory.
+const closingLookback = 1024
+
 // closingItems returns interrupted outputs for the calls at the end of the
 // transcript that have none.
 func (s *Service) closingItems(ctx context.Context, st *sessionState, id string) ([]Item, error) {
-	items, err := s.transcript(ctx, st, id)
-	if err != nil {
-		return nil, err
+	items, ok := st.cache.cached()
+	if !ok {
+		// The calls left without output are those of the last reply, at
+		// the end of the transcript.
+		var err error
+		if items, err = s.store.ItemPage(ctx, id, ItemQuery{Limit: closingLookback, Newest: true, NoResults: true}); err != nil {
+			return nil, err
+		}
 	}
 	var out []Item
 	for _, call := range unansweredCalls(items) {

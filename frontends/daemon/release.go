@@ -21,19 +21,23 @@ func releaseAfterLargeRead(size int) {
 	}
 }
 
-// scavengeEvery is how often the daemon checks for freed memory it still
-// holds; idleHeapLimit is how much of it it keeps.
+// scavengeEvery is how often the daemon looks at what it allocated;
+// churnLimit is how much allocation since the last look makes it collect
+// and hand freed memory back.
 const (
 	scavengeEvery = 20 * time.Second
-	idleHeapLimit = 16 << 20
+	churnLimit    = 16 << 20
 )
 
-// scavenge hands freed heap memory back to the operating system every
-// scavengeEvery, when more than idleHeapLimit of it is held, so that what
-// a turn or a read used is returned within a minute. It returns when ctx
+// scavenge collects and hands freed memory back to the operating system
+// every scavengeEvery when more than churnLimit was allocated since the
+// last time, so that what a turn or a read used is returned within a
+// minute. (An idle daemon allocates nothing, so the runtime would neither
+// collect its garbage nor return it for minutes.) It returns when ctx
 // ends.
 func scavenge(ctx context.Context) {
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
+	sample := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	var seen uint64
 	tick := time.NewTicker(scavengeEvery)
 	defer tick.Stop()
 	for {
@@ -42,8 +46,13 @@ func scavenge(ctx context.Context) {
 			return
 		case <-tick.C:
 			metrics.Read(sample)
-			if sample[0].Value.Kind() == metrics.KindUint64 && sample[0].Value.Uint64() > idleHeapLimit {
+			if sample[0].Value.Kind() != metrics.KindUint64 {
+				continue
+			}
+			if allocs := sample[0].Value.Uint64(); allocs-seen > churnLimit {
 				debug.FreeOSMemory()
+				metrics.Read(sample)
+				seen = sample[0].Value.Uint64()
 			}
 		}
 	}
