@@ -24,6 +24,9 @@ BINARY = Path(os.environ.get("ALBEDO_TEST_BINARY") or Path(__file__).resolve().p
 DEADLINE = 60
 """Seconds any one wait may take before the test gives up."""
 
+REPO = Path(__file__).resolve().parent.parent
+"""The repository: scripts/albedo.sh builds and runs albedo from it."""
+
 PROMPT = "Message albedo"
 """The input's placeholder: the console is ready for typing."""
 
@@ -68,6 +71,11 @@ class ConsoleTest(unittest.TestCase):
 
     def open(self, app, *args) -> Terminal:
         terminal = Terminal(app, BINARY, *args)
+        self.addCleanup(terminal.close)
+        return terminal
+
+    def open_command(self, app, *argv) -> Terminal:
+        terminal = Terminal(app, *argv)
         self.addCleanup(terminal.close)
         return terminal
 
@@ -127,6 +135,45 @@ class ConsoleTest(unittest.TestCase):
             self.assertIn("32", colours_before(coloured, "'hello'"), "a string of the answer's code is plain")
             self.assertIn("35", colours_before(coloured, "import"), "a keyword of the cell is plain")
             self.assertIn("94", colours_before(coloured, "print"), "a builtin of the cell is plain")
+
+    def test_a_new_user_fills_the_form_and_talks_to_the_model(self):
+        provider = Provider(lambda request: text("Hello, new user."))
+        self.addCleanup(provider.close)
+
+        def fresh(app):
+            (app.home / "config.json").unlink()
+
+        with Albedo(prepare=fresh) as app:
+            # The harness gives albedo a HOME of its own: keep Go's caches.
+            names = ("GOCACHE", "GOMODCACHE", "GOFLAGS", "GOPROXY", "GOTOOLCHAIN")
+            values = subprocess.run(["go", "env", *names], capture_output=True, text=True, check=True).stdout.splitlines()
+            go_env = [f"{name}={value}" for name, value in zip(names, values)]
+            console = self.open_command(app, "env", *go_env, "bash", REPO / "scripts" / "albedo.sh")
+            # scripts/albedo.sh builds first: allow for a slow machine.
+            console.wait_for("Welcome to albedo", "Base URL", "API key", deadline=600)
+            for value in ("local", provider.url + "/v1"):
+                console.keys("C-u")
+                console.type(value)
+                console.keys("Tab")
+            console.keys("Tab")  # the protocol: responses, as offered
+            console.keys("C-u")
+            console.type("fixture-model")
+            console.keys("Tab")
+            console.type("sk-new-user")
+            screen = console.wait_for("•" * 11)
+            self.assertNotIn("sk-new-user", screen)
+            console.keys("Tab")  # to Save
+            console.keys("Enter")
+            console.wait_for(PROMPT, "local · fixture-model", "provider saved")
+            console.say("hi there")
+            console.wait_for("Hello, new user.", "idle")
+            config = json.loads((app.home / "config.json").read_text())
+            self.assertEqual(config["active"], "local")
+            self.assertEqual(config["providers"]["local"], {
+                "baseUrl": provider.url + "/v1", "apiKey": "sk-new-user", "model": "fixture-model", "protocol": "responses",
+            })
+            self.assertEqual(provider.requests[-1]["authorization"], "Bearer sk-new-user")
+            self.assertTrue(provider.requests[-1]["path"].endswith("/v1/responses"))
 
     def test_a_message_sent_while_busy_is_queued(self):
         latch = "go.latch"

@@ -41,7 +41,7 @@ func (s *Service) CreateSession(ctx context.Context, workspace, provider string)
 }
 
 // LoginHint tells a person how to configure a provider.
-const LoginHint = "add one with the /login command: `albedo login --name NAME --base-url URL --model MODEL [--protocol responses|chat_completions]`"
+const LoginHint = "add one with /login in the console, or in a shell with\n    albedo login"
 
 // bindProvider picks the provider a new session binds to.
 func bindProvider(cfg Config, name string) (ProviderConfig, error) {
@@ -51,7 +51,7 @@ func bindProvider(cfg Config, name string) (ProviderConfig, error) {
 	if name == "" {
 		name = cfg.Active
 		if name == "" {
-			return ProviderConfig{}, Errorf(ENoProvider, "no active model provider is chosen: %s, or name a provider", LoginHint)
+			return ProviderConfig{}, Errorf(ENoProvider, "no active model provider is chosen: name one with albedo model PROVIDER MODEL, or %s", LoginHint)
 		}
 	}
 	pc, ok := cfg.Providers[name]

@@ -254,7 +254,7 @@ func (s *Service) endpoint(ctx context.Context, st *sessionState, sess Session) 
 	}
 	pc, ok := cfg.Providers[sess.Provider]
 	if !ok {
-		return Endpoint{}, Errorf(ENoProvider, "provider %q of this session is not configured: %s, or switch the session with /model", sess.Provider, LoginHint)
+		return Endpoint{}, Errorf(ENoProvider, "provider %q of this session is not configured: switch the session with /model, or %s", sess.Provider, LoginHint)
 	}
 	model := sess.Model
 	if model == "" {

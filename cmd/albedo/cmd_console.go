@@ -2,8 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
+
+	"github.com/albedo-agent/albedo/albedo"
 
 	"github.com/albedo-agent/albedo/frontends/client"
 	"github.com/albedo-agent/albedo/frontends/console"
@@ -40,6 +45,8 @@ func openConsole(ctx context.Context, e *env, opts console.Options) error {
 		opts.Workspace, _ = os.Getwd()
 	}
 	opts.Dial = func(ctx context.Context) (*client.Client, error) { return e.dial(ctx) }
+	opts.SaveProvider = e.saveFormProvider
+	opts.Providers = e.listProviders
 	res, err := console.Run(ctx, opts)
 	if err != nil {
 		return err
@@ -58,4 +65,40 @@ func (e *env) interactive() bool { return isTerminal(e.stdin) && isTerminal(e.st
 func isTerminal(v any) bool {
 	f, ok := v.(interface{ Fd() uintptr })
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// saveFormProvider saves what the console's login form holds, as albedo
+// login does, and makes it active. An empty key keeps the saved one.
+func (e *env) saveFormProvider(ctx context.Context, l console.Login) error {
+	if l.Model == "" {
+		return errors.New("the model is required")
+	}
+	cfg, err := e.configFile()
+	if err != nil {
+		return err
+	}
+	p := albedo.ProviderConfig{Name: l.Name, BaseURL: l.BaseURL, Protocol: albedo.Protocol(l.Protocol), Model: l.Model, APIKey: l.APIKey}
+	if saved, ok := savedProvider(ctx, cfg, l.Name); ok && p.APIKey == "" {
+		p.APIKey = saved.APIKey
+	}
+	return cfg.SaveProvider(ctx, p, true)
+}
+
+// listProviders reads the configured providers from config.json, sorted
+// by name, without their keys.
+func (e *env) listProviders(ctx context.Context) ([]console.Provider, error) {
+	cfg, err := e.configFile()
+	if err != nil {
+		return nil, err
+	}
+	c, err := cfg.Load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]console.Provider, 0, len(c.Providers))
+	for name, p := range c.Providers {
+		out = append(out, console.Provider{Name: name, BaseURL: p.BaseURL, Protocol: string(p.Protocol), Model: p.Model, Active: name == c.Active})
+	}
+	slices.SortFunc(out, func(a, b console.Provider) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
 }

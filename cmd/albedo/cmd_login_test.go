@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -31,5 +33,44 @@ func TestReadKeyFromStdin(t *testing.T) {
 				t.Errorf("readKey = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestLoginChangesAProviderWithoutItsKey(t *testing.T) {
+	dir := t.TempDir()
+	login := func(stdin string, args ...string) string {
+		t.Helper()
+		var out, errs bytes.Buffer
+		e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errs, home: dir}
+		if code := run(t.Context(), e, append([]string{"login"}, args...)); code != 0 {
+			t.Fatalf("login %q exited %d: %s", args, code, errs.String())
+		}
+		data, err := os.ReadFile(filepath.Join(dir, "config.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	login("sk-first\n", "--name", "team", "--base-url", "http://127.0.0.1:9/v1", "--model", "m1", "--protocol", "chat_completions")
+	steps := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--name", "team", "--model", "m2"}, []string{`"model": "m2"`, `"apiKey": "sk-first"`, `"baseUrl": "http://127.0.0.1:9/v1"`, `"protocol": "chat_completions"`}},
+		{[]string{"--name", "team", "--base-url", "http://127.0.0.1:8/v1"}, []string{`"model": "m2"`, `"apiKey": "sk-first"`, `"baseUrl": "http://127.0.0.1:8/v1"`}},
+	}
+	for _, step := range steps {
+		got := login("", step.args...)
+		for _, w := range step.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("after login %q, config.json lacks %s:\n%s", step.args, w, got)
+			}
+		}
+	}
+	// A new provider still needs its key.
+	var errs bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &errs, stderr: &errs, home: dir}
+	if code := run(t.Context(), e, []string{"login", "--name", "other", "--base-url", "http://x/v1", "--model", "m"}); code != 2 || !strings.Contains(errs.String(), "no API key") {
+		t.Errorf("a new provider without a key: exit %d, %q", code, errs.String())
 	}
 }

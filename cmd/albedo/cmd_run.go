@@ -115,6 +115,11 @@ type turnRun struct {
 	id        string
 	workspace string
 	json      bool
+	// streamed is the text of the answer streaming now, as printed.
+	streamed strings.Builder
+	// printed says an answer was printed; thinking that stderr is in the
+	// middle of a line of reasoning.
+	printed, thinking bool
 }
 
 // run subscribes, sends, and follows the turn, reconnecting when the
@@ -172,9 +177,7 @@ func (r *turnRun) run(ctx context.Context, c *client.Client, prompt string) erro
 			}
 		}
 	}
-	if answer := w.answer(); answer != "" && !r.json {
-		fmt.Fprintln(r.e.stdout, answer)
-	}
+	r.endThinking()
 	return w.err()
 }
 
@@ -189,9 +192,68 @@ func (r *turnRun) take(w *turnWatcher, ev client.Event) bool {
 			fmt.Fprintf(r.e.stdout, "%s\n", data)
 		}
 	} else {
-		progress(r.e.stderr, ev, r.workspace)
+		r.show(ev)
 	}
 	return w.done
+}
+
+// show prints an event of the turn as it comes: the answer's text on
+// stdout, reasoning, cells and retries on stderr. Failures are left to
+// the error the run returns, so that each is printed once.
+func (r *turnRun) show(ev client.Event) {
+	out, errs := r.e.stdout, r.e.stderr
+	switch {
+	case ev.Type == client.EventDelta && ev.Kind == client.DeltaText:
+		r.endThinking()
+		if r.streamed.Len() == 0 && r.printed {
+			fmt.Fprintln(out) // a blank line between answers
+		}
+		io.WriteString(out, ev.Text)
+		r.streamed.WriteString(ev.Text)
+	case ev.Type == client.EventDelta && ev.Kind == client.DeltaReasoning:
+		if !r.thinking {
+			io.WriteString(errs, "∴ ")
+			r.thinking = true
+		}
+		io.WriteString(errs, strings.ReplaceAll(ev.Text, "\n", " "))
+	case ev.Type == client.EventDelta && ev.Kind == client.DeltaRetry:
+		r.endThinking()
+		fmt.Fprintln(errs, "albedo: "+ev.Text)
+	case ev.Type == client.EventDelta:
+	case ev.Type == client.EventThinking:
+		r.endThinking()
+	case ev.Type == client.EventMessage:
+		r.endThinking()
+		shown := r.streamed.String()
+		r.streamed.Reset()
+		rest := ev.Text
+		switch {
+		case shown == "" && r.printed:
+			fmt.Fprintln(out)
+		case strings.HasPrefix(ev.Text, shown):
+			rest = ev.Text[len(shown):]
+		default:
+			rest = "\n" + ev.Text // the stored text differs: print it whole
+		}
+		if !strings.HasSuffix(ev.Text, "\n") {
+			rest += "\n"
+		}
+		io.WriteString(out, rest)
+		r.printed = true
+	case ev.Type == client.EventError, ev.Type == client.EventTurn:
+		r.endThinking()
+	default:
+		r.endThinking()
+		progress(errs, ev, r.workspace)
+	}
+}
+
+// endThinking ends a line of reasoning on stderr.
+func (r *turnRun) endThinking() {
+	if r.thinking {
+		fmt.Fprintln(r.e.stderr)
+		r.thinking = false
+	}
 }
 
 // resubscribe dials the daemon again (starting one if none runs, so an
@@ -243,6 +305,7 @@ func lastSeq(events []client.Event) int64 {
 
 // progress tells stderr what the turn does: cells, their outcomes, errors
 // and notes from albedo. Paths in workspace are shown relative to it.
+// (albedo run leaves errors and the turn's end to the error it returns.)
 func progress(w io.Writer, ev client.Event, workspace string) {
 	switch ev.Type {
 	case client.EventToolCall:

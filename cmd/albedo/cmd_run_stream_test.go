@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -76,5 +77,99 @@ func TestRunClosesTheStreamThatEndsTheTurn(t *testing.T) {
 	case <-secondClosed:
 	case <-time.After(10 * time.Second):
 		t.Fatal("run returned with the second stream still open")
+	}
+}
+
+// watchedBuffer is a buffer that tells, on every write, what it holds.
+type watchedBuffer struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	writes chan string
+}
+
+func (b *watchedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Write(p)
+	select {
+	case b.writes <- b.buf.String():
+	default:
+	}
+	return len(p), nil
+}
+
+func (b *watchedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestRunStreamsTheAnswer follows a turn whose daemon holds the stream
+// after the first fragments: they must be on stdout (and the reasoning and
+// a retry on stderr) before the turn goes on; the failure that ends it is
+// printed once, by the error run returns.
+func TestRunStreamsTheAnswer(t *testing.T) {
+	const id, prompt = "s1", "do it"
+	goOn := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /sessions/{id}/events", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"queued": false}`)
+	})
+	mux.HandleFunc("GET /sessions/{id}/stream", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		send := func(ev client.Event) {
+			data, _ := json.Marshal(map[string]any{"events": []client.Event{ev}})
+			fmt.Fprintf(w, "data: %s\n\n", data)
+			w.(http.Flusher).Flush()
+		}
+		fmt.Fprint(w, "data: {\"events\": []}\n\n")
+		send(client.Event{Type: client.EventUser, Seq: 1, Text: prompt})
+		send(client.Event{Type: client.EventDelta, Kind: client.DeltaRetry, Text: "retrying (1/4) in 0.5 s: provider \"p\" answered 503"})
+		send(client.Event{Type: client.EventDelta, Kind: client.DeltaReasoning, Text: "let me see"})
+		send(client.Event{Type: client.EventDelta, Kind: client.DeltaText, Text: "Hel"})
+		select {
+		case <-goOn:
+		case <-r.Context().Done():
+			return
+		}
+		send(client.Event{Type: client.EventDelta, Kind: client.DeltaText, Text: "lo"})
+		send(client.Event{Type: client.EventMessage, Seq: 2, Text: "Hello"})
+		send(client.Event{Type: client.EventMessage, Seq: 3, Text: "Second part."})
+		send(client.Event{Type: client.EventError, Seq: 4, Text: "provider \"p\" answered 500"})
+		send(client.Event{Type: client.EventTurn, Seq: 5, Status: client.TurnFailed})
+		<-r.Context().Done()
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	stdout := &watchedBuffer{writes: make(chan string, 100)}
+	var stderr bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: stdout, stderr: &stderr, home: t.TempDir()}
+	r := &turnRun{e: e, id: id}
+	done := make(chan error, 1)
+	go func() { done <- r.run(t.Context(), client.New(home.Connection{PID: os.Getpid(), Port: port, Token: "token"}), prompt) }()
+	for got := range stdout.writes {
+		if got == "Hel" {
+			break
+		}
+		if !strings.HasPrefix("Hel", got) {
+			t.Fatalf("stdout = %q before the turn went on", got)
+		}
+	}
+	close(goOn)
+	err := <-done
+	if err == nil || !strings.Contains(err.Error(), `the turn failed: provider "p" answered 500`) {
+		t.Errorf("run: %v, want the failure", err)
+	}
+	if got, want := stdout.String(), "Hello\n\nSecond part.\n"; got != want {
+		t.Errorf("stdout = %q, want %q", got, want)
+	}
+	for _, want := range []string{"albedo: retrying (1/4) in 0.5 s: provider \"p\" answered 503\n", "∴ let me see\n"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr %q lacks %q", stderr.String(), want)
+		}
+	}
+	if strings.Contains(stderr.String(), "500") || strings.Contains(stderr.String(), "turn failed") {
+		t.Errorf("stderr %q reports the failure that run returns", stderr.String())
 	}
 }

@@ -145,3 +145,21 @@ func TestProgress(t *testing.T) {
 		}
 	}
 }
+
+func TestHelpWritesOptionsWithTwoDashes(t *testing.T) {
+	for _, command := range []string{"run", "login", "console"} {
+		var out bytes.Buffer
+		e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &out}
+		if code := run(t.Context(), e, []string{"help", command}); code != 0 {
+			t.Fatalf("help %s exited %d", command, code)
+		}
+		for _, row := range strings.Split(out.String(), "\n") {
+			if strings.HasPrefix(row, "  -") && !strings.HasPrefix(row, "  --") {
+				t.Errorf("help %s shows an option with one dash: %q", command, row)
+			}
+		}
+		if command == "run" && !strings.Contains(out.String(), "  --session SESSION\n") {
+			t.Errorf("help run lacks --session:\n%s", out.String())
+		}
+	}
+}

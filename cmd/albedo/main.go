@@ -55,7 +55,7 @@ func commands() []command {
 		{"archive", "albedo archive [--undo] SESSION...", "archive sessions: 'albedo sessions' leaves them out (--undo brings them back)", runArchive, false},
 		{"new", "albedo new [WORKSPACE]", "create a session in WORKSPACE (default: the current folder) and print it as JSON", runNew, false},
 		{"daemon", "albedo daemon", "run the daemon in the foreground, for service managers", runDaemon, true},
-		{"login", "albedo login --name N --base-url URL --model M [--protocol P]", "add or update a model provider (the key is read from a prompt or stdin)", runLogin, false},
+		{"login", "albedo login [--name N --base-url URL --model M --protocol P]", "add or update a model provider: asks for what is not given; the key is read from a prompt or stdin", runLogin, false},
 		{"model", "albedo model [PROVIDER] MODEL", "choose the provider and model new sessions use", runModel, false},
 		{"help", "albedo help [COMMAND]", "explain a command", nil, false},
 	}
@@ -160,10 +160,26 @@ func flags(e *env, c string) *flag.FlagSet {
 		fs.VisitAll(func(*flag.Flag) { any = true })
 		if any {
 			fmt.Fprintln(e.stdout, "\nOptions:")
-			fs.PrintDefaults()
+			printOptions(e.stdout, fs)
 		}
 	}
 	return fs
+}
+
+// printOptions lists a command's flags as the README writes them, with two
+// dashes (the flag package accepts one or two).
+func printOptions(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		head := "  --" + f.Name
+		if name != "" {
+			head += " " + name
+		}
+		if f.DefValue != "" && f.DefValue != "false" {
+			usage += fmt.Sprintf(" (default %q)", f.DefValue)
+		}
+		fmt.Fprintf(w, "%s\n    \t%s\n", head, usage)
+	})
 }
 
 // parse parses a command's flags; help is flag.ErrHelp, a mistake a

@@ -33,6 +33,12 @@ type Options struct {
 	// activity indicator: each receive redraws it.
 	Clock func() time.Time
 	Tick  <-chan time.Time
+	// SaveProvider adds or updates a model provider and makes it active,
+	// as albedo login does; nil leaves the console without its login form.
+	// An empty APIKey keeps the key saved for the provider, if any.
+	SaveProvider func(ctx context.Context, p Login) error
+	// Providers lists the configured providers; nil when unknown.
+	Providers func(ctx context.Context) ([]Provider, error)
 }
 
 // Result is how a console ended.
@@ -46,6 +52,7 @@ const (
 	pageSession = "session"
 	pagePicker  = "picker"
 	pageVents   = "vents"
+	pageLogin   = "login"
 )
 
 // Console is a running console: one tview application and its screens.
@@ -61,6 +68,7 @@ type Console struct {
 	session *sessionScreen
 	picker  *pickerScreen
 	vents   *ventsScreen
+	login   *loginScreen
 
 	// mu guards cl, which the stream goroutines replace on reconnect.
 	mu sync.Mutex
@@ -84,10 +92,13 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	id := opts.Session
+	id, onboard := opts.Session, false
 	if id == "" && opts.NewSession != "" {
 		s, err := cl.CreateSession(ctx, opts.NewSession, "")
-		if err != nil {
+		switch {
+		case noProvider(err) && opts.SaveProvider != nil:
+			onboard = true // the login form comes first
+		case err != nil:
 			return Result{}, err
 		}
 		id = s.ID
@@ -104,9 +115,11 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	c.session = newSessionScreen(c)
 	c.picker = newPickerScreen(c)
 	c.vents = newVentsScreen(c)
+	c.login = newLoginScreen(c)
 	c.pages.AddPage(pageSession, c.session.root, true, false)
 	c.pages.AddPage(pagePicker, c.picker.root, true, false)
 	c.pages.AddPage(pageVents, c.vents.root, true, false)
+	c.pages.AddPage(pageLogin, c.login.root, true, false)
 	if opts.Screen != nil {
 		c.app.SetScreen(opts.Screen)
 	}
@@ -118,9 +131,12 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 			go c.app.Draw()
 		}
 	})
-	if id != "" {
+	switch {
+	case onboard:
+		c.onboard(opts.NewSession)
+	case id != "":
 		c.session.open(id)
-	} else {
+	default:
 		c.showPicker()
 	}
 	go func() {

@@ -340,3 +340,38 @@ func TestPickerDeletesArchivesAndSearches(t *testing.T) {
 	waitUntil(t, "the archiving", func() bool { return f.seen(`PATCH /sessions/s1?view=configuration {"archived":true}`) })
 	s.waitFor(t, "no sessions yet")
 }
+
+func TestConsoleLoginSavesAProvider(t *testing.T) {
+	f := newFakeDaemon(t)
+	saved := make(chan Login, 1)
+	opts := Options{Session: "s1",
+		SaveProvider: func(ctx context.Context, p Login) error { saved <- p; return nil },
+		Providers: func(ctx context.Context) ([]Provider, error) {
+			return []Provider{{Name: "fixture", BaseURL: "http://127.0.0.1:9/v1", Protocol: "chat_completions", Model: "fixture-model", Active: true}}, nil
+		},
+	}
+	s, _ := startConsole(t, f, opts)
+	s.waitFor(t, "Message albedo")
+	s.typeText("/login")
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	// The form offers the session's provider as configured.
+	s.waitFor(t, "add a model provider", "fixture", "http://127.0.0.1:9/v1", "chat_completions", "fixture-model")
+	for range 3 { // to the model
+		s.InjectKey(tcell.KeyTab, 0, tcell.ModNone)
+	}
+	s.InjectKey(tcell.KeyCtrlU, 0, tcell.ModCtrl)
+	s.typeText("bigger-model")
+	s.InjectKey(tcell.KeyTab, 0, tcell.ModNone)
+	s.typeText("sk-secret")
+	screen := s.waitFor(t, "•••••••••")
+	if strings.Contains(screen, "sk-secret") {
+		t.Errorf("the key is shown:\n%s", screen)
+	}
+	s.InjectKey(tcell.KeyTab, 0, tcell.ModNone)
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone) // Save
+	p := <-saved
+	if want := (Login{Name: "fixture", BaseURL: "http://127.0.0.1:9/v1", Protocol: "chat_completions", Model: "bigger-model", APIKey: "sk-secret"}); p != want {
+		t.Errorf("saved %+v, want %+v", p, want)
+	}
+	s.waitFor(t, "saved provider fixture", "new sessions use it", "Message albedo")
+}

@@ -19,7 +19,8 @@ type command struct {
 // commandHelp lists the slash commands, in the order /help shows them.
 func commandHelp() []struct{ usage, summary string } {
 	return []struct{ usage, summary string }{
-		{"/model [PROVIDER] MODEL", "switch this session's model (and provider)"},
+		{"/model [PROVIDER] MODEL", "switch this session's model (and provider); alone, pick one"},
+		{"/login", "add or change a model provider (name, URL, model, key)"},
 		{"/fork ID", "start a new session from this one up to checkpoint #ID"},
 		{"/workspace PATH", "move this session to another folder"},
 		{"/name NAME", "name this session"},
@@ -63,7 +64,7 @@ func parseCommand(text string) (cmd command, ok bool, err error) {
 		if cmd.rest == "" {
 			return cmd, true, fmt.Errorf("usage: /name NAME")
 		}
-	case "/vents", "/help", "/quit", "/sessions":
+	case "/vents", "/help", "/quit", "/sessions", "/login":
 		if cmd.rest != "" {
 			return cmd, true, fmt.Errorf("%s takes no arguments", cmd.name)
 		}
@@ -120,6 +121,8 @@ func (s *sessionScreen) run(cmd command) {
 		s.c.showVents()
 	case "/sessions":
 		s.c.showPicker()
+	case "/login":
+		s.login()
 	case "/model":
 		provider, model := cmd.modelArgs()
 		async(func() (string, error) {

@@ -165,6 +165,11 @@ func (p *pickerScreen) create() {
 	go func() {
 		s, err := cl.CreateSession(p.c.ctx, ws, "")
 		p.c.mail.post(func() {
+			if noProvider(err) && p.c.canLogin() {
+				p.status.SetText("")
+				p.c.onboard(ws)
+				return
+			}
 			if err != nil {
 				p.status.SetText("[red]" + tview.Escape(describe(err)))
 				return
