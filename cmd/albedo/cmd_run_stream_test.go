@@ -147,7 +147,9 @@ func TestRunStreamsTheAnswer(t *testing.T) {
 	e := &env{stdin: strings.NewReader(""), stdout: stdout, stderr: &stderr, home: t.TempDir()}
 	r := &turnRun{e: e, id: id}
 	done := make(chan error, 1)
-	go func() { done <- r.run(t.Context(), client.New(home.Connection{PID: os.Getpid(), Port: port, Token: "token"}), prompt) }()
+	go func() {
+		done <- r.run(t.Context(), client.New(home.Connection{PID: os.Getpid(), Port: port, Token: "token"}), prompt)
+	}()
 	for got := range stdout.writes {
 		if got == "Hel" {
 			break
