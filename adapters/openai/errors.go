@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"mime"
 	"net/http"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/albedo-agent/albedo/albedo"
@@ -44,19 +46,81 @@ func who(ep albedo.Endpoint) string {
 	return fmt.Sprintf("provider %q", ep.Provider)
 }
 
-// statusFailure describes a non-2xx answer: its status and what the
-// provider said in body.
-func statusFailure(ep albedo.Endpoint, status int, body []byte) *albedo.Error {
+// statusFailure describes a non-2xx answer to a request posted to url:
+// its status, what the provider said in body, and the next step for the
+// failures whose fix is known (see nextStep).
+func statusFailure(ep albedo.Endpoint, url string, status int, header http.Header, body []byte) *albedo.Error {
 	details := map[string]any{"status": status}
 	text := http.StatusText(status)
 	if text == "" {
 		text = "status"
 	}
 	said := quote(ep, providerMessage(body))
-	if said == "" {
-		return failure(ep, details, "answered %d %s", status, text)
+	if page, ok := htmlPage(header, body); ok {
+		said = page + " from " + url + ", not an OpenAI-compatible API"
 	}
-	return failure(ep, details, "answered %d %s: %s", status, text, said)
+	msg := fmt.Sprintf("answered %d %s", status, text)
+	if said != "" {
+		msg += ": " + said
+	}
+	if step := nextStep(ep, url, status); step != "" {
+		msg += " (" + step + ")"
+	}
+	return failure(ep, details, "%s", msg)
+}
+
+// nextStep says how to fix a failure with status, when that is known.
+func nextStep(ep albedo.Endpoint, url string, status int) string {
+	name := ep.Provider
+	if name == "" {
+		name = "NAME"
+	}
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return "update the key with: albedo login --name " + name
+	case http.StatusNotFound:
+		return "posted to " + url + ": check that the base URL ends in /v1, with: albedo login --name " + name + " --base-url URL"
+	}
+	return ""
+}
+
+// htmlPage reports whether an answer is an HTML page, and names it in one
+// line: "an HTML page" and its title when it has one.
+func htmlPage(header http.Header, body []byte) (string, bool) {
+	typ, _, _ := mime.ParseMediaType(header.Get("Content-Type"))
+	head := strings.ToLower(strings.TrimSpace(string(body[:min(len(body), 512)])))
+	if typ != "text/html" && !strings.HasPrefix(head, "<!doctype html") && !strings.HasPrefix(head, "<html") {
+		return "", false
+	}
+	page := "an HTML page"
+	lower := strings.ToLower(string(body))
+	if i := strings.Index(lower, "<title>"); i >= 0 {
+		if j := strings.Index(lower[i:], "</title>"); j > 0 {
+			if title := strings.Join(strings.Fields(string(body[i+len("<title>"):i+j])), " "); title != "" {
+				page += fmt.Sprintf(" (%q)", truncateTo(title, 80))
+			}
+		}
+	}
+	return page, true
+}
+
+// truncateTo caps s at n bytes on a character boundary, marking the cut.
+func truncateTo(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// unreachable describes a request to url that found no server.
+func unreachable(ep albedo.Endpoint, url string, err error) *albedo.Error {
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return failure(ep, nil, "could not be reached at %s: connection refused: is the server running?", url)
+	}
+	return failure(ep, nil, "could not be reached at %s: %v", url, err)
 }
 
 // apiError is the error object OpenAI-compatible providers send, in an

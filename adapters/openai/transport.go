@@ -97,7 +97,7 @@ func (c *Client) open(ctx context.Context, ep albedo.Endpoint, url string, body 
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			err = failure(ep, nil, "could not be reached: %v", err)
+			err = unreachable(ep, url, err)
 			wait = c.backoff(attempt)
 		case resp.StatusCode/100 == 2:
 			if typ, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); typ == "application/json" {
@@ -107,6 +107,11 @@ func (c *Client) open(ctx context.Context, ep albedo.Endpoint, url string, body 
 				return nil, failure(ep, map[string]any{"status": resp.StatusCode},
 					"answered %d with JSON instead of an event stream: %s", resp.StatusCode, quote(ep, providerMessage(raw)))
 			}
+			if page, ok := htmlPage(resp.Header, nil); ok {
+				resp.Body.Close()
+				return nil, failure(ep, map[string]any{"status": resp.StatusCode},
+					"answered %d with %s from %s instead of an event stream: not an OpenAI-compatible API; check the base URL", resp.StatusCode, page, url)
+			}
 			return resp, nil
 		default:
 			raw, readErr := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
@@ -114,7 +119,7 @@ func (c *Client) open(ctx context.Context, ep albedo.Endpoint, url string, body 
 			if readErr != nil && ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			err = statusFailure(ep, resp.StatusCode, raw)
+			err = statusFailure(ep, url, resp.StatusCode, resp.Header, raw)
 			if !retryable(resp.StatusCode) {
 				return nil, err
 			}

@@ -415,3 +415,73 @@ func TestRetriesAreAnnouncedAsDeltas(t *testing.T) {
 		mustContain(t, text, fmt.Sprintf("retrying (%d/3) in ", i+1), " s: ", "503", "overloaded, try later")
 	}
 }
+
+func TestFailuresSayWhatToDo(t *testing.T) {
+	tests := []struct {
+		name   string
+		answer func(w http.ResponseWriter)
+		want   []string
+		absent []string
+	}{
+		{
+			name: "401 names the login command",
+			answer: func(w http.ResponseWriter) {
+				http.Error(w, `{"error":{"message":"Incorrect API key provided"}}`, http.StatusUnauthorized)
+			},
+			want: []string{"401 Unauthorized", "Incorrect API key provided", "update the key with: albedo login --name fixture"},
+		},
+		{
+			name:   "403 too",
+			answer: func(w http.ResponseWriter) { http.Error(w, `{"error":"forbidden"}`, http.StatusForbidden) },
+			want:   []string{"403 Forbidden", "albedo login --name fixture"},
+		},
+		{
+			name:   "404 says where it posted and that the base URL should end in /v1",
+			answer: func(w http.ResponseWriter) { http.Error(w, `{"error":"no route"}`, http.StatusNotFound) },
+			want:   []string{"404 Not Found", "posted to http://", "/chat/completions", "base URL ends in /v1"},
+		},
+		{
+			name: "an HTML error page is summed up in a line",
+			answer: func(w http.ResponseWriter) {
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				w.WriteHeader(http.StatusMethodNotAllowed)
+				_, _ = io.WriteString(w, "<!DOCTYPE html><html><head><title>Welcome to\n nginx</title></head><body>"+strings.Repeat("<p>lorem</p>", 200)+"</body></html>")
+			},
+			want:   []string{"405", `an HTML page ("Welcome to nginx") from http://`, "/chat/completions", "not an OpenAI-compatible API"},
+			absent: []string{"lorem", "<p>"},
+		},
+		{
+			name: "an HTML page with 200 is no stream",
+			answer: func(w http.ResponseWriter) {
+				w.Header().Set("Content-Type", "text/html")
+				_, _ = io.WriteString(w, "<html><title>Home</title></html>")
+			},
+			want: []string{"answered 200 with an HTML page", "/chat/completions", "not an OpenAI-compatible API"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newProvider(t, func(w http.ResponseWriter, r *http.Request, n int) { tt.answer(w) })
+			_, err := fastClient(Options{MaxRetries: -1}).Stream(context.Background(), chatReq(p), nil)
+			msg := errorText(t, err)
+			mustContain(t, msg, tt.want...)
+			for _, a := range tt.absent {
+				if strings.Contains(msg, a) {
+					t.Errorf("%q contains %q", msg, a)
+				}
+			}
+		})
+	}
+}
+
+func TestRefusedConnectionAsksWhetherTheServerRuns(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	req := albedo.ModelRequest{Endpoint: albedo.Endpoint{Provider: "local", BaseURL: "http://" + addr + "/v1", Model: "m", Protocol: albedo.ProtocolChatCompletions}}
+	_, err = fastClient(Options{MaxRetries: -1}).Stream(context.Background(), req, nil)
+	mustContain(t, errorText(t, err), "could not be reached at http://"+addr+"/v1/chat/completions", "is the server running?")
+}

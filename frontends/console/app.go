@@ -53,6 +53,7 @@ const (
 	pagePicker  = "picker"
 	pageVents   = "vents"
 	pageLogin   = "login"
+	pageModels  = "models"
 )
 
 // Console is a running console: one tview application and its screens.
@@ -69,6 +70,7 @@ type Console struct {
 	picker  *pickerScreen
 	vents   *ventsScreen
 	login   *loginScreen
+	models  *modelsScreen
 
 	// mu guards cl, which the stream goroutines replace on reconnect.
 	mu sync.Mutex
@@ -116,10 +118,12 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	c.picker = newPickerScreen(c)
 	c.vents = newVentsScreen(c)
 	c.login = newLoginScreen(c)
+	c.models = newModelsScreen(c)
 	c.pages.AddPage(pageSession, c.session.root, true, false)
 	c.pages.AddPage(pagePicker, c.picker.root, true, false)
 	c.pages.AddPage(pageVents, c.vents.root, true, false)
 	c.pages.AddPage(pageLogin, c.login.root, true, false)
+	c.pages.AddPage(pageModels, c.models.root, true, false)
 	if opts.Screen != nil {
 		c.app.SetScreen(opts.Screen)
 	}

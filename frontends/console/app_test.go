@@ -221,7 +221,7 @@ func TestConsoleCommands(t *testing.T) {
 		request string
 		screen  string
 	}{
-		{"/model other big", `POST /sessions/s1/commands {"name":"/model","args":{"model":"big","provider":"other"}}`, "now on other · big (responses)"},
+		{"/model other big", `POST /sessions/s1/commands {"name":"/model","args":{"model":"big","provider":"other"}}`, "now on other · big (responses); new sessions use it too"},
 		{"/name my work", `PATCH /sessions/s1?view=configuration {"name":"my work"}`, "named my work"},
 		{"/workspace /elsewhere", `POST /sessions/s1/workspace {"workspace":"/elsewhere"}`, ""},
 		{"/bogus", "", "unknown command /bogus"},
@@ -374,4 +374,25 @@ func TestConsoleLoginSavesAProvider(t *testing.T) {
 		t.Errorf("saved %+v, want %+v", p, want)
 	}
 	s.waitFor(t, "saved provider fixture", "new sessions use it", "Message albedo")
+}
+
+func TestConsoleModelPicksAConfiguredProvider(t *testing.T) {
+	f := newFakeDaemon(t)
+	opts := Options{Session: "s1", Providers: func(ctx context.Context) ([]Provider, error) {
+		return []Provider{
+			{Name: "fixture", BaseURL: "http://127.0.0.1:9/v1", Protocol: "chat_completions", Model: "fixture-model", Active: true},
+			{Name: "other", BaseURL: "http://127.0.0.1:8/v1", Protocol: "responses", Model: "big"},
+		}, nil
+	}}
+	s, _ := startConsole(t, f, opts)
+	s.waitFor(t, "Message albedo")
+	s.typeText("/model")
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	s.waitFor(t, "This session uses fixture · fixture-model", "● fixture", "other", "big", "(new sessions)")
+	s.InjectKey(tcell.KeyDown, 0, tcell.ModNone)
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	s.waitFor(t, "now on other · big (responses); new sessions use it too")
+	if !f.seen(`POST /sessions/s1/commands {"name":"/model","args":{"model":"big","provider":"other"}}`) {
+		t.Errorf("no switch sent; requests: %q", f.requests)
+	}
 }

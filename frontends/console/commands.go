@@ -19,7 +19,7 @@ type command struct {
 // commandHelp lists the slash commands, in the order /help shows them.
 func commandHelp() []struct{ usage, summary string } {
 	return []struct{ usage, summary string }{
-		{"/model [PROVIDER] MODEL", "switch this session's model (and provider); alone, pick one"},
+		{"/model [[PROVIDER] MODEL]", "switch this session's model (and provider); alone, pick one"},
 		{"/login", "add or change a model provider (name, URL, model, key)"},
 		{"/fork ID", "start a new session from this one up to checkpoint #ID"},
 		{"/workspace PATH", "move this session to another folder"},
@@ -46,8 +46,8 @@ func parseCommand(text string) (cmd command, ok bool, err error) {
 	cmd = command{name: name, rest: strings.TrimSpace(rest), args: strings.Fields(rest)}
 	switch cmd.name {
 	case "/model":
-		if n := len(cmd.args); n < 1 || n > 2 {
-			return cmd, true, fmt.Errorf("usage: /model [PROVIDER] MODEL")
+		if n := len(cmd.args); n > 2 {
+			return cmd, true, fmt.Errorf("usage: /model [[PROVIDER] MODEL]")
 		}
 	case "/fork":
 		if len(cmd.args) != 1 {
@@ -124,17 +124,11 @@ func (s *sessionScreen) run(cmd command) {
 	case "/login":
 		s.login()
 	case "/model":
-		provider, model := cmd.modelArgs()
-		async(func() (string, error) {
-			choice, err := cl.SwitchModel(ctx, id, provider, model)
-			if err != nil {
-				return "", err
-			}
-			s.post(gen, func() {
-				s.info.Provider, s.info.Model, s.info.Protocol = choice.Provider, choice.Model, choice.Protocol
-			})
-			return fmt.Sprintf("now on %s · %s (%s)", choice.Provider, choice.Model, choice.Protocol), nil
-		})
+		if len(cmd.args) == 0 {
+			s.pickModel()
+			return
+		}
+		s.switchModel(cmd.modelArgs())
 	case "/name":
 		async(func() (string, error) {
 			cfg, err := cl.Rename(ctx, id, cmd.rest)
@@ -172,6 +166,48 @@ func (s *sessionScreen) run(cmd command) {
 			})
 		}()
 	}
+}
+
+// switchModel moves the session to a provider (its own when empty) and
+// model; the daemon makes that the choice of new sessions too.
+func (s *sessionScreen) switchModel(provider, model string) {
+	gen, id, cl, ctx := s.gen, s.id, s.c.client(), s.c.ctx
+	go func() {
+		choice, err := cl.SwitchModel(ctx, id, provider, model)
+		s.post(gen, func() {
+			if err != nil {
+				s.t.Notice(describe(err), true)
+				return
+			}
+			s.info.Provider, s.info.Model, s.info.Protocol = choice.Provider, choice.Model, choice.Protocol
+			s.t.Notice(fmt.Sprintf("now on %s · %s (%s); new sessions use it too", choice.Provider, choice.Model, choice.Protocol), false)
+			s.view.ScrollToEnd()
+		})
+	}()
+}
+
+// pickModel shows the session's provider and model and, when the console
+// knows the configured providers, a picker of them.
+func (s *sessionScreen) pickModel() {
+	current := fmt.Sprintf("this session uses %s · %s (%s)", s.info.Provider, s.info.Model, s.info.Protocol)
+	if s.c.opts.Providers == nil {
+		s.t.Notice(current+"; /model [PROVIDER] MODEL switches it", false)
+		return
+	}
+	gen := s.gen
+	go func() {
+		list, err := s.c.opts.Providers(s.c.ctx)
+		s.post(gen, func() {
+			switch {
+			case err != nil:
+				s.t.Notice(current+"; the providers could not be read: "+describe(err), true)
+			case len(list) == 0:
+				s.t.Notice(current+"; no provider is configured: /login adds one", false)
+			default:
+				s.c.models.show(s, list)
+			}
+		})
+	}()
 }
 
 // absPath makes a path typed by the user absolute, expanding a leading ~.
