@@ -74,3 +74,30 @@ func TestLoginChangesAProviderWithoutItsKey(t *testing.T) {
 		t.Errorf("a new provider without a key: exit %d, %q", code, errs.String())
 	}
 }
+
+func TestModelAloneShowsTheChoiceAndTheProviders(t *testing.T) {
+	dir := t.TempDir()
+	cli := func(stdin string, args ...string) string {
+		t.Helper()
+		var out, errs bytes.Buffer
+		e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errs, home: dir}
+		if code := run(t.Context(), e, args); code != 0 {
+			t.Fatalf("%q exited %d: %s", args, code, errs.String())
+		}
+		return out.String()
+	}
+	if got := cli("", "model"); !strings.Contains(got, "no model provider is configured") || !strings.Contains(got, "\n    albedo login\n") {
+		t.Errorf("model with no providers: %q", got)
+	}
+	cli("k1\n", "login", "--name", "alpha", "--base-url", "http://127.0.0.1:9/v1", "--model", "a1")
+	cli("k2\n", "login", "--name", "beta", "--base-url", "http://127.0.0.1:8/v1", "--model", "b1", "--protocol", "chat_completions")
+	got := cli("", "model")
+	for _, want := range []string{"new sessions use b1 on beta (chat_completions)", "  alpha ", "* beta ", "http://127.0.0.1:9/v1"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("model lacks %q:\n%s", want, got)
+		}
+	}
+	if got := cli("", "model", "alpha", "a2"); !strings.Contains(got, "new sessions use a2 on alpha") {
+		t.Errorf("model alpha a2: %q", got)
+	}
+}

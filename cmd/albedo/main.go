@@ -56,7 +56,7 @@ func commands() []command {
 		{"new", "albedo new [WORKSPACE]", "create a session in WORKSPACE (default: the current folder) and print it as JSON", runNew, false},
 		{"daemon", "albedo daemon", "run the daemon in the foreground, for service managers", runDaemon, true},
 		{"login", "albedo login [--name N --base-url URL --model M --protocol P]", "add or update a model provider: asks for what is not given; the key is read from a prompt or stdin", runLogin, false},
-		{"model", "albedo model [PROVIDER] MODEL", "choose the provider and model new sessions use", runModel, false},
+		{"model", "albedo model [[PROVIDER] MODEL]", "choose the provider and model new sessions use; alone, show them and the configured providers", runModel, false},
 		{"help", "albedo help [COMMAND]", "explain a command", nil, false},
 	}
 }

@@ -351,7 +351,7 @@ func TestConsoleLoginSavesAProvider(t *testing.T) {
 		},
 	}
 	s, _ := startConsole(t, f, opts)
-	s.waitFor(t, "Message albedo")
+	s.waitFor(t, "Message albedo", "fixture · fixture-model")
 	s.typeText("/login")
 	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
 	// The form offers the session's provider as configured.
@@ -385,7 +385,7 @@ func TestConsoleModelPicksAConfiguredProvider(t *testing.T) {
 		}, nil
 	}}
 	s, _ := startConsole(t, f, opts)
-	s.waitFor(t, "Message albedo")
+	s.waitFor(t, "Message albedo", "fixture · fixture-model")
 	s.typeText("/model")
 	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
 	s.waitFor(t, "This session uses fixture · fixture-model", "● fixture", "other", "big", "(new sessions)")
