@@ -76,6 +76,12 @@ class Terminal:
         """Presses keys by tmux name (Enter, Escape, C-d, ...)."""
         self._tmux("send-keys", *keys)
 
+    def paste(self, text):
+        """Pastes text as a terminal does: bracketed, when the program
+        asked for that."""
+        self._tmux("set-buffer", "--", text)
+        self._tmux("paste-buffer", "-p", "-d")
+
     def say(self, text):
         """Types a line and presses Enter."""
         self.type(text)

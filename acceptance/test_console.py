@@ -246,6 +246,21 @@ class ConsoleTest(unittest.TestCase):
             screen = console.wait_for("back up", "idle")
             self.assertNotIn("retrying", screen)
 
+    def test_a_pasted_message_shows_whole_and_is_sent_whole(self):
+        provider = Provider(lambda request: text("got " + str(len(user_texts(request)[-1].splitlines())) + " lines"))
+        self.addCleanup(provider.close)
+        with Albedo(provider) as app:
+            console = self.open(app)
+            console.wait_for(PROMPT)
+            console.paste("first pasted line\nsecond pasted line\nthird pasted line")
+            screen = console.wait_for("third pasted line")
+            rows = screen.splitlines()
+            at = next(i for i, row in enumerate(rows) if "third pasted line" in row)
+            self.assertIn("first pasted line", rows[at - 2], screen)
+            self.assertIn("second pasted line", rows[at - 1], screen)
+            console.keys("Enter")
+            console.wait_for("got 3 lines", "idle")
+
     def test_escape_interrupts_the_running_turn(self):
         provider = Provider(lambda request: python("import time\ntime.sleep(120)"))
         self.addCleanup(provider.close)

@@ -46,6 +46,7 @@ func openConsole(ctx context.Context, e *env, opts console.Options) error {
 	}
 	opts.Dial = func(ctx context.Context) (*client.Client, error) { return e.dial(ctx) }
 	opts.SaveProvider = e.saveFormProvider
+	opts.NoMouse = mouseOff(os.Getenv("ALBEDO_MOUSE"))
 	opts.Providers = e.listProviders
 	res, err := console.Run(ctx, opts)
 	if err != nil {
@@ -101,4 +102,14 @@ func (e *env) listProviders(ctx context.Context) ([]console.Provider, error) {
 	}
 	slices.SortFunc(out, func(a, b console.Provider) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
+}
+
+// mouseOff reads ALBEDO_MOUSE: off, 0, false or no leave the mouse to the
+// terminal.
+func mouseOff(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "off", "0", "false", "no":
+		return true
+	}
+	return false
 }

@@ -197,12 +197,14 @@ func readKey(e *env, name string) (string, error) {
 // answer keeps the saved key, for the prompt to say so.
 func readSecret(e *env, name string, keep bool) (string, error) {
 	if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		// Watch for Ctrl-C before the prompt shows: a person may press it
+		// as soon as they see it.
+		stop := restoreOnInterrupt(e, int(f.Fd()))
 		if keep {
 			fmt.Fprintf(e.stderr, "API key for %s (Enter keeps the saved one): ", name)
 		} else {
 			fmt.Fprintf(e.stderr, "API key for %s: ", name)
 		}
-		stop := restoreOnInterrupt(e, int(f.Fd()))
 		b, err := term.ReadPassword(int(f.Fd()))
 		stop()
 		fmt.Fprintln(e.stderr)

@@ -37,6 +37,9 @@ type Options struct {
 	// as albedo login does; nil leaves the console without its login form.
 	// An empty APIKey keeps the key saved for the provider, if any.
 	SaveProvider func(ctx context.Context, p Login) error
+	// NoMouse leaves the mouse to the terminal, for its own selection:
+	// the wheel then no longer scrolls the transcript.
+	NoMouse bool
 	// Providers lists the configured providers; nil when unknown.
 	Providers func(ctx context.Context) ([]Provider, error)
 }
@@ -127,7 +130,11 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	if opts.Screen != nil {
 		c.app.SetScreen(opts.Screen)
 	}
-	c.app.EnableMouse(true).EnablePaste(true).SetRoot(c.pages, true).SetInputCapture(c.keys)
+	c.app.EnableMouse(!opts.NoMouse).EnablePaste(true).SetRoot(c.pages, true).SetInputCapture(c.keys)
+	c.app.SetBeforeDrawFunc(func(tcell.Screen) bool {
+		c.session.fitInput()
+		return false
+	})
 	c.app.SetAfterDrawFunc(func(tcell.Screen) {
 		// A resize changes the status line's width: fit it again.
 		if _, _, w, _ := c.session.status.GetInnerRect(); w != c.session.statusWidth && c.session.id != "" {

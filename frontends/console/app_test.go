@@ -396,3 +396,33 @@ func TestConsoleModelPicksAConfiguredProvider(t *testing.T) {
 		t.Errorf("no switch sent; requests: %q", f.requests)
 	}
 }
+
+func TestConsoleReconnectedNoticePasses(t *testing.T) {
+	clock := &fakeClock{now: time.UnixMilli(1_000_000)}
+	tick := make(chan time.Time)
+	f := newFakeDaemon(t)
+	s, _ := startConsole(t, f, Options{Session: "s1", Clock: clock.Now, Tick: tick})
+	s.waitFor(t, "Message albedo", "fixture · fixture-model") // subscribed
+	f.dropStreams()
+	s.waitFor(t, "reconnected to the daemon")
+	clock.advance(4 * time.Second)
+	tick <- clock.Now()
+	s.waitFor(t, "reconnected to the daemon")
+	clock.advance(2 * time.Second)
+	tick <- clock.Now()
+	waitUntil(t, "the notice to go", func() bool { return !strings.Contains(s.text(), "reconnected") })
+}
+
+func TestConsoleCompletesSlashCommands(t *testing.T) {
+	f := newFakeDaemon(t)
+	s, _ := startConsole(t, f, Options{Session: "s1"})
+	s.waitFor(t, "Message albedo")
+	s.typeText("/wo")
+	s.InjectKey(tcell.KeyTab, 0, tcell.ModNone)
+	s.typeText("x")
+	s.waitFor(t, "❯ /workspace x")
+	s.InjectKey(tcell.KeyCtrlC, 0, tcell.ModCtrl) // clears the input
+	s.typeText("/s")
+	s.InjectKey(tcell.KeyTab, 0, tcell.ModNone)
+	s.waitFor(t, "/sessions")
+}

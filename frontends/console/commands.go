@@ -210,6 +210,43 @@ func (s *sessionScreen) pickModel() {
 	}()
 }
 
+// completeCommand completes the name of a slash command from its start:
+// the names it may be, and the longest start they share.
+func completeCommand(start string) (names []string, common string) {
+	for _, c := range commandHelp() {
+		name, _, _ := strings.Cut(c.usage, " ")
+		if strings.HasPrefix(name, start) {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return nil, start
+	}
+	common = names[0]
+	for _, n := range names[1:] {
+		for !strings.HasPrefix(n, common) {
+			common = common[:len(common)-1]
+		}
+	}
+	return names, common
+}
+
+// complete completes the slash command being typed (Tab).
+func (s *sessionScreen) complete(start string) {
+	names, common := completeCommand(start)
+	switch len(names) {
+	case 0:
+		s.setNote("no command starts with "+start+": /help lists them", true)
+	case 1:
+		s.input.SetText(common+" ", true)
+		s.setNote("", false)
+	default:
+		s.input.SetText(common, true)
+		s.setNote(strings.Join(names, " "), false)
+	}
+	s.refresh()
+}
+
 // absPath makes a path typed by the user absolute, expanding a leading ~.
 func absPath(p string) (string, error) {
 	if p == "~" || strings.HasPrefix(p, "~/") {
@@ -250,5 +287,7 @@ func keyHelp() [][2]string {
 		{"PgUp, PgDn, Shift-Up/Down", "scroll; scrolling to the end follows again"},
 		{"Ctrl-T", "show or fold thinking and long cell output"},
 		{"Ctrl-D", "detach: the session goes on in the daemon"},
+		{"Tab", "complete a slash command"},
+		{"mouse", "the wheel scrolls; the console holds the mouse, so select text with Shift held, or start albedo with ALBEDO_MOUSE=off"},
 	}
 }

@@ -165,3 +165,22 @@ func TestStatusText(t *testing.T) {
 		})
 	}
 }
+
+func TestCompleteCommand(t *testing.T) {
+	tests := []struct {
+		start  string
+		names  string
+		common string
+	}{
+		{"/wo", "/workspace", "/workspace"},
+		{"/f", "/fork", "/fork"},
+		{"/", "/model /login /fork /workspace /name /sessions /vents /help /quit", "/"},
+		{"/zz", "", "/zz"},
+	}
+	for _, tt := range tests {
+		names, common := completeCommand(tt.start)
+		if strings.Join(names, " ") != tt.names || common != tt.common {
+			t.Errorf("completeCommand(%q) = %q, %q; want %q, %q", tt.start, names, common, tt.names, tt.common)
+		}
+	}
+}

@@ -53,6 +53,11 @@ type sessionScreen struct {
 	// note is a passing message for the status line.
 	note    string
 	noteErr bool
+	// inputFits says the input's text fits in its rows.
+	inputFits bool
+	// connAt is when conn was set: a passing "reconnected" goes after
+	// passingNote.
+	connAt time.Time
 	// statusWidth is the width the status line was fitted to.
 	statusWidth int
 	// turnStart is when the running turn started, zero when idle.
@@ -169,7 +174,7 @@ func (s *sessionScreen) follow(ctx context.Context, gen int, id string) {
 			}
 			s.view.ScrollToEnd()
 			if reconnected {
-				s.setConn("reconnected to the daemon", false)
+				s.setConn(reconnectedNote, false)
 			} else {
 				s.setConn("", false)
 			}
@@ -259,7 +264,15 @@ func (s *sessionScreen) apply(ev client.Event) {
 }
 
 // setConn sets the connection part of the status line.
-func (s *sessionScreen) setConn(text string, failed bool) { s.conn, s.connErr = text, failed }
+func (s *sessionScreen) setConn(text string, failed bool) {
+	s.conn, s.connErr, s.connAt = text, failed, s.c.now()
+}
+
+// passingNote is how long "reconnected to the daemon" stays.
+const passingNote = 5 * time.Second
+
+// reconnectedNote says the stream came back.
+const reconnectedNote = "reconnected to the daemon"
 
 // setNote sets the passing message of the status line.
 func (s *sessionScreen) setNote(text string, failed bool) { s.note, s.noteErr = text, failed }
@@ -283,6 +296,11 @@ func (s *sessionScreen) refresh() {
 		Conn: s.conn, ConnFailed: s.connErr, Note: s.note, NoteFailed: s.noteErr,
 		Queued: len(s.t.Queued()), Scrolled: !s.view.Following(), Detail: s.view.Detail(),
 	}
+	passing := s.conn == reconnectedNote
+	if passing && s.c.now().Sub(s.connAt) >= passingNote {
+		s.conn, passing = "", false
+		line.Conn = ""
+	}
 	if s.t.Running {
 		now := s.c.now()
 		if !s.turnStart.IsZero() {
@@ -292,7 +310,7 @@ func (s *sessionScreen) refresh() {
 			line.InCell, line.Cell = true, now.Sub(time.UnixMilli(ms))
 		}
 	}
-	s.c.animating.Store(s.t.Running && s.id != "")
+	s.c.animating.Store((s.t.Running || passing) && s.id != "")
 	_, _, w, _ := s.status.GetInnerRect()
 	s.statusWidth = w
 	text, rows := statusText(line, w)
@@ -308,6 +326,11 @@ func (s *sessionScreen) keys(ev *tcell.EventKey) *tcell.EventKey {
 	case key == tcell.KeyEnter:
 		s.submit()
 		return nil
+	case key == tcell.KeyTab:
+		if text := s.input.GetText(); strings.HasPrefix(text, "/") && !strings.ContainsAny(text, " \n") {
+			s.complete(text)
+			return nil
+		}
 	case key == tcell.KeyEscape:
 		s.interrupt()
 		return nil
@@ -354,8 +377,15 @@ func (s *sessionScreen) resizeInput() {
 	_, _, w, _ := s.input.GetInnerRect()
 	rows := len(wrap(s.input.GetText(), max(1, w-2)))
 	s.root.ResizeItem(s.input, min(max(rows, minInputRows), maxInputRows), 0)
-	if rows <= maxInputRows {
-		s.input.SetOffset(0, 0) // all of it fits: show it from the top
+	s.inputFits = rows <= maxInputRows
+}
+
+// fitInput shows an input that fits from its top row. It runs before each
+// frame: a paste scrolls the input to its cursor at the height it had
+// before the paste grew it, leaving only the last line in sight.
+func (s *sessionScreen) fitInput() {
+	if s.inputFits {
+		s.input.SetOffset(0, 0)
 	}
 }
 
