@@ -7,8 +7,9 @@ import "context"
 // are strings and float64 numbers, as a JSON client would decode them.
 type Glance map[string]any
 
-// Glances returns a session's sidebar: its model, and the replies to its
-// vents that wait for its next turn. Open vents never appear there: they
+// Glances returns a session's sidebar: its model, the replies to its
+// vents that wait for its next turn, and the sandbox its kernel runs under
+// (when albedo has one). Open vents never appear there: they
 // are the user's to triage, not the session's.
 func (s *Service) Glances(ctx context.Context, id string) ([]Glance, error) {
 	sess, err := s.store.Session(ctx, id)
@@ -22,6 +23,9 @@ func (s *Service) Glances(ctx context.Context, id string) ([]Glance, error) {
 	}
 	if n > 0 {
 		glances = append(glances, Glance{"extension": ReplySource, "pending_replies": float64(n)})
+	}
+	if st, ok := s.sessionSandbox(ctx, id); ok {
+		glances = append(glances, sandboxGlance(st))
 	}
 	return glances, nil
 }

@@ -32,6 +32,9 @@ type Options struct {
 	// long, to free its memory; zero keeps kernels until Close. The model
 	// is told with its next message that its globals are gone.
 	KernelIdle time.Duration
+	// Sandbox, when set, tells how the kernel confines cells: the
+	// session's glances show it and the instructions carry its line.
+	Sandbox Sandbox
 }
 
 // DefaultCellTimeout bounds a cell whose call names no timeout.
@@ -53,6 +56,7 @@ type Service struct {
 	instructions string
 	cellTimeout  time.Duration
 	kernelIdle   time.Duration
+	sandbox      Sandbox
 	// stopReaper ends the idle-kernel reaper, if one runs.
 	stopReaper chan struct{}
 	commands   map[string]command
@@ -105,6 +109,7 @@ func New(opts Options) *Service {
 		instructions: opts.Instructions,
 		cellTimeout:  opts.CellTimeout,
 		kernelIdle:   opts.KernelIdle,
+		sandbox:      opts.Sandbox,
 		stopReaper:   make(chan struct{}),
 		sessions:     make(map[string]*sessionState),
 	}

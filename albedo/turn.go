@@ -90,7 +90,7 @@ func (s *Service) step(ctx context.Context, st *sessionState, id string) stepOut
 	}
 	req := ModelRequest{
 		Endpoint:     ep,
-		Instructions: s.instructions,
+		Instructions: s.instructionsFor(ctx, id),
 		Input:        ProjectFor(items, ep),
 		Tools:        []Tool{PythonTool()},
 		SessionID:    id,

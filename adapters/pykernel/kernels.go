@@ -150,7 +150,14 @@ func (k *Kernels) kernel(ctx context.Context, s *session, workspace string) (*pr
 	if p != nil && p.gone() {
 		s.proc, p = nil, nil
 	}
+	var unfit *process // a confined kernel of another workspace
+	if p != nil && p.confinedTo != "" && p.confinedTo != workspace {
+		unfit, s.proc, p = p, nil, nil
+	}
 	k.mu.Unlock()
+	if unfit != nil {
+		_ = unfit.stop(ctx)
+	}
 	if p != nil {
 		return p, nil, nil
 	}

@@ -13,6 +13,9 @@ import (
 func (p *process) wait(cmd *exec.Cmd) {
 	_ = cmd.Wait() // the state says how it ended
 	killGroup(p.pid)
+	if p.release != nil {
+		p.release()
+	}
 	p.state = cmd.ProcessState
 	p.cancel()
 	p.stopIdle()

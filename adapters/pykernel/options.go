@@ -36,6 +36,22 @@ type Options struct {
 	OutputLimit int
 	// Logger receives kernel starts, exits and failures; none when nil.
 	Logger *slog.Logger
+	// Confine, when set, is called as each kernel starts and returns the
+	// launch to run instead: the same interpreter behind a sandbox's
+	// helper, say. An error fails the start, and nothing runs. A kernel
+	// it confined serves only the workspace it started in: a cell naming
+	// another one gets a fresh kernel.
+	Confine func(ctx context.Context, l Launch) (Launch, error)
+}
+
+// Launch is how a kernel's process starts.
+type Launch struct {
+	SessionID, Workspace string
+	// Argv is the command line, the program first; Env the environment.
+	Argv, Env []string
+	// Release, when set, is called once the process has exited (or failed
+	// to start).
+	Release func()
 }
 
 // withDefaults returns o with its zero fields filled in.

@@ -38,6 +38,11 @@ type process struct {
 	// executable is the interpreter the kernel reported running as, once
 	// it is ready: the real one behind a version manager's shim.
 	executable string
+	// confinedTo is the workspace a confined kernel may write in, "" for
+	// a kernel that Options.Confine did not wrap.
+	confinedTo string
+	// release is Launch.Release, called once the process has exited.
+	release func()
 
 	ctl    *os.File // the kernel's fd 3: requests
 	wmu    sync.Mutex
@@ -75,7 +80,7 @@ func start(ctx context.Context, o *Options, python, sessionID, workspace string)
 		return nil, err
 	}
 	began := time.Now()
-	p, err := spawn(o, python, sessionID, workspace)
+	p, err := spawn(ctx, o, python, sessionID, workspace)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +114,15 @@ func start(ctx context.Context, o *Options, python, sessionID, workspace string)
 
 // spawn starts the interpreter with its pipes and the goroutines that
 // serve them.
-func spawn(o *Options, python, sessionID, workspace string) (*process, error) {
+func spawn(ctx context.Context, o *Options, python, sessionID, workspace string) (*process, error) {
+	launch := Launch{SessionID: sessionID, Workspace: workspace, Argv: []string{python, "-c", bootstrap}, Env: kernelEnv(o.Env)}
+	if o.Confine != nil {
+		confined, err := o.Confine(ctx, launch)
+		if err != nil {
+			return nil, err
+		}
+		launch = confined
+	}
 	var pipes [6]*os.File // ctlR, ctlW, evR, evW, outR, outW
 	var err error
 	for i := 0; i < len(pipes); i += 2 {
@@ -120,9 +133,9 @@ func spawn(o *Options, python, sessionID, workspace string) (*process, error) {
 	}
 	ctlR, ctlW, evR, evW, outR, outW := pipes[0], pipes[1], pipes[2], pipes[3], pipes[4], pipes[5]
 
-	cmd := exec.Command(python, "-c", bootstrap)
+	cmd := exec.Command(launch.Argv[0], launch.Argv[1:]...)
 	cmd.Dir = workspace
-	cmd.Env = kernelEnv(o.Env)
+	cmd.Env = launch.Env
 	cmd.Stdout, cmd.Stderr = outW, outW
 	cmd.ExtraFiles = []*os.File{ctlR, evW} // fds 3 and 4
 	cmd.SysProcAttr = groupAttr()
@@ -130,6 +143,9 @@ func spawn(o *Options, python, sessionID, workspace string) (*process, error) {
 	closeAll(ctlR, evW, outW) // the kernel holds its own copies now
 	if err != nil {
 		closeAll(ctlW, evR, outR)
+		if launch.Release != nil {
+			launch.Release()
+		}
 		return nil, fmt.Errorf("starting %s in %s: %w", python, workspace, err)
 	}
 
@@ -138,6 +154,7 @@ func spawn(o *Options, python, sessionID, workspace string) (*process, error) {
 		pid:        cmd.Process.Pid,
 		log:        o.Logger.With("session", sessionID, "pid", cmd.Process.Pid),
 		host:       o.Host,
+		release:    launch.Release,
 		ctl:        ctlW,
 		events:     evR,
 		out:        outR,
@@ -145,6 +162,9 @@ func spawn(o *Options, python, sessionID, workspace string) (*process, error) {
 		exited:     make(chan struct{}),
 		eventsDone: make(chan struct{}),
 		outputDone: make(chan struct{}),
+	}
+	if o.Confine != nil {
+		p.confinedTo = workspace
 	}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	// Collect what the kernel writes while starting, for the error if it

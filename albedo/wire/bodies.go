@@ -89,6 +89,22 @@ type Health struct {
 	OK           bool     `json:"ok"`
 	// Version is the API's version.
 	Version int `json:"version"`
+	// Sandbox is what a kernel started now runs under; nil from a daemon
+	// without a sandbox.
+	Sandbox *Sandbox `json:"sandbox,omitempty"`
+}
+
+// Sandbox says how the model's Python is confined: the policy's mode and
+// network, and the protections (named as in adapters/landlock) the
+// machine does and does not enforce.
+type Sandbox struct {
+	Mode        string   `json:"mode"`
+	Network     bool     `json:"network"`
+	Required    bool     `json:"required"`
+	Enforced    []string `json:"enforced"`
+	NotEnforced []string `json:"not_enforced"`
+	// Problems are the invalid settings of the policy that were ignored.
+	Problems []string `json:"problems,omitempty"`
 }
 
 // OK is the answer of POST /shutdown.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/albedo-agent/albedo/adapters/landlock"
 	"github.com/albedo-agent/albedo/frontends/daemon"
 )
 
@@ -41,6 +42,9 @@ func runDaemon(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	opts.ProviderIdle = time.Duration(silent) * time.Second
+	if err := sandboxOptions(&opts); err != nil {
+		return err
+	}
 	return daemon.Run(ctx, opts)
 }
 
@@ -55,4 +59,23 @@ func envInt(name string, def int) (int, error) {
 		return 0, fmt.Errorf("%s=%q is not a whole number", name, v)
 	}
 	return n, nil
+}
+
+// sandboxOptions makes this binary the kernels' sandbox helper and reads
+// ALBEDO_LANDLOCK_ABI, which plays a machine whose Landlock has that ABI
+// (0: none) when it is lower than the real one.
+func sandboxOptions(opts *daemon.Options) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding albedo's binary for the sandbox helper: %w", err)
+	}
+	opts.SandboxHelper = []string{exe, landlock.HelperCommand}
+	abi, err := envInt("ALBEDO_LANDLOCK_ABI", -1)
+	if err != nil {
+		return err
+	}
+	if abi >= 0 {
+		opts.LandlockABI = func() int { return min(abi, landlock.KernelABI()) }
+	}
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/albedo-agent/albedo/adapters/landlock"
 	"github.com/albedo-agent/albedo/cmd/albedo/internal/procs"
 )
 
@@ -67,6 +68,11 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 func main() {
+	// The sandbox helper runs before anything else: it confines itself and
+	// becomes a kernel's interpreter (see adapters/landlock).
+	if len(os.Args) > 1 && os.Args[1] == landlock.HelperCommand {
+		os.Exit(landlock.HelperMain(os.Args[2:], os.Stderr))
+	}
 	os.Exit(run(context.Background(), &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:]))
 }
 
@@ -145,7 +151,7 @@ func printUsage(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-34s %s\n", c.usage, c.summary)
 	}
-	fmt.Fprintln(w, "\nEnvironment: ALBEDO_HOME (default ~/.albedo), ALBEDO_PORT, ALBEDO_PARENT_PID, ALBEDO_IDLE_SECONDS,\nALBEDO_PROVIDER_IDLE_SECONDS.")
+	fmt.Fprintln(w, "\nEnvironment: ALBEDO_HOME (default ~/.albedo), ALBEDO_PORT, ALBEDO_PARENT_PID, ALBEDO_IDLE_SECONDS,\nALBEDO_PROVIDER_IDLE_SECONDS, ALBEDO_LANDLOCK_ABI.")
 	fmt.Fprintln(w, "Run 'albedo COMMAND --help' for a command's options.")
 }
 

@@ -55,10 +55,14 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 		a.store, a.ownStore = store, true
 	}
 	kernel := opts.Kernel
+	var sandbox albedo.Sandbox
 	if kernel == nil {
+		sb := newSandbox(opts, dir)
+		sandbox = sb
 		kernel = pykernel.New(pykernel.Options{
-			Host:   a.hostCall,
-			Logger: opts.Logger,
+			Host:    a.hostCall,
+			Logger:  opts.Logger,
+			Confine: confine(sb),
 		})
 	} else {
 		kernel = borrowedKernel{kernel}
@@ -81,6 +85,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 		Instructions: opts.Instructions,
 		CellTimeout:  opts.CellTimeout,
 		KernelIdle:   opts.KernelIdle,
+		Sandbox:      sandbox,
 	})
 	a.app = app.New(a.svc)
 	return a, nil

@@ -52,6 +52,17 @@ type Options struct {
 	// CellTimeout bounds a cell whose call names no timeout; zero means
 	// albedo.DefaultCellTimeout.
 	CellTimeout time.Duration
+
+	// SandboxHelper is the command that confines the default kernel as
+	// the "sandbox" policy of extensions.json says: albedo's own binary
+	// and "sandbox-exec" (see adapters/landlock; a program embedding
+	// albedo may run landlock.HelperMain itself). Empty: the default
+	// kernel runs unconfined, the session's sandbox glance says nothing is
+	// enforced, and a policy with "required": true refuses to run cells.
+	SandboxHelper []string
+	// LandlockABI, when set, replaces the probe of the machine's Landlock
+	// ABI (0: none), to play an older kernel.
+	LandlockABI func() int
 }
 
 // usesHome reports whether a default port lives in the home.

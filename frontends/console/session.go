@@ -40,6 +40,8 @@ type sessionScreen struct {
 	info client.Session
 	// pendingReplies counts vent replies waiting for the session.
 	pendingReplies int
+	// sandbox is the sandbox glance of the session, if any.
+	sandbox client.Glance
 	// greeting is a notice to show once the session's first snapshot is in.
 	greeting string
 	t        *Transcript
@@ -215,8 +217,11 @@ func (s *sessionScreen) follow(ctx context.Context, gen int, id string) {
 func (s *sessionScreen) setInfo(d client.SessionDetail) {
 	s.info = d.Session
 	s.t.Running, s.t.Workspace = d.Running, d.Session.Workspace
-	s.pendingReplies = 0
+	s.pendingReplies, s.sandbox = 0, nil
 	for _, g := range d.Glances {
+		if g.Extension() == "sandbox" {
+			s.sandbox = g
+		}
 		if g.Extension() == "paperclips" {
 			if n, ok := g["pending_replies"].(float64); ok {
 				s.pendingReplies = int(n)
@@ -295,6 +300,7 @@ func (s *sessionScreen) refresh() {
 		Provider: s.info.Provider, Model: s.info.Model, Running: s.t.Running, Usage: s.t.Usage, Retry: s.t.Retry,
 		Conn: s.conn, ConnFailed: s.connErr, Note: s.note, NoteFailed: s.noteErr,
 		Queued: len(s.t.Queued()), Scrolled: !s.view.Following(), Detail: s.view.Detail(),
+		Sandbox: sandboxText(s.sandbox),
 	}
 	passing := s.conn == reconnectedNote
 	if passing && s.c.now().Sub(s.connAt) >= passingNote {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/albedo-agent/albedo/frontends/client"
 	"github.com/rivo/tview"
 )
 
@@ -41,6 +42,32 @@ type statusLine struct {
 	// Scrolled is true when the view does not follow the end.
 	Scrolled bool
 	Detail   bool
+	// Sandbox says what the session's kernel runs under, "" when unknown.
+	Sandbox string
+}
+
+// sandboxText is the status line's word on a sandbox glance: its mode, what
+// the network may do, and what the machine does not enforce.
+func sandboxText(g client.Glance) string {
+	mode, _ := g["mode"].(string)
+	if mode == "" {
+		return ""
+	}
+	text := "sandbox: " + mode
+	if mode == "off" {
+		return text
+	}
+	if network, ok := g["network"].(bool); ok && !network {
+		text += ", offline"
+	}
+	if missing, _ := g["not_enforced"].([]any); len(missing) > 0 {
+		names := make([]string, len(missing))
+		for i, m := range missing {
+			names[i] = fmt.Sprint(m)
+		}
+		text += " (not enforced: " + strings.Join(names, ", ") + ")"
+	}
+	return text
 }
 
 // statusPart is one part of the status line: its text, the colour tags
@@ -98,6 +125,13 @@ func statusText(s statusLine, w int) (string, int) {
 	}
 	if s.Usage.Requests > 0 {
 		add("[::d]", fmt.Sprintf("tokens: %s context · %s out", tokens(s.Usage.Context), tokens(s.Usage.Output)), "[::-]", false)
+	}
+	if s.Sandbox != "" {
+		color := "[::d]"
+		if strings.Contains(s.Sandbox, "not enforced") || strings.HasSuffix(s.Sandbox, ": off") {
+			color = "[yellow]"
+		}
+		add(color, s.Sandbox, "[-::-]", true)
 	}
 	if s.Detail {
 		add("[::d]", "details shown", "[::-]", false)

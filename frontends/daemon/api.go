@@ -25,7 +25,7 @@ const maxBody = albedo.MaxImageBytes*4/3 + 2<<20
 
 // Capabilities are the features /health advertises.
 func Capabilities() []string {
-	return []string{"session_provider", "session_workspace", "session_fork", "session_stream", "images", "commands", "paperclips"}
+	return []string{"session_provider", "session_workspace", "session_fork", "session_stream", "images", "commands", "paperclips", "sandbox"}
 }
 
 // APIOptions configure the HTTP API.
@@ -187,7 +187,7 @@ func kindName(k string) string {
 }
 
 func (a *api) health(c *gin.Context) {
-	c.JSON(http.StatusOK, wire.Health{OK: true, Version: APIVersion, Capabilities: Capabilities(), Albedo: a.version})
+	c.JSON(http.StatusOK, wire.Health{OK: true, Version: APIVersion, Capabilities: Capabilities(), Albedo: a.version, Sandbox: a.app.Sandbox(c.Request.Context())})
 }
 
 func (a *api) postShutdown(c *gin.Context) {

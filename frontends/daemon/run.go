@@ -40,6 +40,10 @@ type Options struct {
 	ProviderIdle time.Duration
 	// Version is reported by /health.
 	Version string
+	// SandboxHelper and LandlockABI are compose.Options' fields of the
+	// same names.
+	SandboxHelper []string
+	LandlockABI   func() int
 }
 
 // shutdownGrace bounds how long a stopping daemon waits for requests and
@@ -95,7 +99,10 @@ type daemon struct {
 // through the composition root a program embedding albedo uses too. The daemon holds the home's
 // lock itself and resumes interrupted turns once it serves.
 func assemble(ctx context.Context, opts Options, log *slog.Logger) (*daemon, error) {
-	a, err := compose.Assemble(ctx, compose.Options{Home: opts.Home, Logger: log, KernelIdle: opts.KernelIdle, ProviderIdle: opts.ProviderIdle})
+	a, err := compose.Assemble(ctx, compose.Options{
+		Home: opts.Home, Logger: log, KernelIdle: opts.KernelIdle, ProviderIdle: opts.ProviderIdle,
+		SandboxHelper: opts.SandboxHelper, LandlockABI: opts.LandlockABI,
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,299 @@
+"""The sandbox: the model's Python is confined to its workspace and cannot
+read albedo's secrets (Landlock, on this machine's kernel).
+
+Every daemon here runs with the harness's private ALBEDO_HOME and a fake
+user HOME inside a temporary root, so nothing touches the real home.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import unittest
+
+from harness import Albedo, Provider, python
+from scripts import by_prompt
+
+# A cell that tries everything the sandbox rules on and prints what happened.
+PROBE = r'''
+import json, os, subprocess, tempfile
+home = os.environ["HOME"]
+def attempt(action):
+    try:
+        action()
+        return "ok"
+    except PermissionError:
+        return "refused"
+def write(path):
+    with open(path, "w") as f:
+        f.write("x")
+def read(path):
+    with open(path) as f:
+        f.read()
+report = {
+    "workspace": attempt(lambda: write("inside.txt")),
+    "tmpdir": attempt(lambda: write(os.path.join(tempfile.gettempdir(), "scratch.txt"))),
+    "tmpdir_is_own": tempfile.gettempdir() != "/tmp",
+    "home": attempt(lambda: write(os.path.join(home, "outside.txt"))),
+    "parent": attempt(lambda: write(os.path.join(os.path.dirname(os.getcwd()), "outside.txt"))),
+    "shell": subprocess.run(["sh", "-c", "echo x > $HOME/outside2.txt"], capture_output=True).returncode,
+    "config": attempt(lambda: read(CONFIG)),
+    "daemon": attempt(lambda: read(DAEMON)),
+    "ssh": attempt(lambda: read(os.path.join(home, ".ssh", "id_test"))),
+    "hostname": attempt(lambda: read("/etc/hostname")),
+}
+print(json.dumps(report))
+'''
+
+
+def results(app, session, field="result"):
+    """Every python result (or trace) of a session, oldest first, as dicts."""
+    return [
+        json.loads(part["value"])
+        for entry in app.history(session)["items"]
+        if entry["kind"] == "tool_result"
+        for part in entry["content"]
+        if part["kind"] == "json" and part["field"] == field
+    ]
+
+
+class Sandboxed(Albedo):
+    """A daemon with extra environment variables (such as a forced ABI)."""
+
+    def __init__(self, *args, extra_env=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.extra_env = extra_env or {}
+
+    def env(self) -> dict:
+        env = super().env()
+        env.update(self.extra_env)
+        return env
+
+
+class SandboxTest(unittest.TestCase):
+    def start(self, replies, *, sandbox=None, extra_env=None, prepare=None):
+        def script(request):
+            # a callable reply is made when the model is asked, so it can
+            # name the daemon's own temporary paths
+            made = {key: (reply() if callable(reply) else reply) for key, reply in replies.items()}
+            return by_prompt(made)(request)
+
+        provider = Provider(script)
+        self.addCleanup(provider.close)
+        self.provider = provider
+
+        def setup(app):
+            extensions = {"models": {"refreshHours": 0}}
+            if sandbox is not None:
+                extensions["sandbox"] = sandbox
+            (app.home / "extensions.json").write_text(json.dumps(extensions))
+            ssh = app._user_home / ".ssh"
+            ssh.mkdir()
+            (ssh / "id_test").write_text("a test key\n")
+            if prepare is not None:
+                prepare(app)
+
+        app = Sandboxed(provider, prepare=setup, extra_env=extra_env)
+        app.__enter__()
+        self.addCleanup(app.__exit__, None, None, None)
+        return app
+
+    def turn(self, app, session, prompt):
+        app.prompt(session, prompt).close()
+        app.idle(session, timeout=60)
+        return results(app, session)[-1]
+
+    def probe(self, app, session):
+        result = self.turn(app, session, "probe the sandbox")
+        self.assertEqual(result["status"], "ok", result)
+        return json.loads(result["output"].strip().splitlines()[-1])
+
+    def probe_code(self, app):
+        return (
+            f"CONFIG = {str(app.home / 'config.json')!r}\n"
+            f"DAEMON = {str(app.home / 'daemon.json')!r}\n" + PROBE
+        )
+
+    def health(self, app):
+        with app.api("/health") as response:
+            return json.load(response)
+
+    def glance(self, app, session):
+        with app.api(f"/sessions/{session}?tail=0") as response:
+            detail = json.load(response)
+        found = [g for g in detail["glances"] if g["extension"] == "sandbox"]
+        self.assertEqual(len(found), 1, detail["glances"])
+        return found[0]
+
+    def probing_app(self, **kwargs):
+        """A daemon whose model answers "probe" with the probe cell."""
+        box = {}
+
+        def code():
+            return box["code"]
+
+        app = self.start({"probe": lambda: python(code())}, **kwargs)
+        box["code"] = self.probe_code(app)
+        return app
+
+    def assert_untouched(self, app):
+        for path in (
+            app._user_home / "outside.txt",
+            app._user_home / "outside2.txt",
+            app.workspace.parent / "outside.txt",
+        ):
+            self.assertFalse(path.exists(), f"{path} was written")
+
+    def test_workspace_write_confines_writes_and_hides_secrets(self):
+        app = self.probing_app()
+        session = app.session()
+        report = self.probe(app, session)
+        self.assertEqual(
+            report,
+            {
+                "workspace": "ok", "tmpdir": "ok", "tmpdir_is_own": True,
+                "home": "refused", "parent": "refused", "shell": 2,
+                "config": "refused", "daemon": "refused", "ssh": "refused",
+                "hostname": "ok",
+            },
+        )
+        self.assertTrue((app.workspace / "inside.txt").exists())
+        self.assert_untouched(app)
+
+        glance = self.glance(app, session)
+        self.assertEqual((glance["mode"], glance["network"], glance["kernel"]), ("workspace-write", True, "running"))
+        self.assertIn(str(app.workspace.resolve()), glance["writable"])
+        self.assertIn(str(app.home.resolve()), glance["hidden"])
+        self.assertEqual(glance["not_enforced"], [])
+        self.assertIn("filesystem_writes", glance["enforced"])
+
+        health = self.health(app)
+        self.assertIn("sandbox", health["capabilities"])
+        self.assertEqual(health["sandbox"]["mode"], "workspace-write")
+        self.assertEqual(health["sandbox"]["not_enforced"], [])
+
+        instructions = json.dumps(self.provider.requests[-1]["request"])
+        self.assertIn("Sandbox (workspace-write)", instructions)
+
+    def test_a_refused_write_is_a_permission_error_and_traced(self):
+        app = self.start({"escape": lambda: python(f"open({str(app._user_home / 'outside.txt')!r}, 'w')")})
+        session = app.session()
+        result = self.turn(app, session, "escape the workspace")
+        self.assertEqual(result["status"], "error")
+        self.assertIn("PermissionError", result["error"])
+        target = str(app._user_home / "outside.txt")
+        trace = results(app, session, "trace")[-1]
+        self.assertIn({"kind": "write", "target": target}, trace["activities"])
+        self.assert_untouched(app)
+
+    def test_read_only_writes_nowhere_but_tmpdir(self):
+        app = self.probing_app(sandbox={"mode": "read-only"})
+        session = app.session()
+        report = self.probe(app, session)
+        self.assertEqual((report["workspace"], report["tmpdir"], report["home"]), ("refused", "ok", "refused"))
+        self.assertEqual((report["config"], report["hostname"]), ("refused", "ok"))
+        self.assertFalse((app.workspace / "inside.txt").exists())
+        self.assertEqual(self.glance(app, session)["mode"], "read-only")
+
+    def test_off_restores_full_rights(self):
+        app = self.probing_app(sandbox={"mode": "off"})
+        session = app.session()
+        report = self.probe(app, session)
+        self.assertEqual(
+            (report["workspace"], report["home"], report["config"], report["ssh"], report["shell"], report["tmpdir_is_own"]),
+            ("ok", "ok", "ok", "ok", 0, False),
+        )
+        self.assertTrue((app._user_home / "outside.txt").exists())
+        glance = self.glance(app, session)
+        self.assertEqual((glance["mode"], glance["enforced"], glance["not_enforced"]), ("off", [], []))
+
+    def test_network_false_refuses_connections(self):
+        server = socket.socket()
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        self.addCleanup(server.close)
+        port = server.getsockname()[1]
+        code = (
+            "import socket\n"
+            "def attempt(action):\n"
+            "    try:\n        action()\n        return 'ok'\n"
+            "    except PermissionError:\n        return 'refused'\n"
+            f"print(attempt(lambda: socket.create_connection(('127.0.0.1', {port}), timeout=5)),"
+            " attempt(lambda: socket.socket().bind(('127.0.0.1', 0))))"
+        )
+        app = self.start({"connect": python(code)}, sandbox={"network": False})
+        session = app.session()
+        result = self.turn(app, session, "connect to the port")
+        self.assertEqual((result["status"], result["output"].strip()), ("ok", "refused refused"))
+        health = self.health(app)["sandbox"]
+        self.assertFalse(health["network"])
+        self.assertIn("tcp", health["enforced"])
+        self.assertIn("udp", health["not_enforced"])
+
+    def test_without_landlock_the_kernel_runs_and_says_what_is_not_enforced(self):
+        app = self.probing_app(extra_env={"ALBEDO_LANDLOCK_ABI": "0"})
+        session = app.session()
+        report = self.probe(app, session)
+        self.assertEqual((report["home"], report["config"]), ("ok", "ok"))
+        health = self.health(app)["sandbox"]
+        self.assertEqual(health["enforced"], [])
+        self.assertIn("filesystem_writes", health["not_enforced"])
+        self.assertIn("hidden_reads", health["not_enforced"])
+        self.assertEqual(self.glance(app, session)["not_enforced"], health["not_enforced"])
+        instructions = json.dumps(self.provider.requests[-1]["request"])
+        self.assertIn("Not enforced on this machine: filesystem_writes", instructions)
+
+    def test_an_older_landlock_reports_what_it_lacks(self):
+        app = self.start({}, sandbox={"network": False}, extra_env={"ALBEDO_LANDLOCK_ABI": "3"})
+        health = self.health(app)["sandbox"]
+        self.assertEqual(health["enforced"], ["filesystem_writes", "hidden_reads", "file_truncation"])
+        self.assertIn("tcp", health["not_enforced"])
+
+    def test_required_without_landlock_runs_nothing(self):
+        app = self.start(
+            {"mark": python("open('ran.txt', 'w').write('x')")},
+            sandbox={"required": True},
+            extra_env={"ALBEDO_LANDLOCK_ABI": "0"},
+        )
+        session = app.session()
+        result = self.turn(app, session, "mark the workspace")
+        self.assertEqual(result["status"], "error")
+        self.assertIn("sandbox is required", result["error"])
+        self.assertIn("filesystem_writes", result["error"])
+        self.assertFalse((app.workspace / "ran.txt").exists())
+
+    def test_invalid_settings_are_reported_and_keep_the_defaults(self):
+        app = self.start({}, sandbox={"mode": "readonly", "network": "no", "writable": ["relative/path"]})
+        health = self.health(app)["sandbox"]
+        self.assertEqual((health["mode"], health["network"]), ("workspace-write", True))
+        problems = " ".join(health["problems"])
+        for word in ("sandbox.mode", "sandbox.network", "relative/path"):
+            self.assertIn(word, problems)
+
+    def test_a_moved_workspace_gets_the_policy_anew(self):
+        def second(app):
+            (app.root / "moved").mkdir()
+
+        app = self.start(
+            {
+                "first": python("open('first.txt', 'w').write('x')"),
+                "old": lambda: python(f"open({str(app.workspace / 'old.txt')!r}, 'w').write('x')"),
+                "new": python("open('new.txt', 'w').write('x')"),
+            },
+            prepare=second,
+        )
+        session = app.session()
+        self.assertEqual(self.turn(app, session, "first write")["status"], "ok")
+        moved = app.root / "moved"
+        app.api(f"/sessions/{session}/workspace", {"workspace": str(moved)}).close()
+        self.assertEqual(self.turn(app, session, "new write")["status"], "ok")
+        self.assertTrue((moved / "new.txt").exists())
+        old = self.turn(app, session, "old write")
+        self.assertEqual(old["status"], "error")
+        self.assertIn("PermissionError", old["error"])
+        self.assertIn(str(moved.resolve()), self.glance(app, session)["writable"])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,51 @@
+// Package landlock confines albedo's Python kernels with Linux Landlock:
+// an unprivileged restriction a process puts on itself and that every
+// process it starts inherits. The daemon itself is never restricted.
+//
+// # How a kernel is confined
+//
+// Sandbox.Confine turns the command line of a kernel into one that runs
+// albedo's own binary first, as "albedo sandbox-exec SPEC -- python3 ...":
+// that short-lived helper (HelperMain) restricts itself as SPEC says and
+// then execs the interpreter, which keeps the restriction, as does every
+// cell and every process a cell starts. SPEC, one JSON argument, carries
+// the Landlock ABI to use and the resolved paths; the helper computes the
+// rules itself, so the command line stays short however many rules there
+// are.
+//
+// # What the rules grant
+//
+// Landlock only grants: everything it handles is refused unless a rule
+// allows it for a file hierarchy. The helper grants reading (and running)
+// everything, writing in the writable folders (the workspace unless the
+// mode is read-only, the kernel's own TMPDIR and the policy's writable
+// folders), and writing to /dev/null, /dev/zero, /dev/full and /dev/tty.
+// A hidden path (albedo's home, the credential folders) is kept out of a
+// grant by granting, instead of the folder that holds it, each entry of
+// that folder but the one leading to the hidden path, down to the hidden
+// path's own folder (see carve). The price: the folders along the way
+// (often /, /tmp or the user's home) cannot be listed, and what appears in
+// them after the kernel started cannot be opened.
+//
+// # What Landlock cannot do, by ABI
+//
+// The protections are named in SandboxStatus.Enforced and NotEnforced:
+//
+//	filesystem_writes      ABI 1  writing, creating, removing outside the writable folders
+//	hidden_reads           ABI 1  reading the hidden paths
+//	file_truncation        ABI 3  truncate(2) of files outside the writable folders
+//	tcp                    ABI 4  TCP connect and bind (network false)
+//	device_ioctl           ABI 5  ioctl on devices
+//	signals                ABI 6  signals to processes outside the sandbox
+//	abstract_unix_sockets  ABI 6  abstract UNIX sockets outside the sandbox
+//	unix_sockets           ABI 9  pathname UNIX sockets outside the sandbox (network false)
+//	udp                    ABI 10 UDP bind, connect and send (network false)
+//	mptcp                  never  Multipath TCP sockets (network false)
+//
+// A kernel whose ABI is older (or that has no Landlock, or an OS without
+// it) gets what its ABI allows, and NotEnforced lists the rest; with
+// "required": true Confine refuses instead, and no cell runs. stat(2),
+// chmod(2), chown(2), utime(2) and the like are never restricted by
+// Landlock, so a cell can still see that a hidden file exists. The helper
+// also sets no_new_privs, so setuid programs (sudo) do not gain rights.
+package landlock

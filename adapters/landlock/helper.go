@@ -1,0 +1,48 @@
+package landlock
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+// HelperCommand is the hidden subcommand of the albedo binary that runs
+// HelperMain.
+const HelperCommand = "sandbox-exec"
+
+// HelperMain is the sandbox helper: with args "SPEC -- PROGRAM ARGS..." it
+// restricts this process as SPEC says and execs PROGRAM, which inherits
+// the restriction, with the environment as it is. It returns only on
+// failure, with exit status 126 after saying why on stderr; nothing of
+// PROGRAM has run then.
+func HelperMain(args []string, stderr io.Writer) int {
+	if err := helper(args); err != nil {
+		fmt.Fprintf(stderr, "albedo sandbox: %v\n", err)
+		return 126
+	}
+	return 0 // not reached: exec replaced the process
+}
+
+func helper(args []string) error {
+	if len(args) < 3 || args[1] != "--" {
+		return errors.New("usage: albedo " + HelperCommand + " SPEC -- PROGRAM [ARGS...]")
+	}
+	spec, err := decodeSpec(args[0])
+	if err != nil {
+		return err
+	}
+	program, err := exec.LookPath(args[2])
+	if err != nil {
+		return fmt.Errorf("finding %s: %w", args[2], err)
+	}
+	if err := restrict(spec); err != nil {
+		return err
+	}
+	if err := syscall.Exec(program, args[2:], os.Environ()); err != nil {
+		return fmt.Errorf("running %s: %w", program, err)
+	}
+	return nil
+}

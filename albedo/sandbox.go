@@ -1,0 +1,243 @@
+package albedo
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// SandboxMode says where the model's Python may write.
+type SandboxMode string
+
+// Sandbox modes.
+const (
+	// SandboxWorkspaceWrite lets the kernel write in the workspace, its
+	// temporary folder and the writable folders only.
+	SandboxWorkspaceWrite SandboxMode = "workspace-write"
+	// SandboxReadOnly lets the kernel write in its temporary folder only.
+	SandboxReadOnly SandboxMode = "read-only"
+	// SandboxOff confines nothing.
+	SandboxOff SandboxMode = "off"
+)
+
+// SandboxPolicy is how the model's Python, and every process it starts,
+// is confined: the "sandbox" object of extensions.json.
+type SandboxPolicy struct {
+	Mode SandboxMode
+	// Network false refuses network connections and listening.
+	Network bool
+	// Writable are further folders the kernel may write (a package cache,
+	// say), absolute or starting with "~/".
+	Writable []string
+	// Hidden are further paths the kernel may not read, beyond albedo's
+	// home and DefaultHiddenPaths.
+	Hidden []string
+	// Required refuses to run cells when the machine cannot enforce all of
+	// the policy.
+	Required bool
+}
+
+// DefaultHiddenPaths are the credentials a sandboxed kernel may not read
+// unless the policy is off, beside albedo's home.
+var DefaultHiddenPaths = []string{
+	"~/.ssh", "~/.aws", "~/.gnupg", "~/.config/gcloud", "~/.netrc", "~/.git-credentials", "~/.docker/config.json",
+}
+
+// DefaultSandboxPolicy is the policy of a home whose extensions.json says
+// nothing of the sandbox.
+func DefaultSandboxPolicy() SandboxPolicy {
+	return SandboxPolicy{Mode: SandboxWorkspaceWrite, Network: true}
+}
+
+// ParseSandboxPolicy reads the "sandbox" settings. Missing fields keep
+// their defaults; an invalid value keeps its default too and is reported
+// in problems, one sentence each, so a typo never loosens the policy.
+func ParseSandboxPolicy(raw json.RawMessage) (SandboxPolicy, []string) {
+	p := DefaultSandboxPolicy()
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return p, nil
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return p, []string{"sandbox must be an object; using the defaults"}
+	}
+	var problems []string
+	report := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		value := fields[name]
+		switch name {
+		case "mode":
+			var m string
+			_ = json.Unmarshal(value, &m) // a non-string leaves m empty: invalid
+			switch SandboxMode(m) {
+			case SandboxWorkspaceWrite, SandboxReadOnly, SandboxOff:
+				p.Mode = SandboxMode(m)
+			default:
+				report("sandbox.mode %s is not one of workspace-write, read-only, off; using %s", value, p.Mode)
+			}
+		case "network", "required":
+			var b bool
+			if err := json.Unmarshal(value, &b); err != nil {
+				report("sandbox.%s %s is not true or false; using the default", name, value)
+				continue
+			}
+			if name == "network" {
+				p.Network = b
+			} else {
+				p.Required = b
+			}
+		case "writable", "hidden":
+			paths, bad := sandboxPaths(value)
+			for _, b := range bad {
+				report("sandbox.%s: %s is not an absolute path or one starting with ~/; ignored", name, b)
+			}
+			if name == "writable" {
+				p.Writable = paths
+			} else {
+				p.Hidden = paths
+			}
+		default:
+			report("sandbox.%s is not a setting albedo knows; ignored", name)
+		}
+	}
+	return p, problems
+}
+
+// sandboxPaths reads a list of paths, returning the valid ones and the
+// rest as written.
+func sandboxPaths(value json.RawMessage) (paths, bad []string) {
+	var list []json.RawMessage
+	if err := json.Unmarshal(value, &list); err != nil {
+		return nil, []string{string(value) + " (not a list of paths)"}
+	}
+	for _, item := range list {
+		var s string
+		if err := json.Unmarshal(item, &s); err != nil || !(filepath.IsAbs(s) || strings.HasPrefix(s, "~/")) {
+			bad = append(bad, string(item))
+			continue
+		}
+		paths = append(paths, s)
+	}
+	return paths, bad
+}
+
+// SandboxStatus is what a kernel runs under: the policy, the folders it
+// came to, and what of it this machine enforces.
+type SandboxStatus struct {
+	Policy SandboxPolicy
+	// Problems are the invalid settings that were ignored.
+	Problems []string
+	// Writable are the folders the kernel may write, resolved: the
+	// workspace (unless read-only), its temporary folder and the policy's
+	// writable folders. Empty before a kernel starts.
+	Writable []string
+	// Hidden are the paths it may not read, resolved.
+	Hidden []string
+	// Enforced and NotEnforced name the protections the policy asks for
+	// that are and are not applied (see the landlock adapter for the
+	// names); both empty when the mode is off.
+	Enforced, NotEnforced []string
+	// Running is true when a kernel of the session runs under this status
+	// now; false when it is what the next kernel would get.
+	Running bool
+}
+
+// Sandbox tells how the model's Python is confined. Kernels that confine
+// their cells come with one.
+type Sandbox interface {
+	// Status says what a kernel started now would run under.
+	Status(ctx context.Context) SandboxStatus
+	// Session says what the session's kernel runs under: its last start's
+	// status, or false when none started since albedo did.
+	Session(ctx context.Context, sessionID string) (SandboxStatus, bool)
+}
+
+// SandboxStatus says what a kernel started now would run under, and false
+// when albedo has no sandbox.
+func (s *Service) SandboxStatus(ctx context.Context) (SandboxStatus, bool) {
+	if s.sandbox == nil {
+		return SandboxStatus{}, false
+	}
+	return s.sandbox.Status(ctx), true
+}
+
+// sessionSandbox says what the session's kernel runs under, or the next
+// one would, and false when albedo has no sandbox.
+func (s *Service) sessionSandbox(ctx context.Context, id string) (SandboxStatus, bool) {
+	if s.sandbox == nil {
+		return SandboxStatus{}, false
+	}
+	if st, ok := s.sandbox.Session(ctx, id); ok {
+		return st, true
+	}
+	return s.sandbox.Status(ctx), true
+}
+
+// sandboxGlance is the sidebar item of a session's sandbox, in the types a
+// JSON client decodes.
+func sandboxGlance(st SandboxStatus) Glance {
+	kernel := "not running"
+	if st.Running {
+		kernel = "running"
+	}
+	g := Glance{
+		"extension": "sandbox", "mode": string(st.Policy.Mode), "network": st.Policy.Network,
+		"required": st.Policy.Required, "kernel": kernel,
+		"writable": anyList(st.Writable), "hidden": anyList(st.Hidden),
+		"enforced": anyList(st.Enforced), "not_enforced": anyList(st.NotEnforced),
+	}
+	if len(st.Problems) > 0 {
+		g["problems"] = anyList(st.Problems)
+	}
+	return g
+}
+
+// anyList is a list of strings as JSON decodes it: never nil.
+func anyList(list []string) []any {
+	out := make([]any, len(list))
+	for i, s := range list {
+		out[i] = s
+	}
+	return out
+}
+
+// SandboxInstruction is the line of the instructions that tells the model
+// the policy its Python runs under.
+func SandboxInstruction(st SandboxStatus) string {
+	p := st.Policy
+	if p.Mode == SandboxOff {
+		return "Sandbox: off; your Python runs with the user's full rights."
+	}
+	where := "the workspace, $TMPDIR"
+	if p.Mode == SandboxReadOnly {
+		where = "$TMPDIR"
+	}
+	if len(p.Writable) > 0 {
+		where += ", " + strings.Join(p.Writable, ", ")
+	}
+	network := "the network is open"
+	if !p.Network {
+		network = "network connections are refused"
+	}
+	line := fmt.Sprintf("Sandbox (%s): your Python and everything it starts may write only in %s; albedo's home and credentials (~/.ssh, ~/.aws, ...) cannot be read; %s; a refused access raises PermissionError.", p.Mode, where, network)
+	if len(st.NotEnforced) > 0 {
+		line += " Not enforced on this machine: " + strings.Join(st.NotEnforced, ", ") + "."
+	}
+	return line
+}
+
+// instructionsFor returns the instructions of a session's next request:
+// albedo's, and the sandbox's line when there is a sandbox.
+func (s *Service) instructionsFor(ctx context.Context, id string) string {
+	st, ok := s.sessionSandbox(ctx, id)
+	if !ok {
+		return s.instructions
+	}
+	return s.instructions + "\n" + SandboxInstruction(st)
+}

@@ -1,0 +1,41 @@
+package compose
+
+import (
+	"context"
+
+	"github.com/albedo-agent/albedo/adapters/landlock"
+	"github.com/albedo-agent/albedo/adapters/pykernel"
+	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/frontends/home"
+)
+
+// newSandbox returns the sandbox of the default kernel: the policy of the
+// home's extensions.json, read at every kernel start, hiding the home.
+func newSandbox(opts Options, dir string) *landlock.Sandbox {
+	if dir == "" {
+		dir, _ = home.Dir()
+	}
+	return landlock.New(landlock.Options{
+		Helper: opts.SandboxHelper,
+		Policy: func(context.Context) (albedo.SandboxPolicy, []string) {
+			if dir == "" {
+				return albedo.DefaultSandboxPolicy(), nil
+			}
+			return home.ReadSandboxPolicy(dir)
+		},
+		Home: dir,
+		ABI:  opts.LandlockABI,
+	})
+}
+
+// confine adapts a sandbox to the kernel's hook.
+func confine(sb *landlock.Sandbox) func(context.Context, pykernel.Launch) (pykernel.Launch, error) {
+	return func(ctx context.Context, l pykernel.Launch) (pykernel.Launch, error) {
+		c, err := sb.Confine(ctx, landlock.Start{SessionID: l.SessionID, Workspace: l.Workspace, Argv: l.Argv, Env: l.Env})
+		if err != nil {
+			return pykernel.Launch{}, err
+		}
+		l.Argv, l.Env, l.Release = c.Argv, c.Env, c.Release
+		return l, nil
+	}
+}

@@ -1,0 +1,27 @@
+package console
+
+import (
+	"testing"
+
+	"github.com/albedo-agent/albedo/frontends/client"
+)
+
+func TestSandboxText(t *testing.T) {
+	tests := []struct {
+		name   string
+		glance client.Glance
+		want   string
+	}{
+		{"no glance", nil, ""},
+		{"default", client.Glance{"extension": "sandbox", "mode": "workspace-write", "network": true, "not_enforced": []any{}}, "sandbox: workspace-write"},
+		{"offline, short", client.Glance{"mode": "read-only", "network": false, "not_enforced": []any{"udp", "mptcp"}}, "sandbox: read-only, offline (not enforced: udp, mptcp)"},
+		{"off", client.Glance{"mode": "off", "network": true}, "sandbox: off"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := sandboxText(tt.glance); got != tt.want {
+				t.Errorf("sandboxText = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
