@@ -113,3 +113,22 @@ func TestRealPathResolvesLinksOfMissingPaths(t *testing.T) {
 		}
 	}
 }
+
+func TestSpecGrantsTheKernelsOwnFoldersEvenWhenHidden(t *testing.T) {
+	root := tree(t, "albedo/spool/", "albedo/config.json", "ws/")
+	spec := Spec{Writable: []string{filepath.Join(root, "ws")}, Own: []string{filepath.Join(root, "albedo", "spool")}, Hidden: []string{filepath.Join(root, "albedo")}}
+	got := spec.grants()
+	for _, want := range []grant{
+		{Path: filepath.Join(root, "ws"), Write: true, Dir: true},
+		{Path: filepath.Join(root, "albedo", "spool"), Write: true, Dir: true},
+	} {
+		if !slices.Contains(got, want) {
+			t.Errorf("grants lack %+v", want)
+		}
+	}
+	for _, g := range got {
+		if g.Path == filepath.Join(root, "albedo") || g.Path == filepath.Join(root, "albedo", "config.json") || within(root, g.Path) {
+			t.Errorf("grant %+v reaches the hidden home", g)
+		}
+	}
+}

@@ -60,6 +60,9 @@ type started struct {
 type Start struct {
 	SessionID, Workspace string
 	Argv, Env            []string
+	// Own are folders the kernel itself writes (its spool): writable
+	// whatever the mode, even inside a hidden path.
+	Own []string
 }
 
 // Confined is how to start a kernel confined.
@@ -111,7 +114,10 @@ func (s *Sandbox) Confine(ctx context.Context, k Start) (Confined, error) {
 	tmp = realPath(tmp)
 	st.Writable = s.writable(st.Policy, realPath(k.Workspace), tmp)
 	st.Running = true
-	spec := Spec{ABI: abi, Network: st.Policy.Network, Required: st.Policy.Required, Writable: st.Writable, Hidden: st.Hidden}
+	for _, own := range k.Own {
+		st.Writable = append(st.Writable, realPath(own))
+	}
+	spec := Spec{ABI: abi, Network: st.Policy.Network, Required: st.Policy.Required, Writable: st.Writable, Own: realPaths(k.Own), Hidden: st.Hidden}
 	argv := append(append(append([]string{}, s.opts.Helper...), spec.encode(), "--"), k.Argv...)
 	if len(s.opts.Helper) == 0 {
 		argv = k.Argv
@@ -258,4 +264,13 @@ func withTemp(env []string, dir string) []string {
 		}
 	}
 	return append(out, "TMPDIR="+dir, "TMP="+dir, "TEMP="+dir)
+}
+
+// realPaths resolves each path of a list.
+func realPaths(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = realPath(p)
+	}
+	return out
 }

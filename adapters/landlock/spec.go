@@ -16,8 +16,12 @@ type Spec struct {
 	Network bool `json:"network"`
 	// Required makes any protection the ABI cannot apply an error.
 	Required bool `json:"required"`
-	// Writable are the folders that may be written.
+	// Writable are the folders that may be written, but for what they
+	// hold of the hidden paths.
 	Writable []string `json:"writable"`
+	// Own are folders that may be written even inside a hidden path: the
+	// kernel's own.
+	Own []string `json:"own,omitempty"`
 	// Hidden are the paths that may not be read.
 	Hidden []string `json:"hidden"`
 }
@@ -32,6 +36,11 @@ func (s Spec) grants() []grant {
 	out := carve("/", false, s.Hidden, nil)
 	for _, w := range s.Writable {
 		out = carve(w, true, s.Hidden, out)
+	}
+	for _, own := range s.Own {
+		if info, err := os.Stat(own); err == nil {
+			out = append(out, grant{Path: own, Write: true, Dir: info.IsDir()})
+		}
 	}
 	for _, d := range devices {
 		if _, err := os.Stat(d); err == nil && !covered(d, s.Hidden) {

@@ -49,6 +49,9 @@ type Launch struct {
 	SessionID, Workspace string
 	// Argv is the command line, the program first; Env the environment.
 	Argv, Env []string
+	// Writable are the folders the kernel itself writes (a spool, say),
+	// which a sandbox must leave writable.
+	Writable []string
 	// Release, when set, is called once the process has exited (or failed
 	// to start).
 	Release func()

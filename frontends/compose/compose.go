@@ -62,7 +62,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 		kernel = pykernel.New(pykernel.Options{
 			Host:    a.hostCall,
 			Logger:  opts.Logger,
-			Confine: confine(sb),
+			Confine: confine(sb, opts.Logger),
 		})
 	} else {
 		kernel = borrowedKernel{kernel}

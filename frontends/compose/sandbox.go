@@ -2,6 +2,7 @@ package compose
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/albedo-agent/albedo/adapters/landlock"
 	"github.com/albedo-agent/albedo/adapters/pykernel"
@@ -29,11 +30,20 @@ func newSandbox(opts Options, dir string) *landlock.Sandbox {
 }
 
 // confine adapts a sandbox to the kernel's hook.
-func confine(sb *landlock.Sandbox) func(context.Context, pykernel.Launch) (pykernel.Launch, error) {
+// It logs a refusal, and a kernel confined short of its policy.
+func confine(sb *landlock.Sandbox, log *slog.Logger) func(context.Context, pykernel.Launch) (pykernel.Launch, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	return func(ctx context.Context, l pykernel.Launch) (pykernel.Launch, error) {
-		c, err := sb.Confine(ctx, landlock.Start{SessionID: l.SessionID, Workspace: l.Workspace, Argv: l.Argv, Env: l.Env})
+		c, err := sb.Confine(ctx, landlock.Start{SessionID: l.SessionID, Workspace: l.Workspace, Argv: l.Argv, Env: l.Env, Own: l.Writable})
 		if err != nil {
+			log.Warn("python kernel refused by the sandbox", "session", l.SessionID, "err", err)
 			return pykernel.Launch{}, err
+		}
+		if st := c.Status; len(st.Problems) > 0 || len(st.NotEnforced) > 0 {
+			log.Warn("python kernel sandboxed short of its policy", "session", l.SessionID,
+				"mode", st.Policy.Mode, "not_enforced", st.NotEnforced, "problems", st.Problems)
 		}
 		l.Argv, l.Env, l.Release = c.Argv, c.Env, c.Release
 		return l, nil
