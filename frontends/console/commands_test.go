@@ -153,8 +153,9 @@ func TestStatusText(t *testing.T) {
 		{"a turn of hours", statusLine{Running: true, Turn: 2*time.Hour + 3*time.Minute}, []string{"running 2h03m"}},
 		{"notes", statusLine{Conn: "reconnecting…", ConnFailed: true, Note: "queued", Queued: 2}, []string{"[red::b]reconnecting…", "queued", "2 queued"}},
 		{"escaped", statusLine{Model: "[red]x"}, []string{"[red[]x"}},
-		{"sandboxed", statusLine{Sandbox: "sandbox: workspace-write"}, []string{"[::d]sandbox: workspace-write"}},
-		{"sandbox short of its policy", statusLine{Sandbox: "sandbox: read-only (not enforced: udp)"}, []string{"[yellow]sandbox: read-only (not enforced: udp)"}},
+		{"sandboxed", statusLine{Sandbox: "sandbox"}, []string{"[::d]sandbox"}},
+		{"sandbox short of its policy", statusLine{Sandbox: "sandbox: read-only, 1 not enforced"}, []string{"[yellow]sandbox: read-only, 1 not enforced"}},
+		{"sandbox off", statusLine{Sandbox: "sandbox off"}, []string{"[yellow]sandbox off"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

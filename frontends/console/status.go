@@ -46,28 +46,32 @@ type statusLine struct {
 	Sandbox string
 }
 
-// sandboxText is the status line's word on a sandbox glance: its mode, what
-// the network may do, and what the machine does not enforce.
+// sandboxText is the status line's word on a sandbox glance, short so it
+// leaves room for the rest: "sandbox" for the default policy, then what
+// differs from it (read-only, offline), and how many protections the
+// machine does not enforce; "sandbox off" when off.
 func sandboxText(g client.Glance) string {
 	mode, _ := g["mode"].(string)
-	if mode == "" {
+	switch mode {
+	case "":
 		return ""
+	case "off":
+		return "sandbox off"
 	}
-	text := "sandbox: " + mode
-	if mode == "off" {
-		return text
+	var notes []string
+	if mode != "workspace-write" {
+		notes = append(notes, mode)
 	}
 	if network, ok := g["network"].(bool); ok && !network {
-		text += ", offline"
+		notes = append(notes, "offline")
 	}
 	if missing, _ := g["not_enforced"].([]any); len(missing) > 0 {
-		names := make([]string, len(missing))
-		for i, m := range missing {
-			names[i] = fmt.Sprint(m)
-		}
-		text += " (not enforced: " + strings.Join(names, ", ") + ")"
+		notes = append(notes, fmt.Sprintf("%d not enforced", len(missing)))
 	}
-	return text
+	if len(notes) == 0 {
+		return "sandbox"
+	}
+	return "sandbox: " + strings.Join(notes, ", ")
 }
 
 // statusPart is one part of the status line: its text, the colour tags
@@ -128,7 +132,7 @@ func statusText(s statusLine, w int) (string, int) {
 	}
 	if s.Sandbox != "" {
 		color := "[::d]"
-		if strings.Contains(s.Sandbox, "not enforced") || strings.HasSuffix(s.Sandbox, ": off") {
+		if strings.Contains(s.Sandbox, "not enforced") || s.Sandbox == "sandbox off" {
 			color = "[yellow]"
 		}
 		add(color, s.Sandbox, "[-::-]", true)

@@ -13,9 +13,10 @@ func TestSandboxText(t *testing.T) {
 		want   string
 	}{
 		{"no glance", nil, ""},
-		{"default", client.Glance{"extension": "sandbox", "mode": "workspace-write", "network": true, "not_enforced": []any{}}, "sandbox: workspace-write"},
-		{"offline, short", client.Glance{"mode": "read-only", "network": false, "not_enforced": []any{"udp", "mptcp"}}, "sandbox: read-only, offline (not enforced: udp, mptcp)"},
-		{"off", client.Glance{"mode": "off", "network": true}, "sandbox: off"},
+		{"default", client.Glance{"extension": "sandbox", "mode": "workspace-write", "network": true, "not_enforced": []any{}}, "sandbox"},
+		{"offline, short", client.Glance{"mode": "read-only", "network": false, "not_enforced": []any{"udp", "mptcp"}}, "sandbox: read-only, offline, 2 not enforced"},
+		{"short of its policy", client.Glance{"mode": "workspace-write", "network": true, "not_enforced": []any{"signals"}}, "sandbox: 1 not enforced"},
+		{"off", client.Glance{"mode": "off", "network": true}, "sandbox off"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
