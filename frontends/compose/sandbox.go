@@ -22,7 +22,7 @@ func newSandbox(opts Options, dir string) *landlock.Sandbox {
 			if dir == "" {
 				return albedo.DefaultSandboxPolicy(), nil
 			}
-			return home.ReadSandboxPolicy(dir)
+			return readSandboxPolicy(dir)
 		},
 		Home: dir,
 		ABI:  opts.LandlockABI,
@@ -48,4 +48,18 @@ func confine(sb *landlock.Sandbox, log *slog.Logger) func(context.Context, pyker
 		l.Argv, l.Env, l.Release = c.Argv, c.Env, c.Release
 		return l, nil
 	}
+}
+
+// sandboxExtension is the key of the sandbox policy in extensions.json.
+const sandboxExtension = "sandbox"
+
+// readSandboxPolicy reads the sandbox policy from extensions.json in dir,
+// with the problems of its settings. A file that cannot be read gives the
+// default policy and says so.
+func readSandboxPolicy(dir string) (albedo.SandboxPolicy, []string) {
+	ext, err := home.ReadExtensions(dir)
+	if err != nil {
+		return albedo.DefaultSandboxPolicy(), []string{err.Error() + "; using the default sandbox"}
+	}
+	return albedo.ParseSandboxPolicy(ext[sandboxExtension])
 }
