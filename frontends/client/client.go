@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/albedo-agent/albedo/frontends/home"
@@ -119,8 +120,9 @@ func (c *Client) send(ctx context.Context, method, path string, body any, header
 	}
 	conn, fallback := c.target()
 	resp, err := c.roundTrip(ctx, conn, method, path, data, headers)
-	if err != nil && fallback != nil && unreachable(err) {
-		// Nothing was sent: the request can go to the daemon the fallback finds.
+	if err != nil && fallback != nil && (unreachable(err) || dropped(method, err)) {
+		// Nothing was sent, or nothing that changes anything: the request
+		// can go to the daemon the fallback finds.
 		if conn, err = c.failOver(ctx, conn); err != nil {
 			return nil, fmt.Errorf("%s %s: %w", method, path, err)
 		}
@@ -204,6 +206,13 @@ func (c *Client) reached(conn home.Connection) {
 	if c.conn == conn {
 		c.fallback = nil
 	}
+}
+
+// dropped says whether a request that changes nothing had its connection
+// reset before any answer: a daemon killed as it took the connection (its
+// socket accepts for a moment while the process is torn down).
+func dropped(method string, err error) bool {
+	return (method == http.MethodGet || method == http.MethodHead) && errors.Is(err, syscall.ECONNRESET)
 }
 
 // unreachable says whether err means no connection could be made, so that

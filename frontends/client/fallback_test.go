@@ -144,3 +144,58 @@ func TestNoAnswer(t *testing.T) {
 		}
 	})
 }
+
+// resetting returns a loopback port that takes requests and resets their
+// connections before answering, as a daemon killed while taking them does.
+func resetting(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Read(make([]byte, 1)) // the request has been sent
+			c.(*net.TCPConn).SetLinger(0)
+			c.Close()
+		}
+	}()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// TestResetGetFailsOver checks that a read whose connection is reset goes
+// to the daemon the fallback finds, and that a change does not.
+func TestResetGetFailsOver(t *testing.T) {
+	ctx := context.Background()
+	forEachTransport(t, func(t *testing.T, client func(home.Connection) *Client) {
+		live, _ := newFake(t, func(w http.ResponseWriter, r *http.Request) {
+			reply(w, 200, []map[string]any{})
+		})
+		for _, tt := range []struct {
+			name      string
+			call      func(*Client) error
+			wantCalls int32
+		}{
+			{"a read is resent", func(c *Client) error { _, err := c.Sessions(ctx); return err }, 1},
+			{"a change is not", func(c *Client) error { _, err := c.CreateSession(ctx, "/w", "p"); return err }, 0},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				c := client(home.Connection{Port: resetting(t), Token: "old"})
+				var calls atomic.Int32
+				c.fallback = func(context.Context) (home.Connection, error) {
+					calls.Add(1)
+					return live.Connection(), nil
+				}
+				err := tt.call(c)
+				if calls.Load() != tt.wantCalls || (tt.wantCalls == 1) != (err == nil) {
+					t.Errorf("fallback ran %d times, err = %v; want %d", calls.Load(), err, tt.wantCalls)
+				}
+			})
+		}
+	})
+}
