@@ -86,6 +86,7 @@ func NewHandler(opts APIOptions) http.Handler {
 
 	r.GET("/health", a.health)
 	r.POST("/shutdown", a.postShutdown)
+	r.GET("/openapi.json", a.openAPI)
 	r.GET("/sessions", a.listSessions)
 	r.POST("/sessions", a.createSession)
 	r.GET("/sessions/:id", a.getSession)
