@@ -86,7 +86,7 @@ class RunTest(unittest.TestCase):
             self.assertEqual(result.stdout, "All done: 42.\n")
             self.assertIn("python", result.stderr)
             self.assertIn("print('cell ran')", result.stderr)
-            self.assertIn("changed made.txt", result.stderr)
+            self.assertIn("+made.txt", result.stderr)
             self.assertTrue((app.workspace / "made.txt").exists())
             self.assertEqual(last_user_text(provider.requests[0]["request"]), "make a file")
 

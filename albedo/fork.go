@@ -30,6 +30,11 @@ func (s *Service) Fork(ctx context.Context, id string, checkpoint int64) (Sessio
 	found := false
 	for _, it := range items {
 		if it.Seq > checkpoint {
+			// The images a checkpoint's cell showed belong to it.
+			if found && it.Kind == KindToolImage && it.CallID == prefix[len(prefix)-1].CallID {
+				prefix = append(prefix, it)
+				continue
+			}
 			break
 		}
 		if it.Seq == checkpoint {

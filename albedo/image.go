@@ -117,3 +117,20 @@ func webpSize(b []byte) (int, int, bool) {
 	}
 	return 0, 0, false
 }
+
+// ImageOf checks that data is a PNG, JPEG, GIF or WebP image of at most
+// MaxImageBytes, as an upload is checked, and returns it with the metadata
+// read from its header.
+func ImageOf(data []byte) (*Image, error) {
+	if len(data) > MaxImageBytes {
+		return nil, Errorf(EInvalid, "image is larger than %d bytes", MaxImageBytes)
+	}
+	mime, w, h, ok := sniffImage(data)
+	if !ok {
+		return nil, Errorf(EInvalid, "image data is not a PNG, JPEG, GIF or WebP image")
+	}
+	return &Image{MimeType: mime, Width: w, Height: h, Bytes: len(data), Data: data}, nil
+}
+
+// MaxCellImages caps the images one cell may show.
+const MaxCellImages = 4

@@ -17,6 +17,9 @@ const (
 	KindAssistant  ItemKind = "assistant"
 	KindToolCall   ItemKind = "tool_call"
 	KindToolOutput ItemKind = "tool_output"
+	// KindToolImage is an image a cell showed (show_image): it follows its
+	// tool output and names the same call.
+	KindToolImage ItemKind = "tool_image"
 	KindError      ItemKind = "error"
 	KindTurn       ItemKind = "turn"
 	// KindNote is an output item of the model that albedo does not act on,
@@ -28,7 +31,7 @@ const (
 // Conversational reports whether items of this kind are sent to the model.
 func (k ItemKind) Conversational() bool {
 	switch k {
-	case KindUser, KindReasoning, KindAssistant, KindToolCall, KindToolOutput:
+	case KindUser, KindReasoning, KindAssistant, KindToolCall, KindToolOutput, KindToolImage:
 		return true
 	}
 	return false
@@ -133,6 +136,13 @@ type CellResult struct {
 	Error string `json:"error,omitempty"`
 	// Notes tell the model about the kernel, such as a reset of its globals.
 	Notes []string `json:"notes,omitempty"`
+	// DurationMS is how long the cell ran, in milliseconds.
+	DurationMS int64 `json:"duration_ms"`
+	// Images describes the images the cell showed (show_image); their data
+	// travel in Shown and, once recorded, in KindToolImage items.
+	Images []ImageMeta `json:"images,omitempty"`
+	// Shown are the images the cell showed, at most MaxCellImages.
+	Shown []*Image `json:"-"`
 	Trace Trace    `json:"-"`
 }
 

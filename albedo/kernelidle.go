@@ -27,7 +27,8 @@ func (s *Service) reapIdleKernels(stop <-chan struct{}) {
 	}
 }
 
-// stopIdleKernels stops every kernel idle for longer than s.kernelIdle.
+// stopIdleKernels stops every kernel idle for longer than s.kernelIdle,
+// unless background jobs run in it.
 func (s *Service) stopIdleKernels(ctx context.Context) {
 	now := s.clock.Now()
 	s.mu.Lock()
@@ -41,7 +42,7 @@ func (s *Service) stopIdleKernels(ctx context.Context) {
 			continue
 		}
 		st.mu.Lock()
-		if st.turn == nil && st.kernelLive && now.Sub(st.lastCell) >= s.kernelIdle {
+		if st.turn == nil && st.kernelLive && now.Sub(st.lastCell) >= s.kernelIdle && s.kernel.RunningJobs(id) == 0 {
 			if err := s.kernel.Stop(ctx, id); err != nil {
 				s.log.Warn("stop idle kernel", "session", id, "err", err)
 			}

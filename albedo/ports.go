@@ -224,6 +224,14 @@ type Cell struct {
 	Workspace string
 	Code      string
 	Timeout   time.Duration
+	// Call is the Seq of the tool call the cell answers; 0 for none.
+	Call int64
+	// Output, when not nil, receives what the cell prints while it runs:
+	// stdout and stderr in the order written, coalesced to about one call
+	// every 100ms, from one goroutine at a time and never after Run
+	// returns. Concatenated, the texts are the cell's whole output, even
+	// where the result's Output is cut.
+	Output func(text string)
 }
 
 // Kernel runs Python cells in one persistent interpreter per session.
@@ -236,6 +244,32 @@ type Kernel interface {
 	Stop(ctx context.Context, sessionID string) error
 	// Close ends every kernel.
 	Close(ctx context.Context) error
+	// RunningJobs counts the background jobs still running in a session's
+	// kernel: a kernel with jobs is not stopped for being idle.
+	RunningJobs(sessionID string) int
+}
+
+// OutputSpool keeps what running cells print as it comes, bounded, so that
+// a cell cut short by a crash of albedo keeps its output. A cell is named
+// by its session and the Seq of its tool call.
+type OutputSpool interface {
+	// Append adds text to the cell's spooled output.
+	Append(ctx context.Context, sessionID string, call int64, text string) error
+	// Read returns the cell's spooled output, "" when there is none; what
+	// did not fit is replaced by a line saying how much was cut.
+	Read(ctx context.Context, sessionID string, call int64) (string, error)
+	// Remove forgets the cell's spooled output, if any.
+	Remove(ctx context.Context, sessionID string, call int64) error
+}
+
+// JobEnd says how a background job of a session's kernel ended.
+type JobEnd struct {
+	// ID is the job's number in its kernel (jobs()[ID]).
+	ID int
+	// ExitCode is the job's exit status; minus the signal's number when a
+	// signal ended it.
+	ExitCode int
+	Duration time.Duration
 }
 
 // HostFunc answers a host call that a running cell makes back into albedo.

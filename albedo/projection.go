@@ -45,13 +45,20 @@ const UnpairedOutput = "no output was recorded for this call"
 // output right after the calls of its reply: an output recorded later (for
 // example after a message that was delivered while the cell ran) is moved
 // up, a missing one is invented, and an output whose call is unknown, or a
-// second output of one call, is dropped.
+// second output of one call, is dropped. The images a cell showed follow
+// its output.
 func pairCalls(items []Item) []Item {
 	first := make(map[string]Item)
+	images := make(map[string][]Item) // the images each call's cell showed
 	for _, it := range items {
-		if it.Kind == KindToolOutput {
+		switch it.Kind {
+		case KindToolOutput:
 			if _, seen := first[it.CallID]; !seen {
 				first[it.CallID] = it
+			}
+		case KindToolImage:
+			if it.Image != nil {
+				images[it.CallID] = append(images[it.CallID], it)
 			}
 		}
 	}
@@ -67,6 +74,7 @@ func pairCalls(items []Item) []Item {
 				o = Item{Kind: KindToolOutput, CallID: c.CallID, ToolName: c.ToolName, Text: UnpairedOutput}
 			}
 			out = append(out, o)
+			out = append(out, images[c.CallID]...)
 			done[c.CallID] = true
 		}
 		open = open[:0]
@@ -85,11 +93,14 @@ func pairCalls(items []Item) []Item {
 			}
 			open = append(open, it)
 			out = append(out, it)
+		case KindToolImage:
+			continue // follows its output
 		case KindToolOutput:
 			if done[it.CallID] || !slices.ContainsFunc(open, func(c Item) bool { return c.CallID == it.CallID }) {
 				continue
 			}
 			out = append(out, first[it.CallID])
+			out = append(out, images[it.CallID]...)
 			done[it.CallID] = true
 			open = removeCall(open, it.CallID)
 			answering = true
@@ -130,6 +141,12 @@ func noteText(it Item) string {
 		b.WriteString("</system-note>")
 	}
 	return b.String()
+}
+
+// toolImageNote marks an image as shown by a tool call, not sent by the
+// user.
+func toolImageNote(it Item) string {
+	return `<system-note origin="` + it.ToolName + `">` + it.Text + "</system-note>"
 }
 
 func dataURL(img *Image) string {

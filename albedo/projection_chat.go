@@ -6,12 +6,22 @@ import "encoding/json"
 // and tool calls of one reply merge into one assistant message. Reasoning
 // is not replayed (most Chat Completions providers do not take it back),
 // except that items from index reasoningFrom on give their reasoning to the
-// assistant message that follows it, as "reasoning_content".
+// assistant message that follows it, as "reasoning_content". Tool messages
+// cannot carry images: the images cells showed follow the tool messages of
+// their reply as one user message, marked as the tool's.
 func projectChat(items []Item, reasoningFrom int) []json.RawMessage {
 	var out []json.RawMessage
 	var text, reasoning *string
 	var calls [][]byte
+	var shown []Item
+	flushImages := func() {
+		if len(shown) > 0 {
+			out = append(out, chatToolImages(shown))
+			shown = nil
+		}
+	}
 	flush := func() {
+		flushImages()
 		if text == nil && calls == nil {
 			return
 		}
@@ -53,8 +63,12 @@ func projectChat(items []Item, reasoningFrom int) []json.RawMessage {
 		case KindToolCall:
 			calls = append(calls, chatCall(it))
 		case KindToolOutput:
-			flush()
+			if text != nil || calls != nil {
+				flush()
+			}
 			out = append(out, newObject().str("role", "tool").str("tool_call_id", it.CallID).str("content", it.Text).done())
+		case KindToolImage:
+			shown = append(shown, it)
 		case KindUser:
 			flush()
 			out = append(out, chatUser(it))
@@ -62,6 +76,18 @@ func projectChat(items []Item, reasoningFrom int) []json.RawMessage {
 	}
 	flush()
 	return out
+}
+
+// chatToolImages is the user message that carries the images cells
+// showed, each after a line naming the call that showed it.
+func chatToolImages(shown []Item) json.RawMessage {
+	parts := make([]any, 0, 2*len(shown))
+	for _, it := range shown {
+		parts = append(parts,
+			map[string]any{"type": "text", "text": toolImageNote(it)},
+			map[string]any{"type": "image_url", "image_url": map[string]any{"url": dataURL(it.Image)}})
+	}
+	return mustJSON(map[string]any{"role": "user", "content": parts})
 }
 
 func chatCall(it Item) json.RawMessage {

@@ -7,7 +7,7 @@ import "encoding/json"
 // sent.
 func projectResponses(items []Item) []json.RawMessage {
 	out := make([]json.RawMessage, 0, len(items))
-	for _, it := range items {
+	for i, it := range items {
 		native := it.Protocol == ProtocolResponses && len(it.Raw) > 0
 		switch it.Kind {
 		case KindReasoning:
@@ -28,12 +28,36 @@ func projectResponses(items []Item) []json.RawMessage {
 			out = append(out, newObject().str("type", "function_call").str("call_id", it.CallID).
 				str("name", it.ToolName).str("arguments", it.Arguments).done())
 		case KindToolOutput:
-			out = append(out, newObject().str("type", "function_call_output").str("call_id", it.CallID).str("output", it.Text).done())
+			out = append(out, responsesOutput(it, shownAfter(items[i+1:], it.CallID)))
 		case KindUser:
 			out = append(out, responsesUser(it))
 		}
 	}
 	return out
+}
+
+// responsesOutput is a function_call_output: its text, or, when the cell
+// showed images, its text and the images as input_image parts.
+func responsesOutput(it Item, shown []Item) json.RawMessage {
+	out := newObject().str("type", "function_call_output").str("call_id", it.CallID)
+	if len(shown) == 0 {
+		return out.str("output", it.Text).done()
+	}
+	parts := [][]byte{newObject().str("type", "input_text").str("text", it.Text).done()}
+	for _, img := range shown {
+		parts = append(parts, newObject().str("type", "input_image").str("image_url", dataURL(img.Image)).done())
+	}
+	return out.raw("output", jsonArray(parts...)).done()
+}
+
+// shownAfter returns the images of call at the start of items, where
+// pairCalls put them.
+func shownAfter(items []Item, call string) []Item {
+	n := 0
+	for n < len(items) && items[n].Kind == KindToolImage && items[n].CallID == call {
+		n++
+	}
+	return items[:n]
 }
 
 func responsesUser(it Item) json.RawMessage {

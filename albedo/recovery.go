@@ -3,6 +3,7 @@ package albedo
 import (
 	"context"
 	"fmt"
+	"strings"
 )
 
 // RestartSource marks the user message that tells the model albedo
@@ -11,6 +12,22 @@ const RestartSource = "daemon restart"
 
 // RestartNote is the text of that message.
 const RestartNote = "albedo restarted while this turn was running. A python cell that was running then was stopped and not run again: check its effects before repeating it."
+
+// RestartCellNote is the error of a cell that was running when albedo
+// stopped; its output ends with it too.
+const RestartCellNote = "albedo restarted while this cell was running; it was not run again"
+
+// interruptedOutput is the output of a cell cut short by a restart: what
+// it had printed, then RestartCellNote.
+func interruptedOutput(printed string) string {
+	if printed == "" {
+		return ""
+	}
+	if !strings.HasSuffix(printed, "\n") {
+		printed += "\n"
+	}
+	return printed + RestartCellNote
+}
 
 // Recover resumes every turn that was running when albedo last stopped,
 // on each session's own provider and model. A cell that was in flight is
@@ -78,8 +95,13 @@ func (s *Service) resumeLocked(ctx context.Context, st *sessionState, sess Sessi
 	}
 	now := s.now()
 	var add []Item
-	for _, call := range unansweredCalls(items) {
-		res := CellResult{Status: CellInterrupted, Error: "albedo restarted while this cell was running; it was not run again"}
+	calls := unansweredCalls(items)
+	for _, call := range calls {
+		printed, err := s.spool.Read(ctx, id, call.Seq)
+		if err != nil {
+			s.log.Warn("read spooled cell output", "session", id, "call", call.Seq, "err", err)
+		}
+		res := CellResult{Status: CellInterrupted, Output: interruptedOutput(printed), Error: RestartCellNote}
 		add = append(add, outputItem(call, res, now))
 	}
 	queued, err := s.store.Queued(ctx, id)
@@ -100,6 +122,9 @@ func (s *Service) resumeLocked(ctx context.Context, st *sessionState, sess Sessi
 	}
 	st.cache.remember(done.Items)
 	s.publishItems(ctx, st, id, done.Items)
+	for _, call := range calls {
+		s.forgetOutput(ctx, id, call.Seq)
+	}
 	s.startTurn(st, id)
 	return sess, nil
 }

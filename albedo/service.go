@@ -18,6 +18,9 @@ type Options struct {
 	Provider Provider
 	Kernel   Kernel
 	Config   ConfigSource
+	// Spool keeps the output of running cells for a restart after a crash;
+	// nil keeps none.
+	Spool OutputSpool
 	// Clock defaults to the system clock.
 	Clock Clock
 	// Logger defaults to a logger that discards everything.
@@ -50,6 +53,7 @@ type Service struct {
 	store        Store
 	provider     Provider
 	kernel       Kernel
+	spool        OutputSpool
 	config       ConfigSource
 	clock        Clock
 	log          *slog.Logger
@@ -103,6 +107,7 @@ func New(opts Options) *Service {
 		store:        opts.Store,
 		provider:     opts.Provider,
 		kernel:       opts.Kernel,
+		spool:        opts.Spool,
 		config:       opts.Config,
 		clock:        opts.Clock,
 		log:          opts.Logger,
@@ -115,6 +120,9 @@ func New(opts Options) *Service {
 	}
 	if s.clock == nil {
 		s.clock = systemClock{}
+	}
+	if s.spool == nil {
+		s.spool = noSpool{}
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -136,6 +144,13 @@ func New(opts Options) *Service {
 	}
 	return s
 }
+
+// noSpool is the spool of a service that keeps no output.
+type noSpool struct{}
+
+func (noSpool) Append(context.Context, string, int64, string) error { return nil }
+func (noSpool) Read(context.Context, string, int64) (string, error) { return "", nil }
+func (noSpool) Remove(context.Context, string, int64) error         { return nil }
 
 type systemClock struct{}
 

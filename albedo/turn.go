@@ -131,9 +131,10 @@ func (s *Service) step(ctx context.Context, st *sessionState, id string) stepOut
 	}
 	for _, call := range calls {
 		out := s.runCall(ctx, st, sess, call)
-		if _, err := s.append(context.WithoutCancel(ctx), st, id, out); err != nil {
+		if _, err := s.append(context.WithoutCancel(ctx), st, id, out...); err != nil {
 			return s.failed(ctx, st, id, err)
 		}
+		s.forgetOutput(context.WithoutCancel(ctx), id, call.Seq)
 	}
 	if ctx.Err() != nil {
 		return stepCancelled
@@ -181,6 +182,9 @@ func (s *Service) append(ctx context.Context, st *sessionState, id string, items
 func (s *Service) publishItems(ctx context.Context, st *sessionState, id string, items []Item) {
 	events := make([]Event, 0, len(items))
 	for _, it := range items {
+		if !it.Kind.Displayed() {
+			continue
+		}
 		code := ""
 		if it.Kind == KindToolOutput {
 			code = s.callCode(ctx, st, id, it)
@@ -398,6 +402,25 @@ func outputItem(call Item, res CellResult, now int64) Item {
 	}
 }
 
+// outputItems makes the transcript items of a cell's result: its output,
+// then one KindToolImage item for each image it showed.
+func outputItems(call Item, res CellResult, now int64) []Item {
+	shown := res.Shown
+	res.Shown = nil
+	items := []Item{outputItem(call, res, now)}
+	for i, img := range shown {
+		items = append(items, Item{
+			Kind:      KindToolImage,
+			CallID:    call.CallID,
+			ToolName:  call.ToolName,
+			Text:      fmt.Sprintf("image %d of %d shown by the %s call %s", i+1, len(shown), call.ToolName, call.CallID),
+			Image:     img,
+			Timestamp: now,
+		})
+	}
+	return items
+}
+
 // pythonArgs are the arguments of the python tool.
 type pythonArgs struct {
 	Code      *string `json:"code"`
@@ -407,30 +430,58 @@ type pythonArgs struct {
 // maxCellTimeout caps the timeout a model may ask for.
 const maxCellTimeout = 24 * time.Hour
 
-// runCall runs one tool call and returns its output item. A cancelled ctx
-// yields an interrupted output without running anything.
-func (s *Service) runCall(ctx context.Context, st *sessionState, sess Session, call Item) Item {
+// runCall runs one tool call and returns its output item, followed by the
+// images the cell showed. A cancelled ctx yields an interrupted output
+// without running anything. What the cell prints reaches subscribers as
+// output events and the spool as it comes.
+func (s *Service) runCall(ctx context.Context, st *sessionState, sess Session, call Item) []Item {
 	now := func() int64 { return s.now() }
 	if ctx.Err() != nil {
-		return outputItem(call, CellResult{Status: CellInterrupted, Error: "the turn was interrupted before this cell ran"}, now())
+		return []Item{outputItem(call, CellResult{Status: CellInterrupted, Error: "the turn was interrupted before this cell ran"}, now())}
 	}
 	if call.ToolName != PythonTool().Name {
-		return outputItem(call, CellResult{Status: CellError, Error: fmt.Sprintf("unknown tool %q: the only tool is python", call.ToolName)}, now())
+		return []Item{outputItem(call, CellResult{Status: CellError, Error: fmt.Sprintf("unknown tool %q: the only tool is python", call.ToolName)}, now())}
 	}
 	var args pythonArgs
 	if err := json.Unmarshal([]byte(call.Arguments), &args); err != nil || args.Code == nil {
-		return outputItem(call, CellResult{Status: CellError, Error: `arguments must be a JSON object {"code": string, "timeout_ms": integer}`}, now())
+		return []Item{outputItem(call, CellResult{Status: CellError, Error: `arguments must be a JSON object {"code": string, "timeout_ms": integer}`}, now())}
 	}
 	timeout := s.cellTimeout
 	if args.TimeoutMS > 0 {
 		timeout = min(time.Duration(args.TimeoutMS)*time.Millisecond, maxCellTimeout)
 	}
-	res, err := s.kernel.Run(ctx, Cell{SessionID: sess.ID, Workspace: sess.Workspace, Code: *args.Code, Timeout: timeout})
+	began := s.clock.Now()
+	res, err := s.kernel.Run(ctx, Cell{
+		SessionID: sess.ID, Workspace: sess.Workspace, Code: *args.Code, Timeout: timeout,
+		Call: call.Seq, Output: s.liveOutput(st, sess.ID, call.Seq),
+	})
 	if err != nil {
 		res = CellResult{Status: CellError, Error: err.Error()}
 	}
+	if res.DurationMS == 0 {
+		res.DurationMS = s.clock.Now().Sub(began).Milliseconds()
+	}
 	s.markKernelUsed(ctx, st, sess.ID)
-	return outputItem(call, res, now())
+	return outputItems(call, res, now())
+}
+
+// liveOutput returns the sink of a running cell's output: each piece goes
+// to the spool and to the session's subscribers as an output event.
+func (s *Service) liveOutput(st *sessionState, id string, call int64) func(string) {
+	return func(text string) {
+		if err := s.spool.Append(context.Background(), id, call, text); err != nil {
+			s.log.Warn("spool cell output", "session", id, "call", call, "err", err)
+		}
+		st.hub.publish(Event{Type: wire.EventOutput, Call: call, Text: text})
+	}
+}
+
+// forgetOutput drops the spooled output of a cell whose output is
+// recorded.
+func (s *Service) forgetOutput(ctx context.Context, id string, call int64) {
+	if err := s.spool.Remove(ctx, id, call); err != nil {
+		s.log.Warn("remove spooled cell output", "session", id, "call", call, "err", err)
+	}
 }
 
 // markKernelUsed records that the session's kernel now holds state the

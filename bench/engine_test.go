@@ -50,6 +50,7 @@ func (instantKernel) Run(context.Context, albedo.Cell) (albedo.CellResult, error
 }
 func (instantKernel) Stop(context.Context, string) error { return nil }
 func (instantKernel) Close(context.Context) error        { return nil }
+func (instantKernel) RunningJobs(string) int             { return 0 }
 
 func openStore(b *testing.B) *sqlite.Store {
 	b.Helper()

@@ -26,11 +26,47 @@ const (
 	killedNote  = "The python kernel did not stop within 2s of the interrupt and was killed; the next cell starts a fresh one, without the variables, imports and definitions of earlier cells."
 )
 
+// liveInterval is how often what a running cell printed is handed on.
+const liveInterval = 50 * time.Millisecond
+
+// pumpLive hands what the running cell prints to out every liveInterval,
+// until the returned function is called; that one hands on the rest.
+func (p *process) pumpLive(out func(string)) (stop func()) {
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(liveInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				if text := p.output.takeLive(false); text != "" {
+					out(text)
+				}
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+		if text := p.output.takeLive(true); text != "" {
+			out(text)
+		}
+	}
+}
+
 // cellState is the cell a kernel is running.
 type cellState struct {
 	id   int64
 	ctx  context.Context
 	done chan event
+	// images are those the cell showed so far; guarded by process.mu.
+	images []*albedo.Image
+	// refused notes images the kernel sent that albedo does not take.
+	refused []string
 	// started is set once the kernel said it took the cell: before that,
 	// a kernel that dies has not run any of it.
 	started atomic.Bool
@@ -75,8 +111,16 @@ func (p *process) run(ctx context.Context, cell albedo.Cell, limit int) (res alb
 		p.mu.Unlock()
 	}()
 
+	began := time.Now()
+	defer func() { res.DurationMS = max(time.Since(began).Milliseconds(), 1) }()
 	marker := newMarker()
-	found := p.output.begin(marker, limit)
+	found := p.output.beginLive(marker, limit, cell.Output != nil)
+	if cell.Output != nil {
+		stop := p.pumpLive(cell.Output)
+		// Deferred after the duration: the last output goes out first.
+		defer stop()
+	}
+	defer func() { res = p.withImages(st, res) }()
 	err := p.send(request{Type: "run", ID: st.id, Code: cell.Code, Cwd: cell.Workspace, Marker: marker, Limit: limit})
 	if err != nil {
 		p.log.Warn("sending a cell to the python kernel", "err", err)

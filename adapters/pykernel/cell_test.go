@@ -114,7 +114,7 @@ func TestCellResults(t *testing.T) {
 func TestFreshGlobals(t *testing.T) {
 	k := newKernels(t, Options{})
 	res := run(t, k, "fresh", t.TempDir(), "sorted(globals())")
-	want := "['HostError', '__annotations__', '__builtins__', '__doc__', '__loader__', '__name__', '__package__', '__spec__', '_host', 'resolve_vent', 'vent', 'vents']"
+	want := "['HostError', '__annotations__', '__builtins__', '__doc__', '__loader__', '__name__', '__package__', '__spec__', '_host', 'jobs', 'resolve_vent', 'run', 'show_image', 'vent', 'vents']"
 	if res.Value != want {
 		t.Errorf("fresh globals = %s, want %s", res.Value, want)
 	}

@@ -41,6 +41,10 @@ func (p *process) readEvents() {
 			p.markStarted(ev.ID)
 		case "done":
 			p.deliver(ev)
+		case "image":
+			p.takeImage(ev)
+		case "job_started", "job_ended", "job_wake":
+			p.jobEvent(ev)
 		default:
 			p.log.Warn("unknown python kernel event", "type", ev.Type)
 		}

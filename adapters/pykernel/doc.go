@@ -29,6 +29,10 @@
 //	kernel → daemon  {"type":"ready","pid":..,"python":"3.11.7","executable":..}
 //	                 {"type":"call","id":n,"name":..,"args":{..}}
 //	                 {"type":"started","id":n}
+//	                 {"type":"image","id":n,"mime":..,"data":base64}
+//	                 {"type":"job_started","job":n,"pid":..,"dir":..}
+//	                 {"type":"job_ended","job":n,"exit":..,"duration_ms":..}
+//	                 {"type":"job_wake","job":n,"exit":..,"duration_ms":..}
 //	                 {"type":"done","id":n,"status":"ok"|"error","value":..,"error":..,
 //	                  "exception":..,"trace":{..},"marked":true}
 //
@@ -40,7 +44,38 @@
 // "started" when it takes a cell: a kernel that dies before that ran none
 // of it, and the cell goes once to a fresh kernel. The kernel's globals
 // hold the coroutines _host(name, **args), vent(topic, message,
-// suggestion=None, title=None), vents() and resolve_vent(id, note).
+// suggestion=None, title=None), vents() and resolve_vent(id, note), and the
+// functions run, jobs and show_image.
+//
+// # Live output
+//
+// While a cell runs with a Cell.Output, what it prints is handed to it
+// every 50ms (liveInterval), uncut and in order, never splitting a UTF-8
+// character; the result's Output is cut as described below.
+//
+// # Background jobs
+//
+// run(cmd, *, cwd=None, env=None, timeout=None) starts a command with
+// subprocess in a session of its own (so a process group of its own), its
+// output going through a pipe to a spool of two files of 512 KiB written in
+// turn, under $TMPDIR/albedo-jobs-PID. The kernel says "job_started" with
+// the job's pid, "job_ended" when its process exits, and "job_wake" when
+// nothing read that end (await, wait(), exit_code, stop()); a job ending
+// during a cell is judged when the cell ends. The daemon passes a wake to
+// Options.OnJobEnd, counts running jobs (RunningJobs; the idle timer spares
+// a kernel with any) and kills every job's process group when the kernel
+// is killed or exits, and removes the spool folder. A kernel whose daemon
+// died kills its jobs' groups before its own. A job started at the very
+// moment its kernel is killed may escape before its pid is reported.
+//
+// # Images
+//
+// show_image(path_or_bytes, mime=None) checks the image (PNG, JPEG, GIF or
+// WebP by its header, at most 20 MiB, mime matching, at most 4 a cell),
+// raising ValueError otherwise, and sends it as an "image" event. The
+// daemon checks it again (albedo.ImageOf) and attaches the cell's images to
+// a result whose status is ok: Shown holds them and Images their metadata.
+// A cell that ends otherwise attaches none.
 //
 // # Cells
 //

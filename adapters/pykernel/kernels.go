@@ -101,6 +101,21 @@ func (k *Kernels) Stop(ctx context.Context, sessionID string) error {
 	return p.stop(ctx)
 }
 
+// RunningJobs counts the background jobs still running in a session's
+// kernel.
+func (k *Kernels) RunningJobs(sessionID string) int {
+	k.mu.Lock()
+	var p *process
+	if s := k.sessions[sessionID]; s != nil {
+		p = s.proc
+	}
+	k.mu.Unlock()
+	if p == nil {
+		return 0
+	}
+	return p.runningJobs()
+}
+
 // Close ends every kernel and waits until they are gone. Later cells fail.
 func (k *Kernels) Close(ctx context.Context) error {
 	k.mu.Lock()
@@ -209,6 +224,12 @@ func (k *Kernels) reap(s *session, p *process) {
 	k.mu.Lock()
 	if s.proc != p {
 		k.mu.Unlock()
+		return
+	}
+	if p.runningJobs() > 0 {
+		k.mu.Unlock()
+		p.log.Debug("kept an idle python kernel for its jobs", "jobs", p.runningJobs())
+		p.armIdle(k.opts.IdleTimeout, func() { k.reap(s, p) })
 		return
 	}
 	s.proc = nil

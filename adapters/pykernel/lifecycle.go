@@ -13,6 +13,8 @@ import (
 func (p *process) wait(cmd *exec.Cmd) {
 	_ = cmd.Wait() // the state says how it ended
 	killGroup(p.pid)
+	p.killJobs()
+	defer p.removeJobDirs()
 	if p.release != nil {
 		p.release()
 	}
@@ -55,6 +57,7 @@ func (p *process) kill() {
 	}
 	p.killed.Store(true)
 	killGroup(p.pid)
+	p.killJobs()
 }
 
 // stop ends the kernel on purpose and waits until it is gone.

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"os"
 	"time"
+
+	"github.com/albedo-agent/albedo/albedo"
 )
 
 // DefaultOutputLimit is the default of Options.OutputLimit: 32 KiB, about
@@ -25,11 +27,16 @@ type Options struct {
 	// An error's message is raised in the cell as HostError. ctx is the
 	// running cell's context. Nil answers every call with an error.
 	Host func(ctx context.Context, sessionID, name string, args json.RawMessage) (json.RawMessage, error)
+	// OnJobEnd is told, in a goroutine of its own, of each background job
+	// that ended while nothing read its end (await job, job.exit_code);
+	// nil tells no one.
+	OnJobEnd func(sessionID string, end albedo.JobEnd)
 	// Env is the base environment that kernels take their allowed variables
 	// from (see the package documentation); os.Environ() when nil.
 	Env []string
-	// IdleTimeout stops a kernel that has run no cell for this long; its
-	// session's next cell starts a fresh one. Zero never stops kernels.
+	// IdleTimeout stops a kernel that has run no cell for this long, unless
+	// background jobs run in it; its session's next cell starts a fresh
+	// one. Zero never stops kernels.
 	IdleTimeout time.Duration
 	// OutputLimit caps, in bytes, the output kept of one cell, and likewise
 	// its value and error; DefaultOutputLimit when zero or negative.

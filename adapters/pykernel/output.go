@@ -18,18 +18,55 @@ type capture struct {
 	carry  []byte // a tail that may be the start of the marker
 	out    clipBuffer
 	found  chan struct{}
+	// live collects, uncut, what the cell wrote since takeLive last took
+	// it, when liveOn is set.
+	live   []byte
+	liveOn bool
 }
 
 // begin starts collecting a cell's output, at most limit bytes of it, up
 // to marker. The returned channel is closed when the marker arrives.
 func (c *capture) begin(marker string, limit int) <-chan struct{} {
+	return c.beginLive(marker, limit, false)
+}
+
+// beginLive is begin that also keeps what the cell writes for takeLive
+// when live is set.
+func (c *capture) beginLive(marker string, limit int, live bool) <-chan struct{} {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.marker = []byte(marker)
 	c.carry = nil
 	c.out = newClipBuffer(limit)
 	c.found = make(chan struct{})
+	c.live, c.liveOn = nil, live
 	return c.found
+}
+
+// keep adds bytes of the cell's output.
+func (c *capture) keep(p []byte) {
+	c.out.Write(p)
+	if c.liveOn {
+		c.live = append(c.live, p...)
+	}
+}
+
+// takeLive returns what the cell wrote since the last call, as valid
+// UTF-8. Unless final, an incomplete character at the end waits for the
+// next call.
+func (c *capture) takeLive(final bool) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.live
+	if !final {
+		p = trimRuneEnd(p)
+	}
+	if len(p) == 0 {
+		return ""
+	}
+	text := strings.ToValidUTF8(string(p), "\uFFFD")
+	c.live = append(c.live[:0], c.live[len(p):]...)
+	return text
 }
 
 // write takes the next chunk of the kernel's output.
@@ -45,13 +82,13 @@ func (c *capture) write(chunk []byte) {
 		c.carry = nil
 	}
 	if i := bytes.Index(data, c.marker); i >= 0 {
-		c.out.Write(data[:i])
+		c.keep(data[:i])
 		c.marker = nil
 		close(c.found)
 		return
 	}
 	keep := partialSuffix(data, c.marker)
-	c.out.Write(data[:len(data)-keep])
+	c.keep(data[:len(data)-keep])
 	if keep > 0 {
 		c.carry = append([]byte(nil), data[len(data)-keep:]...)
 	}
@@ -63,7 +100,7 @@ func (c *capture) end() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.marker != nil {
-		c.out.Write(c.carry)
+		c.keep(c.carry)
 	}
 	c.marker, c.carry = nil, nil
 	text := c.out.String()

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/albedo-agent/albedo/albedo"
 )
 
 const (
@@ -35,6 +37,7 @@ type process struct {
 	pid       int
 	log       *slog.Logger
 	host      hostFunc
+	onJob     func(sessionID string, end albedo.JobEnd)
 	// executable is the interpreter the kernel reported running as, once
 	// it is ready: the real one behind a version manager's shim.
 	executable string
@@ -67,6 +70,7 @@ type process struct {
 	nextID  int64
 	stopped bool // ended on purpose: Stop, Close or the idle timer
 	idle    *time.Timer
+	jobs    jobState
 }
 
 // hostFunc is the type of Options.Host.
@@ -155,6 +159,7 @@ func spawn(ctx context.Context, o *Options, python, sessionID, workspace string)
 		log:        o.Logger.With("session", sessionID, "pid", cmd.Process.Pid),
 		host:       o.Host,
 		release:    launch.Release,
+		onJob:      o.OnJobEnd,
 		ctl:        ctlW,
 		events:     evR,
 		out:        outR,

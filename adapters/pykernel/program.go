@@ -11,6 +11,8 @@ var (
 	tracerSource string
 	//go:embed python/cells.py
 	cellsSource string
+	//go:embed python/jobs.py
+	jobsSource string
 	//go:embed python/kernel.py
 	kernelSource string
 )
@@ -42,6 +44,7 @@ func programFrame() []byte {
 	body, err := json.Marshal([][2]string{
 		{"tracer.py", tracerSource},
 		{"cells.py", cellsSource},
+		{"jobs.py", jobsSource},
 		{"kernel.py", kernelSource},
 	})
 	if err != nil {

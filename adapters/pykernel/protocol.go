@@ -39,6 +39,16 @@ type event struct {
 	Name string          `json:"name"`
 	Args json.RawMessage `json:"args"`
 
+	// image
+	Mime string `json:"mime"`
+	Data string `json:"data"`
+
+	// job_started, job_ended, job_wake
+	Job        int    `json:"job"`
+	Exit       int    `json:"exit"`
+	DurationMS int64  `json:"duration_ms"`
+	Dir        string `json:"dir"`
+
 	// done
 	Status    string       `json:"status"`
 	Value     *string      `json:"value"`

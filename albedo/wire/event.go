@@ -8,7 +8,7 @@ import (
 // Event types. User, message, thinking, tool_call, tool, error, turn and
 // note events are durable: they stand for a transcript item and carry its
 // Seq.
-// Delta, queued and status events exist only on a live stream.
+// Delta, queued, status and output events exist only on a live stream.
 const (
 	EventUser     = "user"
 	EventMessage  = "message"
@@ -33,6 +33,9 @@ const (
 	// EventDeleted is the last event of a stream whose session was
 	// deleted.
 	EventDeleted = "deleted"
+	// EventOutput carries what a running cell printed; Call names the
+	// cell's tool call by its Seq.
+	EventOutput = "output"
 )
 
 // Delta kinds: what a delta event's fragment belongs to.
@@ -86,6 +89,9 @@ type Event struct {
 	Notice string `json:"notice,omitempty"`
 	// Phase is "commentary" for a message written on the way to the answer.
 	Phase string `json:"phase,omitempty"`
+	// Call is the Seq of the tool call whose running cell printed the text
+	// of an output event.
+	Call int64 `json:"call,omitempty"`
 }
 
 // Durable reports whether the event stands for a stored transcript item.
@@ -168,4 +174,8 @@ type CellResult struct {
 	// Error is the traceback or reason when Status is not ok.
 	Error string   `json:"error,omitempty"`
 	Notes []string `json:"notes,omitempty"`
+	// DurationMS is how long the cell ran, in milliseconds.
+	DurationMS int64 `json:"duration_ms,omitempty"`
+	// Images describes the images the cell showed (show_image).
+	Images []ImageMeta `json:"images,omitempty"`
 }

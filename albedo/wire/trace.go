@@ -57,17 +57,39 @@ func (t *Trace) Changed() []string {
 }
 
 // Summary says in one line which files the cell read and changed, or ""
-// when it touched none. Paths under base (the workspace; "" for none) are
-// shown relative to it.
+// when it touched none: "read a.go · +new.go ~b.go −old.go", a changed
+// path marked + when created, ~ when modified and − when deleted. Paths
+// under base (the workspace; "" for none) are shown relative to it.
 func (t *Trace) Summary(base string) string {
 	var parts []string
 	if r := t.Read(); len(r) > 0 {
 		parts = append(parts, "read "+strings.Join(relative(base, r), ", "))
 	}
-	if c := t.Changed(); len(c) > 0 {
-		parts = append(parts, "changed "+strings.Join(relative(base, c), ", "))
+	if c := t.marked(base); len(c) > 0 {
+		parts = append(parts, strings.Join(c, " "))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// changeMarks are the signs Summary puts before changed paths, by kind.
+var changeMarks = map[string]string{"created": "+", "modified": "~", "deleted": "−"}
+
+// marked returns the distinct changed paths, in order, each after the sign
+// of its change and relative to base.
+func (t *Trace) marked(base string) []string {
+	if t == nil {
+		return nil
+	}
+	var out []string
+	seen := make(map[string]bool)
+	for _, c := range t.Changes {
+		if seen[c.Path] {
+			continue
+		}
+		seen[c.Path] = true
+		out = append(out, changeMarks[c.Kind]+relative(base, []string{c.Path})[0])
+	}
+	return out
 }
 
 // relative rewrites paths under base relative to it.

@@ -296,12 +296,16 @@ func TestEventCellAndTrace(t *testing.T) {
 	if !reflect.DeepEqual(cell, CellResult{Status: "ok", Output: "hi\n", Value: "3"}) {
 		t.Errorf("cell = %+v", cell)
 	}
-	if got, want := ev.Trace.Summary(""), "read a.txt · changed b.txt"; got != want {
+	if got, want := ev.Trace.Summary(""), "read a.txt · +b.txt"; got != want {
 		t.Errorf("summary = %q, want %q", got, want)
 	}
 	abs := &Trace{Activities: []Activity{{Kind: "read", Target: "/w/src/a.go"}, {Kind: "read", Target: "/etc/hosts"}}, Changes: []Change{{Path: "/w/b.go"}}}
-	if got, want := abs.Summary("/w"), "read src/a.go, /etc/hosts · changed b.go"; got != want {
+	if got, want := abs.Summary("/w"), "read src/a.go, /etc/hosts · b.go"; got != want {
 		t.Errorf("summary in /w = %q, want %q", got, want)
+	}
+	kinds := &Trace{Changes: []Change{{Path: "/w/new.go", Kind: "created"}, {Path: "/w/b.go", Kind: "modified"}, {Path: "/w/old.go", Kind: "deleted"}, {Path: "/w/b.go", Kind: "modified"}}}
+	if got, want := kinds.Summary("/w"), "+new.go ~b.go −old.go"; got != want {
+		t.Errorf("summary of changes = %q, want %q", got, want)
 	}
 	if _, err := (Event{Result: "{"}).Cell(); err == nil {
 		t.Error("a broken result decoded")

@@ -40,6 +40,8 @@ const (
 	EventOverflow = wire.EventOverflow
 	// EventDeleted ends the stream of a session that was deleted.
 	EventDeleted = wire.EventDeleted
+	// EventOutput carries what a running cell printed.
+	EventOutput = wire.EventOutput
 )
 
 // Delta kinds (Event.Kind of a delta event).

@@ -10,12 +10,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"sync"
 
 	"github.com/albedo-agent/albedo/adapters/configfile"
 	"github.com/albedo-agent/albedo/adapters/openai"
 	"github.com/albedo-agent/albedo/adapters/pykernel"
+	"github.com/albedo-agent/albedo/adapters/spool"
 	"github.com/albedo-agent/albedo/adapters/sqlite"
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/albedo-agent/albedo/frontends/app"
@@ -30,6 +32,7 @@ type Assembly struct {
 	// store is closed by Shutdown when the assembly opened it.
 	store    albedo.Store
 	ownStore bool
+	log      *slog.Logger
 
 	closeOnce sync.Once
 	closeErr  error
@@ -39,7 +42,10 @@ type Assembly struct {
 // default adapters. It takes no lock on the home and resumes no turn: the
 // caller does both (see Recover).
 func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
-	a := &Assembly{store: opts.Store}
+	a := &Assembly{store: opts.Store, log: opts.Logger}
+	if a.log == nil {
+		a.log = slog.New(slog.DiscardHandler)
+	}
 	var dir string
 	if opts.usesHome() {
 		var err error
@@ -60,9 +66,10 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 		sb := newSandbox(opts, dir)
 		sandbox = sb
 		kernel = pykernel.New(pykernel.Options{
-			Host:    a.hostCall,
-			Logger:  opts.Logger,
-			Confine: confine(sb, opts.Logger),
+			Host:     a.hostCall,
+			OnJobEnd: a.jobEnded,
+			Logger:   opts.Logger,
+			Confine:  confine(sb, opts.Logger),
 		})
 	} else {
 		kernel = borrowedKernel{kernel}
@@ -75,10 +82,15 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 	if config == nil {
 		config = configfile.New(filepath.Join(dir, home.ConfigFile))
 	}
+	var cellSpool albedo.OutputSpool
+	if a.ownStore {
+		cellSpool = spool.New(filepath.Join(dir, home.SpoolDir), 0)
+	}
 	a.svc = albedo.New(albedo.Options{
 		Store:        a.store,
 		Provider:     provider,
 		Kernel:       kernel,
+		Spool:        cellSpool,
 		Config:       config,
 		Clock:        opts.Clock,
 		Logger:       opts.Logger,
@@ -94,6 +106,13 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 // hostCall answers the calls a running cell makes back into albedo.
 func (a *Assembly) hostCall(ctx context.Context, session, name string, args json.RawMessage) (json.RawMessage, error) {
 	return a.svc.HostCall(ctx, session, name, args)
+}
+
+// jobEnded wakes the session whose kernel's background job ended unread.
+func (a *Assembly) jobEnded(session string, end albedo.JobEnd) {
+	if err := a.svc.JobFinished(context.Background(), session, end); err != nil {
+		a.log.Warn("wake a session for the end of its job", "session", session, "job", end.ID, "err", err)
+	}
 }
 
 // borrowedKernel is a kernel the caller passed in: the assembly stops the

@@ -65,6 +65,8 @@ func (k *evaluator) Run(_ context.Context, cell albedo.Cell) (albedo.CellResult,
 
 func (k *evaluator) Stop(context.Context, string) error { return nil }
 
+func (k *evaluator) RunningJobs(string) int { return 0 }
+
 func (k *evaluator) Close(context.Context) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()

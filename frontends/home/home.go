@@ -20,6 +20,9 @@ const (
 	ConfigFile     = "config.json"
 	ExtensionsFile = "extensions.json"
 	LockFile       = "daemon.lock"
+	// SpoolDir holds what running cells printed, for a restart after a
+	// crash.
+	SpoolDir = "spool"
 )
 
 // Dir returns the albedo home: $ALBEDO_HOME, or ~/.albedo.

@@ -15,6 +15,10 @@ Events:
   {"type": "ready", "pid", "python", "executable"}
   {"type": "call", "id", "name", "args"}
   {"type": "started", "id"}   (the cell reached the kernel and will run)
+  {"type": "image", "id", "mime", "data"}   (show_image; data in base64)
+  {"type": "job_started", "job", "pid", "dir"}
+  {"type": "job_ended", "job", "exit", "duration_ms"}
+  {"type": "job_wake", "job", "exit", "duration_ms"}   (nothing read its end)
   {"type": "done", "id", "status", "value"?, "error"?, "exception"?,
    "trace", "marked"}
 
@@ -55,6 +59,9 @@ class Kernel:
         self.workspace = os.getcwd()
         self.namespace = sys.modules["__main__"].__dict__
         self.stdout_id = None
+        self.jobs = Jobs(self)
+        self.cell_id = None
+        self.shown = 0
 
     # The channel to the daemon.
 
@@ -91,6 +98,7 @@ class Kernel:
     def orphaned(self):
         """Ends the kernel and every process it started: the daemon is gone."""
         try:
+            self.jobs.kill_all()
             if os.getpgrp() == os.getpid():
                 os.killpg(os.getpid(), _signal.SIGKILL)
         finally:
@@ -224,7 +232,49 @@ class Kernel:
             """Resolves vent id with a note saying what fixed it; returns the vent."""
             return await _host("resolve_vent", id=id, note=note)
 
-        helpers = {"_host": _host, "vent": vent, "vents": vents, "resolve_vent": resolve_vent, "HostError": HostError}
+        def run(cmd, *, cwd=None, env=None, timeout=None):
+            """Starts cmd in the background and returns its Job at once.
+
+            cmd is a string for the shell or a list of arguments; it runs in
+            cwd (the workspace by default) with env added to the kernel's
+            environment, in a process group of its own, and is stopped after
+            timeout seconds if given. Its output goes to a bounded spool:
+            job.tail(n) shows its last lines. await job (or job.wait())
+            returns its exit code; job.stop() ends its whole process group.
+            When it ends and nothing read its end, albedo tells the model.
+            """
+            return kernel.jobs.run(cmd, cwd=cwd, env=env, timeout=timeout)
+
+        def jobs():
+            """The background jobs started by run(), by id."""
+            return dict(kernel.jobs.jobs)
+
+        def show_image(image, mime=None):
+            """Shows an image to the model with this cell's result.
+
+            image is a path or the image's bytes: a PNG, JPEG, GIF or WebP
+            image of at most 20 MiB; mime, if given, must match it. A cell
+            shows at most 4 images, and one that fails shows none.
+            """
+            data, kind = read_image(image, mime)
+            if kernel.cell_id is None:
+                raise RuntimeError("show_image() works only while a cell runs")
+            if kernel.shown >= IMAGES_MAX:
+                raise ValueError("a cell shows at most %d images; this would be image %d" % (IMAGES_MAX, kernel.shown + 1))
+            kernel.shown += 1
+            encoded = stdlib("binascii").b2a_base64(data, newline=False).decode("ascii")
+            kernel.send({"type": "image", "id": kernel.cell_id, "mime": kind, "data": encoded})
+
+        helpers = {
+            "_host": _host,
+            "vent": vent,
+            "vents": vents,
+            "resolve_vent": resolve_vent,
+            "HostError": HostError,
+            "run": run,
+            "jobs": jobs,
+            "show_image": show_image,
+        }
         for helper in helpers.values():
             # Shown as the cell's own names, in reprs, help() and tracebacks.
             helper.__qualname__ = helper.__name__
@@ -246,6 +296,8 @@ class Kernel:
                 self.workspace = workspace
             except OSError as failure:
                 error = "cannot enter the workspace %s: %s" % (workspace, failure.strerror)
+        self.cell_id, self.shown = request.get("id"), 0
+        self.jobs.cell_begins()
         if error is None:
             self.cells += 1
             filename = "%s%d>" % (CELL_PREFIX, self.cells)
@@ -268,6 +320,8 @@ class Kernel:
             done["status"] = "error"
             done["error"] = error
         done["marked"] = self.mark(request.get("marker"))
+        self.cell_id = None
+        self.jobs.cell_ends()
         return done
 
     def execute(self, code, filename, limit):
