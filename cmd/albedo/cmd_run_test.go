@@ -129,7 +129,7 @@ func TestProgress(t *testing.T) {
 		want string
 	}{
 		{client.Event{Type: "tool_call", Seq: 3, Name: "python", Code: "import os\nprint(os.getcwd())"}, "⚙ python #3: import os (+1 lines)\n"},
-		{client.Event{Type: "tool", Result: `{"status":"ok"}`, Trace: &client.Trace{Changes: []client.Change{{Path: "/w/a.go"}}}}, "  → ok · changed a.go\n"},
+		{client.Event{Type: "tool", Result: `{"status":"ok"}`, Trace: &client.Trace{Changes: []client.Change{{Path: "/w/a.go", Kind: "modified"}}}}, "  → ok · ~a.go\n"},
 		{client.Event{Type: "tool", Result: `{"status":"error","error":"Traceback\nZeroDivisionError: division by zero"}`}, "  → error: ZeroDivisionError: division by zero\n"},
 		{client.Event{Type: "error", Text: "provider said no"}, "✗ provider said no\n"},
 		{client.Event{Type: "user", Text: "albedo restarted\nmore", Source: "daemon restart"}, "· daemon restart: albedo restarted\n"},
