@@ -318,6 +318,16 @@ func TestShownImagesReachTheModel(t *testing.T) {
 			if got := ofKind(r.history(branch.ID), albedo.KindToolImage); len(got) != 1 || string(got[0].Image.Data) != string(data) {
 				t.Errorf("the fork kept %d images", len(got))
 			}
+			if provider == respProvider {
+				// After /model to the other protocol, the image is still
+				// there, where that protocol takes it.
+				if _, err := r.svc.SwitchModel(r.ctx, sess.ID, chatProvider, "chat-model", nil); err != nil {
+					t.Fatal(err)
+				}
+				r.turn(sess.ID, "again")
+				reqs := r.provider.Requests()
+				checkChatImage(t, decodeInput(t, reqs[len(reqs)-2].Input), call, url)
+			}
 		}
 	}
 }
@@ -385,3 +395,4 @@ func checkChatImage(t *testing.T, input []inputMsg, call, url string) {
 	}
 	t.Fatalf("no tool message for %s", call)
 }
+

@@ -19,10 +19,17 @@ type capture struct {
 	out    clipBuffer
 	found  chan struct{}
 	// live collects, uncut, what the cell wrote since takeLive last took
-	// it, when liveOn is set.
-	live   []byte
-	liveOn bool
+	// it, when liveOn is set: at most liveLimit bytes of a cell, the rest
+	// counted in liveDropped.
+	live        []byte
+	liveOn      bool
+	liveLeft    int
+	liveDropped int64
 }
+
+// liveLimit caps the live output of one cell, which every subscriber of
+// its session may buffer; the result's Output is cut far sooner.
+const liveLimit = 8 << 20
 
 // begin starts collecting a cell's output, at most limit bytes of it, up
 // to marker. The returned channel is closed when the marker arrives.
@@ -39,7 +46,7 @@ func (c *capture) beginLive(marker string, limit int, live bool) <-chan struct{}
 	c.carry = nil
 	c.out = newClipBuffer(limit)
 	c.found = make(chan struct{})
-	c.live, c.liveOn = nil, live
+	c.live, c.liveOn, c.liveLeft, c.liveDropped = nil, live, liveLimit, 0
 	return c.found
 }
 
@@ -47,13 +54,16 @@ func (c *capture) beginLive(marker string, limit int, live bool) <-chan struct{}
 func (c *capture) keep(p []byte) {
 	c.out.Write(p)
 	if c.liveOn {
-		c.live = append(c.live, p...)
+		k := min(len(p), c.liveLeft)
+		c.live = append(c.live, p[:k]...)
+		c.liveLeft -= k
+		c.liveDropped += int64(len(p) - k)
 	}
 }
 
 // takeLive returns what the cell wrote since the last call, as valid
 // UTF-8. Unless final, an incomplete character at the end waits for the
-// next call.
+// next call; the final call says how much went past liveLimit.
 func (c *capture) takeLive(final bool) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -61,11 +71,12 @@ func (c *capture) takeLive(final bool) string {
 	if !final {
 		p = trimRuneEnd(p)
 	}
-	if len(p) == 0 {
-		return ""
-	}
 	text := strings.ToValidUTF8(string(p), "\uFFFD")
 	c.live = append(c.live[:0], c.live[len(p):]...)
+	if final && c.liveDropped > 0 {
+		text += fmt.Sprintf("\n[... %d more bytes not shown live ...]\n", c.liveDropped)
+		c.liveDropped = 0
+	}
 	return text
 }
 

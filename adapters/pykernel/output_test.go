@@ -1,6 +1,7 @@
 package pykernel
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 )
@@ -80,5 +81,30 @@ func TestClipText(t *testing.T) {
 	}
 	if got, want := clipText("abcdefghij", 4), "ab\n[... 6 bytes cut ...]\nij"; got != want {
 		t.Errorf("clipText = %q, want %q", got, want)
+	}
+}
+
+func TestLiveOutputStopsAtItsLimit(t *testing.T) {
+	var c capture
+	c.beginLive("\x00end\x00", 64, true)
+	c.write(bytes.Repeat([]byte("a"), liveLimit-1))
+	c.write([]byte("bcd\x00end\x00"))
+	live := c.takeLive(false) + c.takeLive(true)
+	want := strings.Repeat("a", liveLimit-1) + "b" + "\n[... 2 more bytes not shown live ...]\n"
+	if live != want {
+		t.Errorf("live output ends %q, want %q", live[len(live)-60:], want[len(want)-60:])
+	}
+}
+
+func TestLiveOutputKeepsCharactersWhole(t *testing.T) {
+	var c capture
+	c.beginLive("\x00end\x00", 64, true)
+	c.write([]byte("é")[:1])
+	if got := c.takeLive(false); got != "" {
+		t.Errorf("half a character went out live: %q", got)
+	}
+	c.write([]byte("é")[1:])
+	if got := c.takeLive(false); got != "é" {
+		t.Errorf("takeLive = %q, want é", got)
 	}
 }

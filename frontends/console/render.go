@@ -205,6 +205,10 @@ func (l *layouter) tool(b *Block) {
 		}
 		l.block("│ ", b.lit.rows, codeMax, false)
 	}
+	if out := strings.TrimRight(b.Printed, "\n"); b.Cell == nil && out != "" {
+		l.rows = append(l.rows, line{{"├ ", th.frame}, {"output", th.dim}})
+		l.block("│ ", plainLines(out, th.text), foldedOutputRows, true)
+	}
 	if c := b.Cell; c != nil {
 		outMax := foldedOutputRows
 		if l.o.detail {

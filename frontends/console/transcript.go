@@ -51,6 +51,9 @@ type Block struct {
 	Code   string
 	// Args counts the characters of a tool call's arguments streamed so far.
 	Args int
+	// Printed is what the cell printed so far while it runs (its last
+	// printedMax bytes).
+	Printed string
 	// Cell is the cell's result; nil while it runs.
 	Cell  *client.CellResult
 	Trace string
@@ -150,6 +153,8 @@ func (t *Transcript) Apply(ev client.Event) bool {
 		t.toolResult(ev)
 	case client.EventNote:
 		t.add(&Block{Kind: BlockNotice, Seq: ev.Seq, Text: ev.Text})
+	case client.EventOutput:
+		return t.printed(ev)
 	case client.EventError:
 		t.add(&Block{Kind: BlockError, Seq: ev.Seq, Text: ev.Text, Timestamp: ev.Timestamp})
 	case client.EventTurn:
@@ -269,6 +274,24 @@ func (t *Transcript) toolCall(ev client.Event) {
 	t.calls[ev.CallID] = b
 }
 
+// printedMax bounds what a running cell's block keeps of its output.
+const printedMax = 64 << 10
+
+// printed grows the output of the running cell an output event names.
+func (t *Transcript) printed(ev client.Event) bool {
+	for _, b := range t.calls {
+		if b.Seq == ev.Call && b.Cell == nil {
+			b.Printed += ev.Text
+			if len(b.Printed) > printedMax {
+				b.Printed = strings.ToValidUTF8(b.Printed[len(b.Printed)-printedMax:], "")
+			}
+			b.changed()
+			return true
+		}
+	}
+	return false
+}
+
 // toolResult completes a cell with its result.
 func (t *Transcript) toolResult(ev client.Event) {
 	b := t.calls[ev.CallID]
@@ -286,7 +309,7 @@ func (t *Transcript) toolResult(ev client.Event) {
 	if b.Code == "" {
 		b.Code = ev.Code
 	}
-	b.Cell, b.Status, b.Trace, b.Live = &cell, cell.Status, ev.Trace.Summary(t.Workspace), false
+	b.Cell, b.Status, b.Trace, b.Live, b.Printed = &cell, cell.Status, ev.Trace.Summary(t.Workspace), false, ""
 	b.changed()
 }
 

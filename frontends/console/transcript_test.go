@@ -91,6 +91,30 @@ func TestTranscriptApply(t *testing.T) {
 			want: "tool~#2 python sleep()\n",
 		},
 		{
+			name: "a running cell shows what it prints until its result",
+			events: []client.Event{
+				{Type: "tool_call", Seq: 2, CallID: "c1", Name: "python", Code: "work()"},
+				{Type: "output", Call: 2, Text: "step 1\n"},
+				{Type: "output", Call: 9, Text: "another cell's\n"},
+				{Type: "output", Call: 2, Text: "step 2\n"},
+			},
+			want: "tool~#2 python work()\n",
+			check: func(t *testing.T, tr *Transcript) {
+				b := tr.Blocks[0]
+				if b.Printed != "step 1\nstep 2\n" {
+					t.Errorf("printed = %q", b.Printed)
+				}
+				screen := plainRows(b, 60, false)
+				if !strings.Contains(screen, "├ output\n│ step 1\n│ step 2") {
+					t.Errorf("the running cell shows:\n%s", screen)
+				}
+				tr.Apply(client.Event{Type: "tool", Seq: 3, CallID: "c1", Code: "work()", Status: "ok", Result: `{"status":"ok","output":"step 1\nstep 2\n"}`})
+				if b.Printed != "" || b.Cell == nil {
+					t.Errorf("the result did not replace the live output: %+v", b)
+				}
+			},
+		},
+		{
 			name: "queued messages stay last until delivered",
 			events: []client.Event{
 				{Type: "user", Seq: 1, Text: "first"},
