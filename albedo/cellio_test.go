@@ -395,4 +395,3 @@ func checkChatImage(t *testing.T, input []inputMsg, call, url string) {
 	}
 	t.Fatalf("no tool message for %s", call)
 }
-
