@@ -310,6 +310,16 @@ func TestShownImagesReachTheModel(t *testing.T) {
 					t.Errorf("an event carries image data: %+v", ev)
 				}
 			}
+			sub, err := r.svc.Subscribe(r.ctx, sess.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ev := range sub.Snapshot {
+				if ev.Seq == images[0].Seq {
+					t.Errorf("the snapshot shows the image item as %+v", ev)
+				}
+			}
+			sub.Close()
 			output := ofKind(history, albedo.KindToolOutput)[0]
 			branch, err := r.svc.Fork(r.ctx, sess.ID, output.Seq)
 			if err != nil {

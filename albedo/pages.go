@@ -70,6 +70,8 @@ func (s *Service) eventPages(ctx context.Context, id string, from, to int64, fn 
 			case KindToolOutput:
 				events = append(events, EventOf(it, codes[it.CallID]))
 				delete(codes, it.CallID)
+			case KindToolImage:
+				// described by its output's event
 			default:
 				events = append(events, EventOf(it, ""))
 			}
