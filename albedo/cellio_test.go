@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 	"github.com/albedo-agent/albedo/fixtures/memstore"
 )
@@ -93,7 +94,7 @@ func TestCellOutputIsLiveAndSpooled(t *testing.T) {
 	toolAt := -1
 	for i, ev := range live {
 		switch ev.Type {
-		case albedo.EventOutput:
+		case wire.EventOutput:
 			if toolAt >= 0 {
 				t.Errorf("output event %d after the tool event", i)
 			}
@@ -101,7 +102,7 @@ func TestCellOutputIsLiveAndSpooled(t *testing.T) {
 				t.Errorf("output event names call %d, want %d", ev.Call, call.Seq)
 			}
 			texts = append(texts, ev.Text)
-		case albedo.EventTool:
+		case wire.EventTool:
 			toolAt = i
 		}
 	}
@@ -303,7 +304,7 @@ func TestShownImagesReachTheModel(t *testing.T) {
 				t.Fatalf("tool images = %+v", images)
 			}
 			for _, ev := range albedo.Events(history) {
-				if ev.Type == albedo.EventTool && ev.CallID == call && !strings.Contains(ev.Result, `"images":[{"mimeType":"image/png","width":2,"height":3,"bytes":`) {
+				if ev.Type == wire.EventTool && ev.CallID == call && !strings.Contains(ev.Result, `"images":[{"mimeType":"image/png","width":2,"height":3,"bytes":`) {
 					t.Errorf("tool event result %s does not describe the image", ev.Result)
 				}
 				if strings.Contains(ev.Result, "base64") || strings.Contains(ev.Text, "iVBOR") {

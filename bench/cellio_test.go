@@ -11,6 +11,7 @@ import (
 	"github.com/albedo-agent/albedo/adapters/pykernel"
 	"github.com/albedo-agent/albedo/adapters/spool"
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 )
 
@@ -134,14 +135,14 @@ func BenchmarkLiveOutput(b *testing.B) {
 		received := 0
 		var first, last time.Time
 		for ev := range sub.Events {
-			if ev.Type == albedo.EventOutput {
+			if ev.Type == wire.EventOutput {
 				if first.IsZero() {
 					first = time.Now()
 				}
 				received += len(ev.Text)
 				last = time.Now()
 			}
-			if ev.Type == albedo.EventTool {
+			if ev.Type == wire.EventTool {
 				break
 			}
 		}
