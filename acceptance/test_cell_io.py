@@ -247,6 +247,11 @@ class CellIOTest(unittest.TestCase):
                     self.assertEqual(shown["content"][1]["image_url"]["url"], url)
                 events = json.dumps(app.events(session))
                 self.assertNotIn(base64.b64encode(picture).decode()[:40], events)
+                history = app.history(session)["items"]
+                [shown] = [i for i in history if i["kind"] == "tool_image"]
+                self.assertEqual(shown["image"], {"mimeType": "image/png", "width": 2, "height": 3, "bytes": len(picture)})
+                self.assertEqual(shown["call_id"], next(i["call_id"] for i in history if i["kind"] == "tool_result"))
+                self.assertNotIn(base64.b64encode(picture).decode()[:40], json.dumps(history))
 
     def test_a_bad_or_fifth_image_is_an_error_and_nothing_is_attached(self):
         provider, app = self.start({

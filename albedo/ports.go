@@ -227,10 +227,11 @@ type Cell struct {
 	// Call is the Seq of the tool call the cell answers; 0 for none.
 	Call int64
 	// Output, when not nil, receives what the cell prints while it runs:
-	// stdout and stderr in the order written, coalesced to about one call
-	// every 100ms, from one goroutine at a time and never after Run
-	// returns. Concatenated, the texts are the cell's whole output, even
-	// where the result's Output is cut.
+	// stdout and stderr in the order written, coalesced to a call every
+	// 100ms at most, from one goroutine at a time and never after Run
+	// returns. Concatenated, the texts are the cell's output, even where
+	// the result's Output is cut (a kernel may stop at a cap of its own and
+	// say so in the last text).
 	Output func(text string)
 }
 

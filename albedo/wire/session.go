@@ -80,7 +80,8 @@ type Image struct {
 }
 
 // HistoryItem is one transcript item as GET /sessions/{id}/history shows
-// it. Kind is user, reasoning, assistant, tool_call, tool_result, error or
+// it. Kind is user, reasoning, assistant, tool_call, tool_result,
+// tool_image (an image a cell showed, after its tool_result), error or
 // turn.
 type HistoryItem struct {
 	Seq       int64         `json:"seq"`

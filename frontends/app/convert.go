@@ -53,6 +53,8 @@ func history(items []albedo.Item) []wire.HistoryItem {
 		switch it.Kind {
 		case albedo.KindToolCall:
 			h.CallID, h.Tool, h.Arguments, h.Text = it.CallID, &wire.ToolRef{Name: it.ToolName}, it.Arguments, ""
+		case albedo.KindToolImage:
+			h.CallID, h.Tool = it.CallID, &wire.ToolRef{Name: it.ToolName}
 		case albedo.KindToolOutput:
 			h.Kind, h.CallID, h.Tool, h.Text = "tool_result", it.CallID, &wire.ToolRef{Name: it.ToolName}, ""
 			if it.Result != nil {
