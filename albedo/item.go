@@ -20,8 +20,8 @@ const (
 	// KindToolImage is an image a cell showed (show_image): it follows its
 	// tool output and names the same call.
 	KindToolImage ItemKind = "tool_image"
-	KindError      ItemKind = "error"
-	KindTurn       ItemKind = "turn"
+	KindError     ItemKind = "error"
+	KindTurn      ItemKind = "turn"
 	// KindNote is an output item of the model that albedo does not act on,
 	// such as a search the provider ran itself: Text describes it,
 	// ToolName is its type and Raw holds it. It is shown, not sent back.
