@@ -12,4 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)
 CGO_ENABLED=0 go build -tags nomsgpack -ldflags "-X main.version=$version" -o bin/albedo ./cmd/albedo
+# The sandbox helper the daemon starts each Python kernel through (see
+# adapters/landlock); without it beside bin/albedo, albedo re-executes
+# itself, which works the same and starts slower.
+CGO_ENABLED=0 go build -o bin/albedo-sandbox ./cmd/albedo-sandbox
 echo "$PWD/bin/albedo"

@@ -48,12 +48,12 @@ func carve(root string, write bool, hidden []string, out []grant) []grant {
 			continue
 		}
 		child := filepath.Join(root, e.Name())
-		if e.IsDir() {
+		switch {
+		case covered(child, hidden):
+		case e.IsDir() && holdsHidden(child, hidden):
 			out = carve(child, write, hidden, out)
-			continue
-		}
-		if !covered(child, hidden) {
-			out = append(out, grant{Path: child, Write: write})
+		default:
+			out = append(out, grant{Path: child, Write: write, Dir: e.IsDir()})
 		}
 	}
 	return out

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"syscall"
 )
 
 // HelperCommand is the hidden subcommand of the albedo binary that runs
@@ -38,11 +37,5 @@ func helper(args []string) error {
 	if err != nil {
 		return fmt.Errorf("finding %s: %w", args[2], err)
 	}
-	if err := restrict(spec); err != nil {
-		return err
-	}
-	if err := syscall.Exec(program, args[2:], os.Environ()); err != nil {
-		return fmt.Errorf("running %s: %w", program, err)
-	}
-	return nil
+	return execConfined(spec, program, args[2:], os.Environ())
 }

@@ -4,9 +4,12 @@ package landlock
 
 import (
 	"fmt"
+	"runtime"
+	"syscall"
 
 	golandlock "github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // presets are go-landlock's configurations by ABI, from 1: each handles
@@ -26,11 +29,37 @@ func KernelABI() int {
 	return v
 }
 
-// restrict confines this process, and what it execs, as s says.
-func restrict(s Spec) error {
-	if s.ABI <= 0 {
-		return nil
+// execConfined confines this process as s says and execs program in its
+// place, which keeps the restriction. The ruleset is applied to the one OS
+// thread that then calls execve, as go-landlock's NewRulesetFD documents:
+// the exec replaces every other thread anyway, and this spares stopping
+// them all to restrict each.
+func execConfined(s Spec, program string, argv, env []string) error {
+	if s.ABI > 0 {
+		fd, flags, err := rulesetOf(s)
+		if err != nil {
+			return err
+		}
+		if fd >= 0 {
+			defer unix.Close(fd)
+			runtime.LockOSThread() // never unlocked: this thread execs or the helper exits
+			if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+				return fmt.Errorf("setting no_new_privs: %w", err)
+			}
+			if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
+				return fmt.Errorf("applying Landlock (ABI %d): %w", min(s.ABI, len(presets)), err)
+			}
+		}
 	}
+	if err := syscall.Exec(program, argv, env); err != nil {
+		return fmt.Errorf("running %s: %w", program, err)
+	}
+	return nil
+}
+
+// rulesetOf builds the Landlock ruleset of a spec: -1 when there is
+// nothing to restrict (best effort on a kernel without Landlock).
+func rulesetOf(s Spec) (int, uint32, error) {
 	abi := min(s.ABI, len(presets))
 	cfg := presets[abi-1]
 	if s.Network {
@@ -58,8 +87,9 @@ func restrict(s Spec) error {
 		}
 		rules = append(rules, r.IgnoreIfMissing())
 	}
-	if err := cfg.Restrict(rules...); err != nil {
-		return fmt.Errorf("applying Landlock (ABI %d): %w", abi, err)
+	fd, flags, err := cfg.NewRulesetFD(rules...)
+	if err != nil {
+		return -1, 0, fmt.Errorf("building the Landlock ruleset (ABI %d): %w", abi, err)
 	}
-	return nil
+	return fd, flags, nil
 }

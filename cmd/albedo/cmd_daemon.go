@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -69,7 +70,7 @@ func sandboxOptions(opts *daemon.Options) error {
 	if err != nil {
 		return fmt.Errorf("finding albedo's binary for the sandbox helper: %w", err)
 	}
-	opts.SandboxHelper = []string{exe, landlock.HelperCommand}
+	opts.SandboxHelper = sandboxHelper(exe)
 	abi, err := envInt("ALBEDO_LANDLOCK_ABI", -1)
 	if err != nil {
 		return err
@@ -78,4 +79,15 @@ func sandboxOptions(opts *daemon.Options) error {
 		opts.LandlockABI = func() int { return min(abi, landlock.KernelABI()) }
 	}
 	return nil
+}
+
+// sandboxHelper returns the command that confines a kernel: albedo-sandbox
+// when it lies beside albedo's binary exe (it starts in a few milliseconds),
+// else albedo's own "sandbox-exec".
+func sandboxHelper(exe string) []string {
+	small := filepath.Join(filepath.Dir(exe), "albedo-sandbox")
+	if info, err := os.Stat(small); err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0 {
+		return []string{small}
+	}
+	return []string{exe, landlock.HelperCommand}
 }
