@@ -4,11 +4,13 @@
 //
 // # How a kernel is confined
 //
-// Sandbox.Confine turns the command line of a kernel into one that runs
-// albedo's own binary first, as "albedo sandbox-exec SPEC -- python3 ...":
-// that short-lived helper (HelperMain) restricts itself as SPEC says and
-// then execs the interpreter, which keeps the restriction, as does every
-// cell and every process a cell starts. SPEC, one JSON argument, carries
+// Sandbox.Confine turns the command line of a kernel into one that runs a
+// helper first, "albedo-sandbox SPEC -- python3 ..." (cmd/albedo-sandbox)
+// or "albedo sandbox-exec SPEC -- python3 ..." (albedo's own binary): that
+// short-lived helper (HelperMain) restricts itself as SPEC says and then
+// execs the interpreter, which keeps the restriction, as does every cell
+// and every process a cell starts. The ruleset is applied to the one OS
+// thread that calls execve, as go-landlock's NewRulesetFD describes. SPEC, one JSON argument, carries
 // the Landlock ABI to use and the resolved paths; the helper computes the
 // rules itself, so the command line stays short however many rules there
 // are.
@@ -24,8 +26,10 @@
 // grant by granting, instead of the folder that holds it, each entry of
 // that folder but the one leading to the hidden path, down to the hidden
 // path's own folder (see carve). The price: the folders along the way
-// (often /, /tmp or the user's home) cannot be listed, and what appears in
-// them after the kernel started cannot be opened.
+// (often /, /tmp or the user's home) cannot be listed, what appears in
+// them after the kernel started cannot be opened, and each of their
+// entries is a rule, so a hidden path in a crowded folder (a home under a
+// /tmp of hundreds of entries) makes the start slower.
 //
 // # What Landlock cannot do, by ABI
 //
