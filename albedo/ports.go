@@ -58,6 +58,14 @@ type Store interface {
 	// (EStale otherwise).
 	DeleteVent(ctx context.Context, id int64, revision int64) error
 
+	// Compaction returns a session's compaction state, ENotFound when it
+	// has none (or the session is missing).
+	Compaction(ctx context.Context, sessionID string) (Compaction, error)
+	// SaveCompaction replaces the compaction state of c.SessionID whole, in
+	// one transaction. A missing session is ENotFound. DeleteSession
+	// removes the state with the session.
+	SaveCompaction(ctx context.Context, c Compaction) error
+
 	// Close releases the store.
 	Close() error
 }

@@ -88,19 +88,27 @@ func (s *Service) step(ctx context.Context, st *sessionState, id string) stepOut
 	if err != nil {
 		return s.failed(ctx, st, id, err)
 	}
+	input, err := s.projectInput(ctx, id, items, ep)
+	if err != nil {
+		return s.failed(ctx, st, id, err)
+	}
 	req := ModelRequest{
 		Endpoint:     ep,
 		Instructions: s.instructionsFor(ctx, id),
-		Input:        ProjectFor(items, ep),
+		Input:        input,
 		Tools:        []Tool{PythonTool()},
 		SessionID:    id,
+	}
+	onDelta := func(d Delta) {
+		st.hub.publish(Event{Type: wire.EventDelta, Kind: string(d.Kind), Text: d.Text})
+	}
+	reply, err := s.provider.Stream(ctx, req, onDelta)
+	if err != nil && ctx.Err() == nil && ContextFull(err) {
+		reply, err = s.retryCompacted(ctx, id, items, req, err, onDelta)
 	}
 	// A long transcript is not held while the model answers: the request
 	// has what it needs, and the next step reads the transcript again.
 	st.cache.forgetIfBig()
-	reply, err := s.provider.Stream(ctx, req, func(d Delta) {
-		st.hub.publish(Event{Type: wire.EventDelta, Kind: string(d.Kind), Text: d.Text})
-	})
 	if ctx.Err() != nil {
 		return stepCancelled
 	}

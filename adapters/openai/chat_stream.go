@@ -91,7 +91,7 @@ func (d *chatDecoder) event(ev sseEvent) (bool, error) {
 		return false, err
 	}
 	if chunk.Error != nil {
-		return false, failure(d.ep, nil, "failed mid-stream: %s", quote(d.ep, chunk.Error.text()))
+		return false, failure(d.ep, codeDetails(chunk.Error.Code), "failed mid-stream: %s", quote(d.ep, chunk.Error.text()))
 	}
 	if chunk.Message != "" && len(chunk.Choices) == 0 {
 		return false, failure(d.ep, nil, "failed mid-stream: %s", quote(d.ep, chunk.Message))

@@ -51,6 +51,9 @@ func who(ep albedo.Endpoint) string {
 // failures whose fix is known (see nextStep).
 func statusFailure(ep albedo.Endpoint, url string, status int, header http.Header, body []byte) *albedo.Error {
 	details := map[string]any{"status": status}
+	if code := providerCode(body); code != "" {
+		details["provider_code"] = code
+	}
 	text := http.StatusText(status)
 	if text == "" {
 		text = "status"
@@ -121,6 +124,30 @@ func unreachable(ep albedo.Endpoint, url string, err error) *albedo.Error {
 		return failure(ep, nil, "could not be reached at %s: connection refused: is the server running?", url)
 	}
 	return failure(ep, nil, "could not be reached at %s: %v", url, err)
+}
+
+// providerCode extracts the "error.code" string of an error body, such as
+// OpenAI's "context_length_exceeded"; "" when there is none.
+func providerCode(body []byte) string {
+	var v struct {
+		Error struct {
+			Code any `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &v) != nil {
+		return ""
+	}
+	code, _ := v.Error.Code.(string)
+	return code
+}
+
+// codeDetails are the details of a failure carrying the provider's error
+// code, nil when it sent none.
+func codeDetails(code any) map[string]any {
+	if c, ok := code.(string); ok && c != "" {
+		return map[string]any{"provider_code": c}
+	}
+	return nil
 }
 
 // apiError is the error object OpenAI-compatible providers send, in an

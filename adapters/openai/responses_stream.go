@@ -167,10 +167,12 @@ func (d *responsesDecoder) event(ev sseEvent) (bool, error) {
 		return true, nil
 	case "response.failed":
 		msg := "no reason given"
+		var code any
 		if e.Response != nil && e.Response.Error.text() != "" {
 			msg = e.Response.Error.text()
+			code = e.Response.Error.Code
 		}
-		return false, failure(d.ep, nil, "failed the reply: %s", quote(d.ep, msg))
+		return false, failure(d.ep, codeDetails(code), "failed the reply: %s", quote(d.ep, msg))
 	case "error":
 		msg := e.Message
 		if msg == "" {
@@ -179,7 +181,11 @@ func (d *responsesDecoder) event(ev sseEvent) (bool, error) {
 		if msg == "" && e.Code != nil {
 			msg = fmt.Sprint(e.Code)
 		}
-		return false, failure(d.ep, nil, "failed mid-stream: %s", quote(d.ep, msg))
+		code := e.Code
+		if code == nil && e.Error != nil {
+			code = e.Error.Code
+		}
+		return false, failure(d.ep, codeDetails(code), "failed mid-stream: %s", quote(d.ep, msg))
 	}
 	return false, nil
 }

@@ -112,6 +112,9 @@ func TestDeleteSessionLeavesNoRowOfIt(t *testing.T) {
 	for _, id := range ids {
 		mustCommit(t, s, albedo.Commit{SessionID: id, Items: []albedo.Item{textItem("a"), textItem("b")},
 			Enqueue: []albedo.Queued{{Text: "later", Image: img}}})
+		if err := s.SaveCompaction(context.Background(), albedo.Compaction{SessionID: id, Summary: "s", Users: 1, Fingerprint: "f"}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	vent, err := s.InsertVent(context.Background(), albedo.Vent{Topic: "bug", Message: "m", SessionID: ids[0]})
 	if err != nil {

@@ -3,7 +3,7 @@ package sqlite
 // SchemaVersion is the schema version this package writes, kept in the
 // database's PRAGMA user_version. Version 0 is an empty file or one written
 // by albedo before versioning, holding only a sessions table.
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // nowMillis is an SQL expression for the current Unix time in milliseconds.
 // It avoids unixepoch(), which SQLite only gained in 3.38, so that older
@@ -154,5 +154,17 @@ func migrations() [SchemaVersion][]string {
 			`DROP TABLE items`,
 			`ALTER TABLE items_v5 RENAME TO items`,
 		},
+
+		// 6: compaction states, one per session: the summary that stands in
+		// for the start of a transcript in model requests.
+		{`CREATE TABLE compactions (
+			session_id TEXT NOT NULL PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+			users INTEGER NOT NULL,
+			fingerprint TEXT NOT NULL,
+			items INTEGER NOT NULL DEFAULT 0,
+			strategy TEXT NOT NULL DEFAULT '',
+			at INTEGER NOT NULL DEFAULT 0,
+			summary TEXT NOT NULL
+		)`},
 	}
 }

@@ -1,0 +1,63 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/albedo-agent/albedo/albedo"
+	"github.com/uptrace/bun"
+)
+
+// compactionRow is a row of the compactions table.
+type compactionRow struct {
+	bun.BaseModel `bun:"table:compactions"`
+
+	SessionID   string `bun:"session_id,pk"`
+	Users       int    `bun:"users"`
+	Fingerprint string `bun:"fingerprint"`
+	Items       int    `bun:"items"`
+	Strategy    string `bun:"strategy"`
+	At          int64  `bun:"at"`
+	Summary     string `bun:"summary"`
+}
+
+// Compaction implements albedo.Store.
+func (s *Store) Compaction(ctx context.Context, sessionID string) (albedo.Compaction, error) {
+	var r compactionRow
+	err := s.read.NewSelect().Model(&r).Where("session_id = ?", sessionID).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return albedo.Compaction{}, albedo.Errorf(albedo.ENotFound, "session %s has no compaction state", sessionID)
+	}
+	if err != nil {
+		return albedo.Compaction{}, fmt.Errorf("read compaction state of session %s: %w", sessionID, err)
+	}
+	return albedo.Compaction{SessionID: r.SessionID, Summary: r.Summary, Users: r.Users, Fingerprint: r.Fingerprint,
+		Items: r.Items, Strategy: r.Strategy, At: r.At}, nil
+}
+
+// SaveCompaction implements albedo.Store.
+func (s *Store) SaveCompaction(ctx context.Context, c albedo.Compaction) error {
+	s.writing.Lock()
+	defer s.writing.Unlock()
+	r := compactionRow{SessionID: c.SessionID, Users: c.Users, Fingerprint: c.Fingerprint, Items: c.Items,
+		Strategy: c.Strategy, At: c.At, Summary: c.Summary}
+	err := s.write.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		ok, err := sessionExists(ctx, tx, c.SessionID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return sessionNotFound(c.SessionID)
+		}
+		_, err = tx.NewInsert().Model(&r).On("CONFLICT (session_id) DO UPDATE").
+			Set("users = EXCLUDED.users, fingerprint = EXCLUDED.fingerprint, items = EXCLUDED.items, " +
+				"strategy = EXCLUDED.strategy, at = EXCLUDED.at, summary = EXCLUDED.summary").Exec(ctx)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("save compaction state of session %s: %w", c.SessionID, err)
+	}
+	return nil
+}

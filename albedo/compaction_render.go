@@ -1,0 +1,74 @@
+package albedo
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxRenderedText caps each text of the evicted history in a summary
+// request; the rest is replaced by a marker saying how much was cut.
+const maxRenderedText = 4000
+
+// RenderEvicted renders the text of a summary request: the previous
+// summary (or "(none)") and the evicted items, as text. Calls show their
+// code, outputs their text, images their metadata and never their data;
+// long texts are cut with a marker.
+func RenderEvicted(previous string, items []Item) string {
+	var b strings.Builder
+	b.WriteString("<previous-summary>\n")
+	if previous == "" {
+		b.WriteString("(none)")
+	} else {
+		b.WriteString(previous)
+	}
+	b.WriteString("\n</previous-summary>\n<newly-evicted-history>\n")
+	for _, it := range items {
+		switch it.Kind {
+		case KindUser:
+			who := "user"
+			if it.Source != "" {
+				who = "system note (" + it.Source + ")"
+			}
+			fmt.Fprintf(&b, "[%s]\n%s\n", who, cutText(it.Text))
+			for _, n := range it.Notes {
+				fmt.Fprintf(&b, "[system note]\n%s\n", cutText(n))
+			}
+			if it.Image != nil {
+				fmt.Fprintf(&b, "[image: %s, %dx%d, %d bytes]\n", it.Image.MimeType, it.Image.Width, it.Image.Height, it.Image.Bytes)
+			}
+		case KindReasoning:
+			if it.Text != "" {
+				fmt.Fprintf(&b, "[assistant reasoning]\n%s\n", cutText(it.Text))
+			}
+		case KindAssistant:
+			fmt.Fprintf(&b, "[assistant]\n%s\n", cutText(it.Text))
+		case KindToolCall:
+			code := CallCode(it)
+			if code == "" {
+				code = it.Arguments
+			}
+			fmt.Fprintf(&b, "[%s call %s]\n%s\n", it.ToolName, it.CallID, cutText(code))
+		case KindToolOutput:
+			fmt.Fprintf(&b, "[output of %s]\n%s\n", it.CallID, cutText(it.Text))
+		}
+	}
+	b.WriteString("</newly-evicted-history>")
+	return b.String()
+}
+
+// cutText caps s at maxRenderedText bytes on a character boundary, with a
+// marker saying how many bytes were left out.
+func cutText(s string) string {
+	if len(s) <= maxRenderedText {
+		return s
+	}
+	cut := maxRenderedText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s\n[… %d more bytes cut]", s[:cut], len(s)-cut)
+}
+
+// SummaryInstructions are the instructions of a summary request.
+const SummaryInstructions = `You summarise the earlier part of a conversation between a user and a coding agent that works through a persistent Python tool, so that the agent can continue the work without it. The user message holds the previous summary and the history that is being evicted. Write one self-contained summary that replaces both: the user's goals and constraints in their own terms, decisions made, what was done and found (files, functions, commands, results, errors), Python state the later work relies on (variables, imports, definitions), and what remains open. Be concrete and brief: at most about 600 words, plain text, no preamble.`
