@@ -15,10 +15,10 @@ func TestContextFullIsRecognised(t *testing.T) {
 		err  error
 		want bool
 	}{
-		{"OpenAI body with its code", statusFailure(ep, 400, []byte(`{"error":{"message":"Input too long.","type":"invalid_request_error","code":"context_length_exceeded"}}`)), true},
-		{"vLLM body", statusFailure(ep, 400, []byte(`{"object":"error","message":"This model's maximum model length is 4096 tokens.","type":"BadRequestError","code":400}`)), true},
-		{"llama.cpp body", statusFailure(ep, 400, []byte(`{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}}`)), true},
-		{"other 400", statusFailure(ep, 400, []byte(`{"error":{"message":"bad tool","code":"invalid_value"}}`)), false},
+		{"OpenAI body with its code", statusFailure(ep, "http://p.invalid/v1/responses", 400, nil, []byte(`{"error":{"message":"Input too long.","type":"invalid_request_error","code":"context_length_exceeded"}}`)), true},
+		{"vLLM body", statusFailure(ep, "http://p.invalid/v1/responses", 400, nil, []byte(`{"object":"error","message":"This model's maximum model length is 4096 tokens.","type":"BadRequestError","code":400}`)), true},
+		{"llama.cpp body", statusFailure(ep, "http://p.invalid/v1/responses", 400, nil, []byte(`{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}}`)), true},
+		{"other 400", statusFailure(ep, "http://p.invalid/v1/responses", 400, nil, []byte(`{"error":{"message":"bad tool","code":"invalid_value"}}`)), false},
 		{"stream error event with a code", failure(ep, codeDetails("context_length_exceeded"), "failed mid-stream: too long"), true},
 	}
 	for _, tc := range tests {
