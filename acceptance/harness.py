@@ -87,6 +87,24 @@ def recorded(body: bytes) -> Recorded:
     return Recorded(bytes(body))
 
 
+class Refusal:
+    """A reply that answers the request with HTTP ``status`` and JSON ``body``."""
+
+    __slots__ = ("status", "body")
+
+    def __init__(self, status: int, body):
+        self.status = status
+        self.body = body
+
+    def __repr__(self) -> str:
+        return f"Refusal({self.status})"
+
+
+def refusal(status: int, body) -> Refusal:
+    """A reply that refuses the request with ``status`` and the JSON ``body``."""
+    return Refusal(int(status), body)
+
+
 # --------------------------------------------------------------------------
 # request checks
 
@@ -281,6 +299,9 @@ class _ProviderHandler(http.server.BaseHTTPRequestHandler):
                 self.wfile.write(reply.body)
                 self.wfile.flush()
                 self.close_connection = True
+                return
+            if isinstance(reply, Refusal):
+                self._json(reply.status, reply.body)
                 return
             if not isinstance(reply, Reply):
                 raise TypeError(f"script returned {reply!r}, not text()/python()")
