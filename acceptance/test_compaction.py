@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import urllib.error
 import unittest
 
 from harness import Albedo, Provider, python, refusal, text
@@ -90,3 +91,53 @@ class ContextFullTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CompactCommandTest(unittest.TestCase):
+    def compact(self, app, session):
+        with app.api(f"/sessions/{session}/commands", {"name": "/compact"}) as response:
+            return json.load(response)
+
+    def test_compact_runs_like_a_turn(self):
+        script = FullOnce()
+        script.refused = 1
+        with Provider(script) as provider, Albedo(provider) as app:
+            session = app.session()
+            app.prompt(session, "first")
+            app.idle(session)
+            sent = len(provider.requests)
+            answer = self.compact(app, session)
+            self.assertFalse(answer["result"]["started"])
+            self.assertIn("nothing to compact", answer["result"]["reason"])
+            self.assertEqual(len(provider.requests), sent, "a one-unit /compact made a provider request")
+
+            app.prompt(session, "second")
+            app.idle(session)
+            history = app.history(session)
+            sent = len(provider.requests)
+            self.assertEqual(self.compact(app, session), {"result": {"started": True}})
+            app.idle(session)
+            self.assertEqual(len(provider.requests), sent + 1)
+            self.assertTrue(is_summary(provider.requests[-1]["request"]))
+            self.assertEqual(app.history(session), history, "/compact changed the history")
+
+            app.prompt(session, "third")
+            app.idle(session)
+            after = body_text(provider.requests[sent + 1]["request"])
+            self.assertIn("[summary of the earlier conversation]", after)
+
+    def test_compact_while_a_turn_runs_is_busy(self):
+        def script(request):
+            if request.get("tools") and "time.sleep" not in body_text(request):
+                return python("import time; time.sleep(60)")
+            return text("done")
+
+        with Provider(script) as provider, Albedo(provider) as app:
+            session = app.session()
+            app.prompt(session, "wait")
+            with self.assertRaises(urllib.error.HTTPError) as caught:
+                self.compact(app, session)
+            self.assertEqual(caught.exception.code, 409)
+            self.assertEqual(json.load(caught.exception)["code"], "busy")
+            app.api(f"/sessions/{session}/interrupt", {}).close()
+            app.idle(session)

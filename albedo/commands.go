@@ -16,7 +16,8 @@ type command struct {
 // commandTable lists the slash commands. A new command is one entry.
 func (s *Service) commandTable() map[string]command {
 	return map[string]command{
-		"/model": {summary: "switch the session's provider, model and effort", run: s.modelCommand},
+		"/model":   {summary: "switch the session's provider, model and effort", run: s.modelCommand},
+		"/compact": {summary: "summarise the earlier conversation so that requests start from the summary", run: s.compactCommand},
 	}
 }
 

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,6 +22,7 @@ func commandHelp() []struct{ usage, summary string } {
 	return []struct{ usage, summary string }{
 		{"/model [[PROVIDER] MODEL]", "switch this session's model (and provider); alone, pick one"},
 		{"/login", "add or change a model provider (name, URL, model, key)"},
+		{"/compact", "summarise the earlier conversation; later requests start from the summary"},
 		{"/fork ID", "start a new session from this one up to checkpoint #ID"},
 		{"/workspace PATH", "move this session to another folder"},
 		{"/name NAME", "name this session"},
@@ -64,7 +66,7 @@ func parseCommand(text string) (cmd command, ok bool, err error) {
 		if cmd.rest == "" {
 			return cmd, true, fmt.Errorf("usage: /name NAME")
 		}
-	case "/vents", "/help", "/quit", "/sessions", "/login":
+	case "/vents", "/help", "/quit", "/sessions", "/login", "/compact":
 		if cmd.rest != "" {
 			return cmd, true, fmt.Errorf("%s takes no arguments", cmd.name)
 		}
@@ -129,6 +131,24 @@ func (s *sessionScreen) run(cmd command) {
 			return
 		}
 		s.switchModel(cmd.modelArgs())
+	case "/compact":
+		async(func() (string, error) {
+			raw, err := cl.Command(ctx, id, "/compact", nil)
+			if err != nil {
+				return "", err
+			}
+			var res struct {
+				Started bool   `json:"started"`
+				Reason  string `json:"reason"`
+			}
+			if err := json.Unmarshal(raw, &res); err != nil {
+				return "", fmt.Errorf("read the answer of /compact: %w", err)
+			}
+			if !res.Started {
+				return "not compacted: " + res.Reason, nil
+			}
+			return "compacting the earlier conversation…", nil
+		})
 	case "/name":
 		async(func() (string, error) {
 			cfg, err := cl.Rename(ctx, id, cmd.rest)

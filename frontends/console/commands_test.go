@@ -177,7 +177,8 @@ func TestCompleteCommand(t *testing.T) {
 	}{
 		{"/wo", "/workspace", "/workspace"},
 		{"/f", "/fork", "/fork"},
-		{"/", "/model /login /fork /workspace /name /sessions /vents /help /quit", "/"},
+		{"/", "/model /login /compact /fork /workspace /name /sessions /vents /help /quit", "/"},
+		{"/c", "/compact", "/compact"},
 		{"/zz", "", "/zz"},
 	}
 	for _, tt := range tests {
