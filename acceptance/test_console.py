@@ -261,6 +261,59 @@ class ConsoleTest(unittest.TestCase):
             console.keys("Enter")
             console.wait_for("got 3 lines", "idle")
 
+    def test_messages_left_queued_by_an_interrupt_can_be_sent_or_dropped(self):
+        def script(request):
+            last = user_texts(request)[-1]
+            if last == "keep me":
+                return text("got the kept message")
+            return python("import time\ntime.sleep(120)")
+
+        provider = Provider(script)
+        self.addCleanup(provider.close)
+        with Albedo(provider) as app:
+            console = self.open(app)
+            console.wait_for(PROMPT)
+            console.say("work")
+            console.wait_for("running…", "· cell")
+            console.say("drop me")
+            console.wait_for("⧗ drop me")
+            console.say("keep me")
+            console.wait_for("⧗ keep me")
+            console.keys("Escape")
+            console.wait_for("turn interrupted", "2 messages waiting: Enter sends · Ctrl-E edits · Ctrl-X drops")
+            # Ctrl-X drops the last one; move "keep me" last by editing:
+            # Ctrl-E takes it into the input, and it is sent anew.
+            console.keys("C-e")
+            console.wait_for("❯ keep me", "editing the last queued message", absent=("⧗ keep me",))
+            console.keys("C-c")  # clear the input: "drop me" still waits
+            console.keys("C-x")
+            console.wait_for("dropped the last queued one", absent=("⧗ drop me",))
+            console.say("keep me")  # a new message on an idle session
+            console.wait_for("got the kept message", "idle")
+            session = self.only_session(app)
+            texts = [e["text"] for e in app.events(session) if e["type"] == "user"]
+            self.assertEqual(texts, ["work", "keep me"])
+
+    def test_a_queued_message_is_sent_now_after_an_interrupt(self):
+        def script(request):
+            if user_texts(request)[-1] == "later":
+                return text("later arrived")
+            return python("import time\ntime.sleep(120)")
+
+        provider = Provider(script)
+        self.addCleanup(provider.close)
+        with Albedo(provider) as app:
+            console = self.open(app)
+            console.wait_for(PROMPT)
+            console.say("work")
+            console.wait_for("running…", "· cell")
+            console.say("later")
+            console.wait_for("⧗ later")
+            console.keys("Escape")
+            console.wait_for("turn interrupted", "1 message waiting")
+            console.keys("Enter")  # empty input: send the waiting message now
+            console.wait_for("later arrived", "idle", absent=("⧗",))
+
     def test_escape_interrupts_the_running_turn(self):
         provider = Provider(lambda request: python("import time\ntime.sleep(120)"))
         self.addCleanup(provider.close)

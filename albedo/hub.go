@@ -138,7 +138,7 @@ func (h *hub) mark(sub *subscriber, after, afterQueued int64) {
 
 // covers reports whether the subscriber's snapshot already holds ev.
 func (sub *subscriber) covers(ev Event) bool {
-	return ev.Seq != 0 && ev.Seq <= sub.after || ev.QueueID != 0 && ev.QueueID <= sub.afterQueued
+	return ev.Seq != 0 && ev.Seq <= sub.after || ev.Type == wire.EventQueued && ev.QueueID != 0 && ev.QueueID <= sub.afterQueued
 }
 
 // publish queues events for every subscriber without ever blocking the

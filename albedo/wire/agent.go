@@ -69,6 +69,11 @@ type TurnAPI interface {
 	Wait(ctx context.Context, id string) error
 	// Interrupt stops a session's running turn and returns once it ended.
 	Interrupt(ctx context.Context, id string) error
+	// DropQueued removes a message still waiting in a session's queue.
+	DropQueued(ctx context.Context, id string, queueID int64) error
+	// SendQueued starts a turn on the messages waiting in an idle
+	// session's queue; started is false when a turn already runs.
+	SendQueued(ctx context.Context, id string) (started bool, err error)
 	// Watch yields a session's events so far and then those that follow
 	// as they happen. When it ends it yields one last non-nil error:
 	// ErrStreamEnded when albedo ended the stream, ctx's error when ctx

@@ -25,6 +25,8 @@ const (
 	EventDelta = "delta"
 	// EventQueued says a message was queued for the next model request.
 	EventQueued = "queued"
+	// EventUnqueued says the queued message QueueID was dropped.
+	EventUnqueued = "unqueued"
 	// EventStatus says whether the session is running a turn.
 	EventStatus = "status"
 	// EventOverflow is the last event of a stream whose reader fell too

@@ -147,6 +147,20 @@ func (a *App) Interrupt(ctx context.Context, id string) (wire.Status, error) {
 	return wire.Status{Running: false}, nil
 }
 
+// DropQueued removes a message still waiting in a session's queue.
+func (a *App) DropQueued(ctx context.Context, id string, queueID int64) error {
+	return a.svc.DropQueued(ctx, id, queueID)
+}
+
+// SendQueued starts a turn on the messages waiting in an idle session's
+// queue, and says whether the session runs one now.
+func (a *App) SendQueued(ctx context.Context, id string) (wire.Status, error) {
+	if _, err := a.svc.SendQueued(ctx, id); err != nil {
+		return wire.Status{}, err
+	}
+	return wire.Status{Running: true}, nil
+}
+
 // Subscribe opens a session's event stream: its snapshot and a channel of
 // what follows.
 func (a *App) Subscribe(ctx context.Context, id string) (*albedo.Subscription, error) {

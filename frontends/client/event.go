@@ -33,6 +33,7 @@ const (
 	EventTurn     = wire.EventTurn
 	EventNote     = wire.EventNote
 	EventDelta    = wire.EventDelta
+	EventUnqueued = wire.EventUnqueued
 	EventQueued   = wire.EventQueued
 	EventStatus   = wire.EventStatus
 	// EventOverflow ends a stream whose reader fell too far behind:

@@ -84,6 +84,25 @@ func (c *Client) Interrupt(ctx context.Context, id string) error {
 	return nil
 }
 
+// DropQueued removes a message still waiting in a session's queue (the
+// QueueID of its queued event).
+func (c *Client) DropQueued(ctx context.Context, id string, queueID int64) error {
+	if _, err := c.do(ctx, http.MethodDelete, sessionPath(id, "queue", strconv.FormatInt(queueID, 10)), nil, nil, nil); err != nil {
+		return fmt.Errorf("drop queued message %d of session %s: %w", queueID, id, err)
+	}
+	return nil
+}
+
+// SendQueued starts a turn on the messages waiting in an idle session's
+// queue; started is false when a turn already runs (it takes them).
+func (c *Client) SendQueued(ctx context.Context, id string) (started bool, err error) {
+	var out wire.Status
+	if _, err := c.do(ctx, http.MethodPost, sessionPath(id, "queue", "send"), struct{}{}, &out, nil); err != nil {
+		return false, fmt.Errorf("send the queue of session %s: %w", id, err)
+	}
+	return out.Running, nil
+}
+
 // History returns a session's whole transcript.
 func (c *Client) History(ctx context.Context, id string) ([]HistoryItem, error) {
 	var out wire.History

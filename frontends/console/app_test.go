@@ -106,7 +106,7 @@ func TestConsoleNewlinesHistoryAndQueue(t *testing.T) {
 	s.InjectKey(tcell.KeyCtrlJ, 0, tcell.ModCtrl)
 	s.typeText("three")
 	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
-	s.waitFor(t, "⧗ line one", "your message is queued", "1 queued")
+	s.waitFor(t, "⧗ line one", "1 message waiting")
 	if !f.seen(`{"content":"line one\nline two\nthree"}`) {
 		t.Errorf("the multi-line message was not sent whole; requests: %q", f.requests)
 	}
@@ -425,4 +425,35 @@ func TestConsoleCompletesSlashCommands(t *testing.T) {
 	s.typeText("/s")
 	s.InjectKey(tcell.KeyTab, 0, tcell.ModNone)
 	s.waitFor(t, "/sessions")
+}
+
+func TestConsoleOffersToSendEditOrDropWaitingMessages(t *testing.T) {
+	f := newFakeDaemon(t)
+	f.onSend = func(f *fakeDaemon, id, text string) bool {
+		f.publish(id, client.Event{Type: "queued", Text: text, QueueID: int64(len(text))})
+		return true
+	}
+	s, _ := startConsole(t, f, Options{Session: "s1"})
+	s.waitFor(t, "Message albedo", "fixture · fixture-model")
+	for _, text := range []string{"one", "three"} {
+		s.typeText(text)
+		s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+		s.waitFor(t, "⧗ "+text)
+	}
+	s.waitFor(t, "2 messages waiting: Enter sends · Ctrl-E edits · Ctrl-X drops")
+	s.InjectKey(tcell.KeyCtrlX, 0, tcell.ModCtrl)
+	waitUntil(t, "the drop", func() bool { return f.seen("DELETE /sessions/s1/queue/5") })
+	f.publish("s1", client.Event{Type: "unqueued", QueueID: 5})
+	s.waitFor(t, "dropped the last queued one", "1 queued")
+	s.InjectKey(tcell.KeyCtrlE, 0, tcell.ModCtrl)
+	waitUntil(t, "the edit", func() bool { return f.seen("DELETE /sessions/s1/queue/3") })
+	s.waitFor(t, "❯ one", "editing the last queued message")
+	s.InjectKey(tcell.KeyCtrlC, 0, tcell.ModCtrl) // clears the input
+	f.publish("s1", client.Event{Type: "unqueued", QueueID: 3}, client.Event{Type: "queued", Text: "again", QueueID: 9})
+	screen := s.waitFor(t, "⧗ again")
+	if strings.Contains(screen, "⧗ one") {
+		t.Errorf("the edited message still shows as queued:\n%s", screen)
+	}
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	waitUntil(t, "the send", func() bool { return f.seen("POST /sessions/s1/queue/send") })
 }

@@ -308,6 +308,7 @@ func keyHelp() [][2]string {
 		{"Ctrl-T", "show or fold thinking and long cell output"},
 		{"Ctrl-D", "detach: the session goes on in the daemon"},
 		{"Tab", "complete a slash command"},
+		{"Enter, Ctrl-E, Ctrl-X", "when messages wait after an interrupt: send them now, edit the last, drop the last"},
 		{"mouse", "the wheel scrolls; the console holds the mouse, so select text with Shift held, or start albedo with ALBEDO_MOUSE=off"},
 	}
 }

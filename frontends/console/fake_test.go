@@ -64,6 +64,12 @@ func newFakeDaemon(t *testing.T) *fakeDaemon {
 		f.publish(r.PathValue("id"), client.Event{Type: "turn", Seq: f.nextSeq(r.PathValue("id")), Status: "interrupted"}, statusEvent(false))
 		writeJSON(w, map[string]any{"running": false})
 	})
+	mux.HandleFunc("DELETE /sessions/{id}/queue/{queue}", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, map[string]any{"dropped": true})
+	})
+	mux.HandleFunc("POST /sessions/{id}/queue/send", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, map[string]any{"running": true})
+	})
 	mux.HandleFunc("POST /sessions/{id}/commands", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"result": map[string]any{"provider": "other", "model": "big", "protocol": "responses"}})
 	})

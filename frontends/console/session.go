@@ -302,6 +302,9 @@ func (s *sessionScreen) refresh() {
 		Queued: len(s.t.Queued()), Scrolled: !s.view.Following(), Detail: s.view.Detail(),
 		Sandbox: sandboxText(s.sandbox),
 	}
+	if s.waiting() && (s.note == "" || s.note == queuedNote || s.note == "interrupted") {
+		line.Note, line.Queued, line.Prompt = "", 0, queuePrompt(len(s.t.Queued()))
+	}
 	passing := s.conn == reconnectedNote
 	if passing && s.c.now().Sub(s.connAt) >= passingNote {
 		s.conn, passing = "", false
@@ -329,6 +332,17 @@ func (s *sessionScreen) keys(ev *tcell.EventKey) *tcell.EventKey {
 	switch key := ev.Key(); {
 	case key == tcell.KeyEnter && ev.Modifiers()&tcell.ModAlt != 0, key == tcell.KeyCtrlJ:
 		return tcell.NewEventKey(tcell.KeyEnter, 0, tcell.ModNone) // a newline
+	case key == tcell.KeyEnter && s.waiting() && strings.TrimSpace(s.input.GetText()) == "":
+		s.sendQueued()
+		return nil
+	case key == tcell.KeyCtrlE && s.waiting() && s.input.GetText() == "":
+		b := s.t.LastQueued()
+		s.input.SetText(b.Text, true)
+		s.dropQueued(b.QueueID, "editing the last queued message")
+		return nil
+	case key == tcell.KeyCtrlX && s.waiting():
+		s.dropQueued(s.t.LastQueued().QueueID, "dropped the last queued one")
+		return nil
 	case key == tcell.KeyEnter:
 		s.submit()
 		return nil
@@ -366,6 +380,50 @@ func (s *sessionScreen) keys(ev *tcell.EventKey) *tcell.EventKey {
 		}
 	}
 	return ev
+}
+
+// waiting reports whether messages wait in the queue of an idle session
+// (an interrupt or a failure left them): the console offers to send,
+// edit or drop them.
+func (s *sessionScreen) waiting() bool {
+	return !s.t.Running && s.id != "" && s.t.LastQueued() != nil
+}
+
+// queuePrompt is what the status line offers while messages wait.
+func queuePrompt(n int) string {
+	return plural(n, "message") + " waiting: Enter sends · Ctrl-E edits · Ctrl-X drops"
+}
+
+// sendQueued starts a turn on the waiting messages.
+func (s *sessionScreen) sendQueued() {
+	gen, id, cl := s.gen, s.id, s.c.client()
+	s.setNote("sending the queued messages…", false)
+	s.refresh()
+	go func() {
+		_, err := cl.SendQueued(s.c.ctx, id)
+		s.post(gen, func() {
+			if err != nil {
+				s.setNote(describe(err), true)
+				return
+			}
+			s.setNote("", false)
+		})
+	}()
+}
+
+// dropQueued removes a waiting message; done is the note once it went.
+func (s *sessionScreen) dropQueued(queueID int64, done string) {
+	gen, id, cl := s.gen, s.id, s.c.client()
+	go func() {
+		err := cl.DropQueued(s.c.ctx, id, queueID)
+		s.post(gen, func() {
+			if err != nil {
+				s.setNote(describe(err), true)
+				return
+			}
+			s.setNote(done, false)
+		})
+	}()
 }
 
 // scroll moves the transcript by a page or, with Shift, a row.

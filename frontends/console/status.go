@@ -37,6 +37,8 @@ type statusLine struct {
 	// Note is a passing message, such as "queued".
 	Note       string
 	NoteFailed bool
+	// Prompt offers what the keys do now; it is never shortened.
+	Prompt string
 	// Queued counts messages waiting for the next model request.
 	Queued int
 	// Scrolled is true when the view does not follow the end.
@@ -123,6 +125,9 @@ func statusText(s statusLine, w int) (string, int) {
 			color = "[red::b]"
 		}
 		add(color, m.text, "[-::-]", true)
+	}
+	if s.Prompt != "" {
+		add("[yellow::b]", s.Prompt, "[-::-]", false)
 	}
 	if s.Queued > 0 {
 		add("[yellow]", fmt.Sprintf("%d queued", s.Queued), "[-]", false)

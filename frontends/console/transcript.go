@@ -45,6 +45,8 @@ type Block struct {
 	Live bool
 	// Cut is true when the turn ended while the block was still live.
 	Cut bool
+	// QueueID identifies a queued message in the daemon's queue.
+	QueueID int64
 	// Tool cells.
 	CallID string
 	Name   string
@@ -140,7 +142,9 @@ func (t *Transcript) Apply(ev client.Event) bool {
 	case client.EventUser:
 		t.user(ev)
 	case client.EventQueued:
-		t.Blocks = append(t.Blocks, &Block{Kind: BlockQueued, Text: ev.Text, Image: ev.Image, Timestamp: ev.Timestamp})
+		t.Blocks = append(t.Blocks, &Block{Kind: BlockQueued, Text: ev.Text, Image: ev.Image, Timestamp: ev.Timestamp, QueueID: ev.QueueID})
+	case client.EventUnqueued:
+		t.unqueue(ev.QueueID)
 	case client.EventMessage:
 		t.complete(&t.liveText, BlockAssistant, ev)
 		t.cut(ev)
@@ -364,6 +368,26 @@ func (t *Transcript) RunningCellTime() int64 {
 		}
 	}
 	return 0
+}
+
+// unqueue removes the queued message id.
+func (t *Transcript) unqueue(id int64) {
+	for i, b := range t.Blocks {
+		if b.Kind == BlockQueued && b.QueueID == id {
+			t.Blocks = append(t.Blocks[:i], t.Blocks[i+1:]...)
+			return
+		}
+	}
+}
+
+// LastQueued returns the last message still waiting, or nil.
+func (t *Transcript) LastQueued() *Block {
+	for i := len(t.Blocks) - 1; i >= 0; i-- {
+		if b := t.Blocks[i]; b.Kind == BlockQueued {
+			return b
+		}
+	}
+	return nil
 }
 
 // Queued returns the texts of the messages still waiting, in order.

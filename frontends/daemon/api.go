@@ -99,6 +99,8 @@ func NewHandler(opts APIOptions) http.Handler {
 	r.GET("/sessions/:id/tree", a.tree)
 	r.POST("/sessions/:id/fork", a.fork)
 	r.POST("/sessions/:id/interrupt", a.interrupt)
+	r.POST("/sessions/:id/queue/send", a.sendQueued)
+	r.DELETE("/sessions/:id/queue/:queue", a.dropQueued)
 	r.POST("/sessions/:id/workspace", a.moveWorkspace)
 	r.POST("/sessions/:id/commands", a.command)
 	r.GET("/extensions/paperclips/items", a.listVents)

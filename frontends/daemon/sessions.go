@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/albedo-agent/albedo/albedo/wire"
@@ -181,6 +182,21 @@ func (a *api) fork(c *gin.Context) {
 func (a *api) interrupt(c *gin.Context) {
 	st, err := a.app.Interrupt(c.Request.Context(), c.Param("id"))
 	answer(c, http.StatusOK, st, err)
+}
+
+func (a *api) sendQueued(c *gin.Context) {
+	st, err := a.app.SendQueued(c.Request.Context(), c.Param("id"))
+	answer(c, http.StatusOK, st, err)
+}
+
+func (a *api) dropQueued(c *gin.Context) {
+	qid, err := strconv.ParseInt(c.Param("queue"), 10, 64)
+	if err != nil || qid <= 0 {
+		invalid(c, "the queued message id must be a positive number, not %q", c.Param("queue"))
+		return
+	}
+	err = a.app.DropQueued(c.Request.Context(), c.Param("id"), qid)
+	answer(c, http.StatusOK, map[string]bool{"dropped": err == nil}, err)
 }
 
 func (a *api) moveWorkspace(c *gin.Context) {

@@ -36,6 +36,24 @@ func (a *Albedo) Wait(ctx context.Context, id string) error {
 	return nil
 }
 
+// DropQueued removes a message still waiting in a session's queue.
+func (a *Albedo) DropQueued(ctx context.Context, id string, queueID int64) error {
+	if err := a.app.DropQueued(ctx, id, queueID); err != nil {
+		return fmt.Errorf("drop queued message %d of session %s: %w", queueID, id, err)
+	}
+	return nil
+}
+
+// SendQueued starts a turn on the messages waiting in an idle session's
+// queue; started is false when a turn already runs.
+func (a *Albedo) SendQueued(ctx context.Context, id string) (started bool, err error) {
+	st, err := a.app.SendQueued(ctx, id)
+	if err != nil {
+		return false, fmt.Errorf("send the queue of session %s: %w", id, err)
+	}
+	return st.Running, nil
+}
+
 // Interrupt stops a session's running turn and returns once it has ended.
 // Interrupting an idle session does nothing.
 func (a *Albedo) Interrupt(ctx context.Context, id string) error {
