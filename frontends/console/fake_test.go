@@ -65,7 +65,7 @@ func newFakeDaemon(t *testing.T) *fakeDaemon {
 		writeJSON(w, map[string]any{"running": false})
 	})
 	mux.HandleFunc("DELETE /sessions/{id}/queue/{queue}", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, map[string]any{"dropped": true})
+		writeJSON(w, map[string]any{"deleted": r.PathValue("queue")})
 	})
 	mux.HandleFunc("POST /sessions/{id}/queue/send", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"running": true})

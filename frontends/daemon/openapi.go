@@ -47,6 +47,8 @@ func routes() []route {
 		{method: "GET", path: "/sessions/{id}/tree", summary: "A page of a session's checkpoints", query: []string{"after", "limit"}, status: 200, answer: wire.TreePage{}},
 		{method: "POST", path: "/sessions/{id}/fork", summary: "Branch a session at a checkpoint", body: wire.Fork{}, status: 201, answer: wire.Session{}},
 		{method: "POST", path: "/sessions/{id}/interrupt", summary: "Stop a session's turn", status: 200, answer: wire.Status{}},
+		{method: "POST", path: "/sessions/{id}/queue/send", summary: "Start a turn on the messages an interrupt left queued", status: 200, answer: wire.Status{}},
+		{method: "DELETE", path: "/sessions/{id}/queue/{queue}", summary: "Drop a queued message", status: 200, answer: wire.Deleted{}},
 		{method: "POST", path: "/sessions/{id}/workspace", summary: "Move an idle session to another folder", body: wire.MoveWorkspace{}, status: 200, answer: wire.Moved{}},
 		{method: "POST", path: "/sessions/{id}/commands", summary: "Run a slash command", body: wire.Command{}, status: 200, answer: wire.CommandResult{}},
 		{method: "GET", path: "/extensions/paperclips/items", summary: "A page of the vent ledger, newest first", query: []string{"limit", "cursor"}, status: 200, answer: wire.VentList{}},

@@ -196,7 +196,7 @@ func (a *api) dropQueued(c *gin.Context) {
 		return
 	}
 	err = a.app.DropQueued(c.Request.Context(), c.Param("id"), qid)
-	answer(c, http.StatusOK, map[string]bool{"dropped": err == nil}, err)
+	answer(c, http.StatusOK, wire.Deleted{Deleted: c.Param("queue")}, err)
 }
 
 func (a *api) moveWorkspace(c *gin.Context) {
