@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
@@ -60,7 +61,7 @@ func (m *memSpool) has(session string, call int64) bool {
 
 // spoolService rebuilds the rig's service with a spool, as the daemon has.
 func (r *rig) spoolService(spool albedo.OutputSpool, store albedo.Store) {
-	svc := albedo.New(albedo.Options{Store: store, Provider: r.provider, Kernel: r.kernel, Config: r.config, Clock: r.clock, Spool: spool})
+	svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: store, Provider: r.provider, Kernel: r.kernel, Config: r.config, Clock: r.clock, Spool: spool})
 	r.svc = svc
 	r.t.Cleanup(func() { _ = svc.Close(context.Background()) })
 }
@@ -222,7 +223,7 @@ func TestIdleReaperSparesKernelsWithJobs(t *testing.T) {
 	})
 	kernel := fakes.NewKernel()
 	cfg := fakes.NewConfig("fixture", albedo.ProviderConfig{Name: "fixture", BaseURL: "http://127.0.0.1:1/v1", Model: "m", Protocol: albedo.ProtocolResponses})
-	svc := albedo.New(albedo.Options{Store: memstore.New(), Provider: provider, Kernel: kernel, Config: cfg, KernelIdle: 50 * time.Millisecond})
+	svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: memstore.New(), Provider: provider, Kernel: kernel, Config: cfg, KernelIdle: 50 * time.Millisecond})
 	t.Cleanup(func() { svc.Close(t.Context()) })
 	busy, err := svc.CreateSession(t.Context(), t.TempDir(), "")
 	if err != nil {

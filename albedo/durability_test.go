@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 )
@@ -51,7 +52,7 @@ func restartNotes(items []albedo.Item) []albedo.Item {
 // useStore rebuilds the rig's service over store, as a daemon started on
 // that store would be.
 func (r *rig) useStore(store albedo.Store) {
-	r.svc = albedo.New(albedo.Options{Store: store, Provider: r.provider, Kernel: r.kernel, Config: r.config, Clock: r.clock})
+	r.svc = albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: store, Provider: r.provider, Kernel: r.kernel, Config: r.config, Clock: r.clock})
 	svc := r.svc
 	r.t.Cleanup(func() { _ = svc.Close(context.Background()) })
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 	"github.com/albedo-agent/albedo/fixtures/memstore"
@@ -63,7 +64,7 @@ func newRig(t *testing.T, script func(albedo.ModelRequest) fakes.Reply) *rig {
 // newService returns another service over the rig's ports, as a restarted
 // daemon would have.
 func (r *rig) newService() *albedo.Service {
-	svc := albedo.New(albedo.Options{Store: r.store, Provider: r.provider, Kernel: r.kernel, Config: r.config, Clock: r.clock})
+	svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: r.store, Provider: r.provider, Kernel: r.kernel, Config: r.config, Clock: r.clock})
 	r.t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 		defer cancel()

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 )
@@ -34,7 +35,7 @@ func (s *heldQueuedStore) Queued(ctx context.Context, id string) ([]albedo.Queue
 func TestSubscribeReadsTheStoreOutsideTheHubLock(t *testing.T) {
 	r := newRig(t, script(fakes.Text("done"), fakes.Python("print(1)").WithReasoning("plan")))
 	store := &heldQueuedStore{Store: r.store, entered: make(chan struct{}), release: make(chan struct{})}
-	svc := albedo.New(albedo.Options{Store: store, Provider: r.provider, Kernel: r.kernel, Config: r.config, Clock: r.clock})
+	svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: store, Provider: r.provider, Kernel: r.kernel, Config: r.config, Clock: r.clock})
 	t.Cleanup(func() { svc.Close(context.Background()) })
 	sess, err := svc.CreateSession(r.ctx, r.workspace, "")
 	if err != nil {

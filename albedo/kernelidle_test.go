@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 	"github.com/albedo-agent/albedo/fixtures/memstore"
@@ -22,7 +23,7 @@ func TestIdleKernelIsStoppedAndTheModelTold(t *testing.T) {
 	})
 	kernel := fakes.NewKernel()
 	cfg := fakes.NewConfig("fixture", albedo.ProviderConfig{Name: "fixture", BaseURL: "http://127.0.0.1:1/v1", Model: "m", Protocol: albedo.ProtocolChatCompletions})
-	svc := albedo.New(albedo.Options{Store: memstore.New(), Provider: provider, Kernel: kernel, Config: cfg, KernelIdle: 50 * time.Millisecond})
+	svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: memstore.New(), Provider: provider, Kernel: kernel, Config: cfg, KernelIdle: 50 * time.Millisecond})
 	t.Cleanup(func() { svc.Close(t.Context()) })
 	sess, err := svc.CreateSession(t.Context(), t.TempDir(), "")
 	if err != nil {

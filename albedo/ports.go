@@ -70,6 +70,27 @@ type Store interface {
 	Close() error
 }
 
+// Folder says what a path names, as Workspaces sees it.
+type Folder int
+
+// What a path can name.
+const (
+	// FolderMissing: nothing, or nothing that can be read.
+	FolderMissing Folder = iota
+	// FolderNotDir: something that is not a folder.
+	FolderNotDir
+	// FolderDir: a folder.
+	FolderDir
+)
+
+// Workspaces answers the domain's questions about workspace folders, so
+// that the domain itself never touches the file system.
+// adapters/localfs implements it on the local disk.
+type Workspaces interface {
+	// Folder says what the absolute path names.
+	Folder(path string) Folder
+}
+
 // ItemQuery chooses a page of a transcript: the items with After < Seq <
 // Before (zero bounds are open), at most Limit of them (Limit <= 0: all),
 // the oldest of the range or, with Newest, the newest.

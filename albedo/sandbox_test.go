@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 )
@@ -129,7 +130,7 @@ func TestTheSandboxReachesGlancesAndInstructions(t *testing.T) {
 		next:    albedo.SandboxStatus{Policy: albedo.DefaultSandboxPolicy(), Enforced: []string{"filesystem_writes"}, NotEnforced: []string{}},
 		running: map[string]albedo.SandboxStatus{},
 	}
-	svc := albedo.New(albedo.Options{Store: r.store, Provider: r.provider, Kernel: r.kernel, Config: r.config, Clock: r.clock, Sandbox: sb})
+	svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: r.store, Provider: r.provider, Kernel: r.kernel, Config: r.config, Clock: r.clock, Sandbox: sb})
 	t.Cleanup(func() { _ = svc.Close(context.Background()) })
 	r.svc = svc
 	idle, ran := r.session(respProvider), r.session(respProvider)

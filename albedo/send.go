@@ -3,7 +3,6 @@ package albedo
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 )
 
@@ -44,7 +43,7 @@ func (s *Service) Send(ctx context.Context, id string, msg Message) (queued bool
 	if err != nil {
 		return false, err
 	}
-	if err := checkWorkspaceExists(sess.Workspace); err != nil {
+	if err := s.checkWorkspaceExists(sess.Workspace); err != nil {
 		return false, err
 	}
 	if s.isClosed() {
@@ -77,8 +76,8 @@ func (s *Service) Send(ctx context.Context, id string, msg Message) (queued bool
 }
 
 // checkWorkspaceExists refuses a turn whose workspace folder is gone.
-func checkWorkspaceExists(path string) error {
-	if info, err := os.Stat(path); err == nil && info.IsDir() {
+func (s *Service) checkWorkspaceExists(path string) error {
+	if s.workspaces.Folder(path) == FolderDir {
 		return nil
 	}
 	return &Error{

@@ -21,6 +21,9 @@ type Options struct {
 	// Spool keeps the output of running cells for a restart after a crash;
 	// nil keeps none.
 	Spool OutputSpool
+	// Workspaces answers whether workspace folders exist; nil sees none
+	// (adapters/localfs.Workspaces sees the local disk).
+	Workspaces Workspaces
 	// Clock defaults to the system clock.
 	Clock Clock
 	// Logger defaults to a logger that discards everything.
@@ -54,6 +57,7 @@ type Service struct {
 	provider     Provider
 	kernel       Kernel
 	spool        OutputSpool
+	workspaces   Workspaces
 	config       ConfigSource
 	clock        Clock
 	log          *slog.Logger
@@ -103,11 +107,15 @@ type turn struct {
 
 // New returns a Service wired to the given ports.
 func New(opts Options) *Service {
+	if opts.Workspaces == nil {
+		opts.Workspaces = noWorkspaces{}
+	}
 	s := &Service{
 		store:        opts.Store,
 		provider:     opts.Provider,
 		kernel:       opts.Kernel,
 		spool:        opts.Spool,
+		workspaces:   opts.Workspaces,
 		config:       opts.Config,
 		clock:        opts.Clock,
 		log:          opts.Logger,
@@ -241,3 +249,9 @@ func Title(text string) string {
 	}
 	return t
 }
+
+// noWorkspaces is the Workspaces of a service given none: no folder exists.
+type noWorkspaces struct{}
+
+// Folder says that nothing exists.
+func (noWorkspaces) Folder(string) Folder { return FolderMissing }

@@ -3,14 +3,13 @@ package albedo
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 )
 
 // CreateSession makes a session in workspace bound to the named provider,
 // or to the active one when provider is empty, with that provider's model.
 func (s *Service) CreateSession(ctx context.Context, workspace, provider string) (Session, error) {
-	if err := checkNewWorkspace(workspace); err != nil {
+	if err := s.checkNewWorkspace(workspace); err != nil {
 		return Session{}, err
 	}
 	cfg, err := s.config.Load(ctx)
@@ -63,18 +62,17 @@ func bindProvider(cfg Config, name string) (ProviderConfig, error) {
 }
 
 // checkNewWorkspace validates the workspace of a new session.
-func checkNewWorkspace(path string) error {
+func (s *Service) checkNewWorkspace(path string) error {
 	if path == "" {
 		return Errorf(EInvalid, "workspace is required")
 	}
 	if !filepath.IsAbs(path) {
 		return Errorf(EInvalid, "workspace %q is not an absolute path", path)
 	}
-	info, err := os.Stat(path)
-	if err != nil {
+	switch s.workspaces.Folder(path) {
+	case FolderMissing:
 		return Errorf(EInvalid, "workspace %q does not exist", path)
-	}
-	if !info.IsDir() {
+	case FolderNotDir:
 		return Errorf(EInvalid, "workspace %q is not a folder", path)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
@@ -374,7 +375,7 @@ func TestSubscribeBetweenCommitAndCacheDoesNotDuplicate(t *testing.T) {
 			r := newRig(t, script(fakes.Text("hi")))
 			gate := fakes.NewGate()
 			held := &holdStore{Store: r.store, gate: gate, hold: tc.hold}
-			r.svc = albedo.New(albedo.Options{Store: held, Provider: r.provider, Kernel: r.kernel, Config: r.config, Clock: r.clock})
+			r.svc = albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: held, Provider: r.provider, Kernel: r.kernel, Config: r.config, Clock: r.clock})
 			t.Cleanup(func() { _ = r.svc.Close(context.Background()) })
 			sess := r.session("")
 			tc.start(r, sess.ID)

@@ -3,7 +3,6 @@ package albedo
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 )
 
@@ -24,7 +23,7 @@ func (s *Service) MoveWorkspace(ctx context.Context, id, path string) (Session, 
 	if st.turn != nil {
 		return Session{}, Errorf(EBusy, "session %s is running a turn: interrupt it or wait before moving its workspace", id)
 	}
-	if err := checkMove(sess.Workspace, path); err != nil {
+	if err := s.checkMove(sess.Workspace, path); err != nil {
 		return Session{}, err
 	}
 	sess, err = s.updateLocked(ctx, id, func(x *Session) error {
@@ -42,7 +41,7 @@ func (s *Service) MoveWorkspace(ctx context.Context, id, path string) (Session, 
 }
 
 // checkMove validates a new workspace against the old one.
-func checkMove(old, path string) error {
+func (s *Service) checkMove(old, path string) error {
 	reject := func(format string, args ...any) error {
 		return &Error{Code: EWorkspaceRejected, Message: fmt.Sprintf(format, args...), Details: map[string]any{"workspace": old}}
 	}
@@ -54,11 +53,10 @@ func checkMove(old, path string) error {
 	case filepath.Clean(path) == filepath.Clean(old):
 		return reject("workspace %q is already the session's workspace", path)
 	}
-	info, err := os.Stat(path)
-	switch {
-	case err != nil:
+	switch s.workspaces.Folder(path) {
+	case FolderMissing:
 		return reject("workspace %q does not exist", path)
-	case !info.IsDir():
+	case FolderNotDir:
 		return reject("workspace %q is not a folder", path)
 	}
 	return nil

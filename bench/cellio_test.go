@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/adapters/pykernel"
 	"github.com/albedo-agent/albedo/adapters/spool"
 	"github.com/albedo-agent/albedo/albedo"
@@ -115,7 +116,7 @@ func BenchmarkLiveOutput(b *testing.B) {
 	})
 	k := pykernel.New(pykernel.Options{})
 	defer k.Close(ctx)
-	svc := albedo.New(albedo.Options{Store: openStore(b), Provider: provider, Kernel: k, Config: config(), Spool: spool.New(b.TempDir(), 0)})
+	svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: openStore(b), Provider: provider, Kernel: k, Config: config(), Spool: spool.New(b.TempDir(), 0)})
 	defer svc.Close(ctx)
 	workspace := b.TempDir()
 	var mbps []float64

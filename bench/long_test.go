@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/albedo"
 )
 
@@ -17,7 +18,7 @@ import (
 func BenchmarkLongSnapshot(b *testing.B) {
 	ctx := context.Background()
 	store := openStore(b)
-	svc := albedo.New(albedo.Options{Store: store, Provider: &instantProvider{}, Kernel: instantKernel{}, Config: config()})
+	svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: store, Provider: &instantProvider{}, Kernel: instantKernel{}, Config: config()})
 	defer svc.Close(ctx)
 	sess, err := svc.CreateSession(ctx, b.TempDir(), "")
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/albedo-agent/albedo/adapters/configfile"
+	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/adapters/openai"
 	"github.com/albedo-agent/albedo/adapters/pykernel"
 	"github.com/albedo-agent/albedo/adapters/spool"
@@ -86,7 +87,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 	if a.ownStore {
 		cellSpool = spool.New(filepath.Join(dir, home.SpoolDir), 0)
 	}
-	a.svc = albedo.New(albedo.Options{
+	a.svc = albedo.New(albedo.Options{Workspaces: localfs.Workspaces{},
 		Store:        a.store,
 		Provider:     provider,
 		Kernel:       kernel,

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
@@ -23,7 +24,7 @@ const testToken = "test-token"
 func newTestAPI(t *testing.T) (*httptest.Server, *albedo.Service) {
 	t.Helper()
 	cfg := fakes.NewConfig("fixture", albedo.ProviderConfig{Name: "fixture", BaseURL: "http://127.0.0.1:1/v1", Model: "m", Protocol: albedo.ProtocolChatCompletions})
-	svc := albedo.New(albedo.Options{
+	svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{},
 		Store:    memstore.New(),
 		Provider: fakes.NewProvider(func(albedo.ModelRequest) fakes.Reply { return fakes.Text("hi") }),
 		Kernel:   fakes.NewKernel(),
@@ -147,7 +148,7 @@ func TestWorkspaceMissingCarriesTheOldPath(t *testing.T) {
 func newStreamAPI(t *testing.T, p *fakes.Provider, heartbeat time.Duration) (*httptest.Server, *albedo.Service) {
 	t.Helper()
 	cfg := fakes.NewConfig("fixture", albedo.ProviderConfig{Name: "fixture", BaseURL: "http://127.0.0.1:1/v1", Model: "m", Protocol: albedo.ProtocolChatCompletions})
-	svc := albedo.New(albedo.Options{Store: memstore.New(), Provider: p, Kernel: fakes.NewKernel(), Config: cfg})
+	svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: memstore.New(), Provider: p, Kernel: fakes.NewKernel(), Config: cfg})
 	srv := httptest.NewServer(NewHandler(APIOptions{Service: svc, Token: testToken, Port: "1", Heartbeat: heartbeat}))
 	t.Cleanup(func() {
 		srv.Close()
