@@ -58,7 +58,7 @@ func (s *Service) SendQueued(ctx context.Context, id string) (started bool, err 
 	if err != nil {
 		return false, err
 	}
-	if err := checkWorkspaceExists(sess.Workspace); err != nil {
+	if err := s.checkWorkspaceExists(sess.Workspace); err != nil {
 		return false, err
 	}
 	sess.Stage = StageRunning
