@@ -208,3 +208,30 @@ func TestCompactionSurvivesModelSwitchAndRestart(t *testing.T) {
 		callsPaired(t, q.Input)
 	}
 }
+
+func TestForkStartsWithoutCompaction(t *testing.T) {
+	f := &fullOnce{}
+	r := newRig(t, nil)
+	r.provider = fakes.NewProvider(f.script(t, false))
+	r.svc = r.newService()
+	sess := r.session(respProvider)
+	r.turn(sess.ID, "first")
+	r.turn(sess.ID, "third")
+	if _, err := r.store.Compaction(r.ctx, sess.ID); err != nil {
+		t.Fatalf("the source has no compaction state: %v", err)
+	}
+	answers := ofKind(r.history(sess.ID), albedo.KindAssistant)
+	branch, err := r.svc.Fork(r.ctx, sess.ID, answers[len(answers)-1].Seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.store.Compaction(r.ctx, branch.ID); albedo.ErrorCode(err) != albedo.ENotFound {
+		t.Errorf("the fork has a compaction state: %v", err)
+	}
+	before := r.provider.RequestCount()
+	r.turn(branch.ID, "fourth")
+	first := r.provider.Requests()[before]
+	if users := userTexts(t, first.Input); len(users) != 3 || users[0] != "first" {
+		t.Errorf("the fork's first request users = %q; want the whole transcript", users)
+	}
+}
