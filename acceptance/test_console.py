@@ -379,6 +379,8 @@ class ConsoleTest(unittest.TestCase):
             console.type("r")
             console.wait_for("reply to #")
             console.type("cached it for you")
+            # Enter goes once the field shows every typed key.
+            console.wait_for("reply to #", ": cached it for you")
             console.keys("Enter")
             console.wait_for("replied to #", "acknowledged", "cached it for you")
             with app.api("/extensions/paperclips/items") as response:

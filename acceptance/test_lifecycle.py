@@ -215,23 +215,29 @@ class DaemonLifecycle(unittest.TestCase):
         finally:
             provider.close()
 
-    def test_second_daemon_on_a_served_home_leaves_the_first_serving(self):
+    def test_second_daemon_on_a_served_home_says_so_and_leaves_the_first_serving(self):
         with Albedo() as app:
             first = dict(app.connection)
-            result = subprocess.run(
-                [str(binary()), "daemon"],
-                cwd=app.workspace,
-                env=app.env(),
-                input="",
-                capture_output=True,
-                text=True,
-                timeout=60,
-            )
-            self.assertEqual(result.returncode, 0, f"second daemon: {result.stderr}\n--- daemon.log ---\n{log_of(app.home)}")
-            self.assertEqual(read_json(app.home / "daemon.json"), first)
-            self.assertTrue(alive(first["pid"]))
-            with app.api("/health") as response:
-                self.assertTrue(json.load(response)["ok"])
+            for args, status in ((["daemon"], 1), (["daemon", "--detached"], 0)):
+                with self.subTest(args=args):
+                    result = subprocess.run(
+                        [str(binary()), *args],
+                        cwd=app.workspace,
+                        env=app.env(),
+                        input="",
+                        capture_output=True,
+                        text=True,
+                        timeout=60,
+                    )
+                    self.assertEqual(result.returncode, status, f"second daemon: {result.stderr}\n--- daemon.log ---\n{log_of(app.home)}")
+                    if status:
+                        self.assertEqual(result.stderr.strip(), f"albedo daemon: another daemon (pid {first['pid']}) already serves ALBEDO_HOME")
+                    else:
+                        self.assertEqual(result.stderr, "", "a detached start hands off quietly")
+                    self.assertEqual(read_json(app.home / "daemon.json"), first)
+                    self.assertTrue(alive(first["pid"]))
+                    with app.api("/health") as response:
+                        self.assertTrue(json.load(response)["ok"])
 
     def test_daemon_json_naming_a_live_process_that_serves_nothing_is_replaced(self):
         provider = Provider(by_prompt({}, answer="unused"))

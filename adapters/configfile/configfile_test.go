@@ -179,14 +179,20 @@ func TestLoadHalfWritten(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := write(t, tt.first)
-			done := make(chan error, 1)
-			go func() {
-				time.Sleep(30 * time.Millisecond)
-				done <- os.WriteFile(path, []byte(valid), 0o600)
-			}()
-			cfg, err := New(path).Load(context.Background())
-			if werr := <-done; werr != nil {
-				t.Fatal(werr)
+			f := New(path)
+			// The writer finishes while Load waits to read again, however
+			// long the machine takes to get there.
+			pauses := 0
+			f.pause = func(context.Context) error {
+				pauses++
+				if pauses == 1 {
+					return os.WriteFile(path, []byte(valid), 0o600)
+				}
+				return nil
+			}
+			cfg, err := f.Load(context.Background())
+			if pauses != 1 {
+				t.Errorf("Load paused %d times, want once: it must read again after the writer finished", pauses)
 			}
 			if err != nil {
 				t.Fatal(err)

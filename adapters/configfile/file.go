@@ -25,6 +25,9 @@ type File struct {
 	path string
 	// mu serializes read-modify-write cycles.
 	mu sync.Mutex
+	// pause waits between two reads of a file caught half-written; nil
+	// waits settlePoll. Tests set it to act at that moment instead.
+	pause func(ctx context.Context) error
 }
 
 var _ albedo.ConfigSource = (*File)(nil)
@@ -88,12 +91,23 @@ func (f *File) read(ctx context.Context) ([]byte, document, error) {
 			}
 			return nil, document{}, err
 		}
-		t := time.NewTimer(settlePoll)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, document{}, ctx.Err()
-		case <-t.C:
+		if err := f.wait(ctx); err != nil {
+			return nil, document{}, err
 		}
+	}
+}
+
+// wait pauses between two reads of a file caught half-written.
+func (f *File) wait(ctx context.Context) error {
+	if f.pause != nil {
+		return f.pause(ctx)
+	}
+	t := time.NewTimer(settlePoll)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }

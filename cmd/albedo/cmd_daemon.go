@@ -17,6 +17,7 @@ const defaultKernelIdle = 30 * time.Minute
 
 func runDaemon(ctx context.Context, e *env, args []string) error {
 	fs := flags(e, "daemon")
+	detached := fs.Bool("detached", false, "started by a command that found no daemon: when another daemon serves the home, leave it serving and exit 0 without a word")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -24,7 +25,7 @@ func runDaemon(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := daemon.Options{Home: dir, Version: version, KernelIdle: defaultKernelIdle}
+	opts := daemon.Options{Home: dir, Version: version, KernelIdle: defaultKernelIdle, Detached: *detached}
 	if opts.Port, err = envInt("ALBEDO_PORT", 0); err != nil {
 		return err
 	}

@@ -3,6 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/albedo-agent/albedo/frontends/client"
 )
 
 func runNew(ctx context.Context, e *env, args []string) error {
@@ -23,6 +27,9 @@ func runNew(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	s, err := c.CreateSession(ctx, workspace, *provider)
+	if errors.Is(err, client.ErrMaybeDelivered) {
+		return fmt.Errorf("the daemon stopped while it was making the session, so albedo cannot know whether it made it; 'albedo sessions' lists the sessions (and starts a daemon)")
+	}
 	if err != nil {
 		return err
 	}

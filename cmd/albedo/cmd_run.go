@@ -135,6 +135,9 @@ func (r *turnRun) run(ctx context.Context, c *client.Client, prompt string) erro
 	// stream is replaced on reconnect: close whichever one is open last.
 	defer func() { stream.Close() }()
 	queued, err := c.Send(ctx, r.id, prompt, nil)
+	if errors.Is(err, client.ErrMaybeDelivered) {
+		return fmt.Errorf("the daemon stopped while it was taking the prompt, so albedo cannot know whether session %s got it; see its transcript with 'albedo attach %s' before sending it again", r.id, r.id)
+	}
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/albedo-agent/albedo/frontends/home"
@@ -119,14 +118,17 @@ func (c *Client) send(ctx context.Context, method, path string, body any, header
 		}
 	}
 	conn, fallback := c.target()
-	resp, err := c.roundTrip(ctx, conn, method, path, data, headers)
-	if err != nil && fallback != nil && (unreachable(err) || dropped(method, err)) {
-		// Nothing was sent, or nothing that changes anything: the request
-		// can go to the daemon the fallback finds.
+	resp, f, err := c.roundTrip(ctx, conn, method, path, data, headers)
+	if err != nil && fallback != nil && resendable(method, f) {
+		// No byte of it can have been processed, or it only reads: the
+		// request can go to the daemon the fallback finds or starts.
 		if conn, err = c.failOver(ctx, conn); err != nil {
 			return nil, fmt.Errorf("%s %s: %w", method, path, err)
 		}
-		resp, err = c.roundTrip(ctx, conn, method, path, data, headers)
+		resp, f, err = c.roundTrip(ctx, conn, method, path, data, headers)
+	}
+	if err != nil && f == unanswered && !resendable(method, f) {
+		err = fmt.Errorf("%w (%v)", ErrMaybeDelivered, err)
 	}
 	if err != nil {
 		var timeout net.Error
@@ -154,15 +156,17 @@ func (c *Client) send(ctx context.Context, method, path string, body any, header
 	return resp, nil
 }
 
-// roundTrip sends one request to the daemon conn describes.
-func (c *Client) roundTrip(ctx context.Context, conn home.Connection, method, path string, data []byte, headers map[string]string) (*http.Response, error) {
+// roundTrip sends one request to the daemon conn describes and, when it
+// fails, says what became of it.
+func (c *Client) roundTrip(ctx context.Context, conn home.Connection, method, path string, data []byte, headers map[string]string) (*http.Response, fate, error) {
 	var r io.Reader
 	if data != nil {
 		r = bytes.NewReader(data)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, "http://127.0.0.1:"+strconv.Itoa(conn.Port)+path, r)
+	var x exchange
+	req, err := http.NewRequestWithContext(x.trace(ctx), method, "http://127.0.0.1:"+strconv.Itoa(conn.Port)+path, r)
 	if err != nil {
-		return nil, err
+		return nil, failed, err
 	}
 	req.Header.Set("Authorization", "Bearer "+conn.Token)
 	if data != nil {
@@ -171,7 +175,11 @@ func (c *Client) roundTrip(ctx context.Context, conn home.Connection, method, pa
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	return c.http.Do(req)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, x.fate(err), err
+	}
+	return resp, failed, nil
 }
 
 // target returns the daemon to ask and the fallback, if any, for when it
@@ -206,20 +214,6 @@ func (c *Client) reached(conn home.Connection) {
 	if c.conn == conn {
 		c.fallback = nil
 	}
-}
-
-// dropped says whether a request that changes nothing had its connection
-// reset before any answer: a daemon killed as it took the connection (its
-// socket accepts for a moment while the process is torn down).
-func dropped(method string, err error) bool {
-	return (method == http.MethodGet || method == http.MethodHead) && errors.Is(err, syscall.ECONNRESET)
-}
-
-// unreachable says whether err means no connection could be made, so that
-// the request was never sent.
-func unreachable(err error) bool {
-	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "dial"
 }
 
 // Health asks whether the daemon is up.

@@ -57,7 +57,7 @@ func Dial(ctx context.Context, opts DialOptions) (*Client, error) {
 		return nil, ErrNoDaemon
 	case alive:
 		c := opts.client(conn)
-		c.fallback = func(ctx context.Context) (home.Connection, error) { return launch(ctx, opts) }
+		c.fallback = func(ctx context.Context) (home.Connection, error) { return handOff(ctx, opts) }
 		return c, nil
 	}
 	conn, err = launch(ctx, opts)
@@ -74,6 +74,17 @@ func (opts DialOptions) client(conn home.Connection) *Client {
 		return newBrief(conn)
 	}
 	return New(conn)
+}
+
+// handOff finds the daemon to ask instead of one that could not be
+// reached or went away during a request: the one daemon.json names when
+// it answers (one another command started meanwhile, or the same one if
+// the break was passing), else a new one.
+func handOff(ctx context.Context, opts DialOptions) (home.Connection, error) {
+	if conn, err := serving(ctx, opts.Home); err == nil {
+		return conn, nil
+	}
+	return launch(ctx, opts)
 }
 
 // launch starts a daemon and waits until the home's daemon answers: the
@@ -157,7 +168,7 @@ func start(opts DialOptions) (<-chan error, error) {
 		return nil, err
 	}
 	defer devnull.Close()
-	cmd := exec.Command(bin, "daemon")
+	cmd := exec.Command(bin, "daemon", "--detached")
 	cmd.Env = append(os.Environ(), "ALBEDO_HOME="+opts.Home)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

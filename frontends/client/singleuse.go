@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"time"
 )
 
@@ -46,10 +47,21 @@ func (t singleUse) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
-	if err := req.Write(conn); err != nil {
+	// The hooks http.Transport would call tell the client how far the
+	// exchange got, should the daemon go away meanwhile.
+	trace := httptrace.ContextClientTrace(ctx)
+	err = req.Write(conn)
+	if trace != nil && trace.WroteRequest != nil {
+		trace.WroteRequest(httptrace.WroteRequestInfo{Err: err})
+	}
+	if err != nil {
 		return fail(err)
 	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), req)
+	var answer io.Reader = conn
+	if trace != nil && trace.GotFirstResponseByte != nil {
+		answer = &firstByte{Reader: conn, got: trace.GotFirstResponseByte}
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(answer), req)
 	if err != nil {
 		return fail(err)
 	}
@@ -61,6 +73,22 @@ func (t singleUse) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body = &connBody{ReadCloser: resp.Body, ctx: ctx, conn: conn, stop: stop}
 	return resp, nil
+}
+
+// firstByte reads an answer and calls got once its first byte is in.
+type firstByte struct {
+	io.Reader
+	got func()
+}
+
+// Read reads from the answer.
+func (r *firstByte) Read(p []byte) (int, error) {
+	n, err := r.Reader.Read(p)
+	if n > 0 && r.got != nil {
+		r.got()
+		r.got = nil
+	}
+	return n, err
 }
 
 // connBody is a response body that closes its connection with it.

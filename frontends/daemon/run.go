@@ -44,7 +44,14 @@ type Options struct {
 	// same names.
 	SandboxHelper []string
 	LandlockABI   func() int
+	// Detached says a command started the daemon because it found none
+	// serving: when another daemon serves the home after all, Run leaves
+	// it serving and returns nil. Without it Run fails with ErrServed.
+	Detached bool
 }
+
+// ErrServed says another daemon already serves the home.
+var ErrServed = errors.New("another daemon already serves ALBEDO_HOME")
 
 // shutdownGrace bounds how long a stopping daemon waits for requests and
 // turns to wind down.
@@ -52,8 +59,10 @@ const shutdownGrace = 5 * time.Second
 
 // Run runs a daemon until it is told to stop (POST /shutdown, SIGTERM,
 // SIGINT, ctx, or the end of its parent process). When another daemon
-// already serves the home, Run waits until that one is healthy and returns
-// nil.
+// already serves the home, Run fails with an error wrapping ErrServed that
+// names its pid, or returns nil if opts.Detached. A daemon that holds the
+// home's lock while it dies or starts is waited for: the home is served
+// once the lock is free, and left to the other once it answers.
 func Run(ctx context.Context, opts Options) error {
 	if err := os.MkdirAll(opts.Home, 0o700); err != nil {
 		return fmt.Errorf("create home %s: %w", opts.Home, err)
@@ -65,13 +74,16 @@ func Run(ctx context.Context, opts Options) error {
 	defer logFile.Close()
 	log := slog.New(slog.NewTextHandler(logFile, &slog.HandlerOptions{Level: slog.LevelInfo}))
 
-	lock, err := home.Lock(opts.Home)
-	if errors.Is(err, home.ErrInUse) {
-		log.Info("another daemon holds the lock; leaving it to serve", "pid", os.Getpid())
-		return waitForOther(ctx, opts.Home)
-	}
+	lock, other, err := takeHome(ctx, opts.Home)
 	if err != nil {
 		return err
+	}
+	if lock == nil {
+		log.Info("another daemon serves the home; leaving it to serve", "pid", os.Getpid(), "serving", other.PID)
+		if opts.Detached {
+			return nil
+		}
+		return servedError{pid: other.PID}
 	}
 	defer lock.Close()
 	if _, err := home.ReadExtensions(opts.Home); err != nil {
@@ -231,15 +243,38 @@ func watchParent(pid int, stop <-chan struct{}, shutdown func()) {
 	}
 }
 
-// waitForOther waits for the daemon holding the lock to publish a live
-// connection whose /health answers with the token daemon.json names.
-func waitForOther(ctx context.Context, dir string) error {
-	deadline := time.Now().Add(10 * time.Second)
+// servedError names the daemon that already serves the home.
+type servedError struct{ pid int }
+
+// Error says which daemon serves.
+func (e servedError) Error() string {
+	return fmt.Sprintf("another daemon (pid %d) already serves ALBEDO_HOME", e.pid)
+}
+
+// Unwrap makes the error match ErrServed.
+func (e servedError) Unwrap() error { return ErrServed }
+
+// takeWithin bounds how long a starting daemon waits for the daemon that
+// holds the home's lock to either answer or let go of it.
+const takeWithin = 10 * time.Second
+
+// takeHome takes the home's lock, or returns how to reach the daemon that
+// holds it and answers. A holder that does not answer is starting or
+// dying: takeHome tries again until one or the other happens.
+func takeHome(ctx context.Context, dir string) (*os.File, home.Connection, error) {
+	deadline := time.Now().Add(takeWithin)
 	var (
 		c    *client.Client
 		seen home.Connection
 	)
-	for time.Now().Before(deadline) {
+	for {
+		lock, err := home.Lock(dir)
+		if err == nil {
+			return lock, home.Connection{}, nil
+		}
+		if !errors.Is(err, home.ErrInUse) {
+			return nil, home.Connection{}, err
+		}
 		if conn, err := home.ReadConnection(dir); err == nil && home.Alive(conn.PID) {
 			if c == nil || conn != seen {
 				c, seen = client.New(conn), conn
@@ -248,14 +283,16 @@ func waitForOther(ctx context.Context, dir string) error {
 			h, err := c.Health(hctx)
 			cancel()
 			if err == nil && h.OK {
-				return nil
+				return nil, conn, nil
 			}
+		}
+		if time.Now().After(deadline) {
+			return nil, home.Connection{}, fmt.Errorf("another process holds the lock of %s but serves nothing: %w", dir, home.ErrInUse)
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return nil, home.Connection{}, ctx.Err()
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	return errors.New("another daemon holds the lock but never became ready")
 }
