@@ -27,6 +27,8 @@ const (
 	EStale             = wire.CodeStale
 	ERevisionRequired  = wire.CodeRevisionRequired
 	EProvider          = wire.CodeProvider
+	ETooLarge          = wire.CodeTooLarge
+	EStoreUnavailable  = wire.CodeStoreUnavailable
 )
 
 // Error is an application error: a code for programs, a message for people,

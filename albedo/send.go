@@ -39,6 +39,9 @@ func (s *Service) Send(ctx context.Context, id string, msg Message) (queued bool
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if err := s.recordEnd(ctx, st, id); err != nil {
+		return false, err
+	}
 	sess, err := s.store.Session(ctx, id)
 	if err != nil {
 		return false, err

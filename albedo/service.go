@@ -97,6 +97,10 @@ type sessionState struct {
 	busy atomic.Bool
 	// deleted is set once the session is deleted: no subscription opens.
 	deleted atomic.Bool
+	// unrecorded holds the closing items of a turn whose end could not be
+	// stored: the turn is over in memory while the store still says the
+	// session runs. The session's next message records them first.
+	unrecorded []Item
 }
 
 // turn is a running turn of one session.

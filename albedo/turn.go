@@ -306,8 +306,11 @@ func (s *Service) failed(ctx context.Context, st *sessionState, id string, err e
 	if ErrorCode(err) == EInternal {
 		msg = err.Error()
 	}
-	if _, aerr := s.append(context.WithoutCancel(ctx), st, id, Item{Kind: KindError, Text: msg, Timestamp: s.now()}); aerr != nil {
+	failure := Item{Kind: KindError, Text: msg, Timestamp: s.now()}
+	if _, aerr := s.append(context.WithoutCancel(ctx), st, id, failure); aerr != nil {
+		// Subscribers learn of the failure even when it cannot be stored.
 		s.log.Error("record turn failure", "session", id, "err", aerr)
+		st.hub.publish(EventOf(failure, ""))
 	}
 	return stepFailed
 }
@@ -336,16 +339,48 @@ func (s *Service) finish(ctx context.Context, st *sessionState, id, marker strin
 		change.Session = &sess
 	}
 	done, err := s.store.Commit(ctx, change)
-	if err != nil {
-		s.log.Error("record end of turn", "session", id, "err", err)
-	}
-	st.cache.remember(done.Items)
 	st.turn = nil
 	st.busy.Store(false)
+	if err != nil {
+		// The turn is over all the same: the session must not look busy
+		// to anyone. Its end is recorded with its next message (see
+		// recordEnd); should albedo stop first, the next start resumes it.
+		s.log.Error("record end of turn", "session", id, "err", err)
+		st.unrecorded = items
+		st.hub.publish(EventOf(Item{Kind: KindError, Text: "albedo could not record the end of this turn: " + ErrorMessage(err), Timestamp: s.now()}, ""))
+		for _, it := range items {
+			st.hub.publish(EventOf(it, ""))
+		}
+		st.hub.publish(statusEvent(false))
+		return true
+	}
+	st.cache.remember(done.Items)
 	s.publishItems(ctx, st, id, done.Items)
 	st.hub.publish(statusEvent(false))
 	st.cache.forgetIfBig()
 	return true
+}
+
+// recordEnd stores the end of a turn that finish could not record, with
+// the session idle. The caller holds st.mu.
+func (s *Service) recordEnd(ctx context.Context, st *sessionState, id string) error {
+	if len(st.unrecorded) == 0 {
+		return nil
+	}
+	sess, err := s.store.Session(ctx, id)
+	if err != nil {
+		return err
+	}
+	sess.Stage = StageIdle
+	s.touch(&sess)
+	done, err := s.store.Commit(ctx, Commit{Session: &sess, Items: st.unrecorded})
+	if err != nil {
+		return fmt.Errorf("record the end of the last turn of session %s: %w", id, err)
+	}
+	st.unrecorded = nil
+	st.cache.remember(done.Items)
+	s.publishItems(ctx, st, id, done.Items)
+	return nil
 }
 
 // abandon forgets a turn cancelled by shutdown without writing anything:

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"syscall"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/albedo-agent/albedo/albedo"
@@ -203,12 +204,41 @@ func quote(ep albedo.Endpoint, s string) string {
 	return truncate(redact(ep, s))
 }
 
-// redact replaces ep's API key in s.
+// minRedacted is the length of the shortest key redacted. Shorter keys
+// (local servers often take "x") are no secrets, and replacing them would
+// destroy the message.
+const minRedacted = 8
+
+// redact replaces ep's API key in s wherever it stands as a token: not
+// run together with letters, digits or the - and _ keys are made of.
 func redact(ep albedo.Endpoint, s string) string {
-	if ep.APIKey == "" {
+	key := ep.APIKey
+	if len(key) < minRedacted {
 		return s
 	}
-	return strings.ReplaceAll(s, ep.APIKey, "[redacted]")
+	var b strings.Builder
+	for {
+		i := strings.Index(s, key)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(key)
+		before, _ := utf8.DecodeLastRuneInString(s[:i])
+		after, _ := utf8.DecodeRuneInString(s[end:])
+		b.WriteString(s[:i])
+		if i > 0 && keyRune(before) || end < len(s) && keyRune(after) {
+			b.WriteString(key)
+		} else {
+			b.WriteString("[redacted]")
+		}
+		s = s[end:]
+	}
+}
+
+// keyRune says whether r can be part of an API key.
+func keyRune(r rune) bool {
+	return r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 // truncate caps s at maxMessage bytes on a character boundary.

@@ -83,10 +83,10 @@ func TestRetries(t *testing.T) {
 		{
 			name: "key cut by the length cap is still redacted",
 			answer: func(w http.ResponseWriter, n int) {
-				http.Error(w, `{"error":{"message":"`+strings.Repeat("x", maxMessage-10)+key+`"}}`, http.StatusUnauthorized)
+				http.Error(w, `{"error":{"message":"`+strings.Repeat("x", maxMessage-10)+" "+key+`"}}`, http.StatusUnauthorized)
 			},
 			requests: 1,
-			err:      []string{"401 Unauthorized", "[redacted]"},
+			err:      []string{"401 Unauthorized", " [redacted"},
 			status:   401,
 		},
 		{
@@ -369,7 +369,7 @@ func TestProviderMessage(t *testing.T) {
 		{"", ""},
 		{strings.Repeat("é", 400), strings.Repeat("é", 250) + "…"},
 		{`{"error":{"message":"bad key k-secret"}}`, "bad key [redacted]"},
-		{strings.Repeat("x", maxMessage-4) + "k-secret", strings.Repeat("x", maxMessage-4) + "[red…"},
+		{strings.Repeat("x", maxMessage-5) + " k-secret", strings.Repeat("x", maxMessage-5) + " [red…"},
 	}
 	for _, tt := range tests {
 		if got := quote(ep, providerMessage([]byte(tt.body))); got != tt.want {
@@ -484,4 +484,27 @@ func TestRefusedConnectionAsksWhetherTheServerRuns(t *testing.T) {
 	req := albedo.ModelRequest{Endpoint: albedo.Endpoint{Provider: "local", BaseURL: "http://" + addr + "/v1", Model: "m", Protocol: albedo.ProtocolChatCompletions}}
 	_, err = fastClient(Options{MaxRetries: -1}).Stream(context.Background(), req, nil)
 	mustContain(t, errorText(t, err), "could not be reached at http://"+addr+"/v1/chat/completions", "is the server running?")
+}
+
+// TestRedact specifies where a provider's words lose the API key: where it
+// stands as a token, and only for keys long enough to be secrets.
+func TestRedact(t *testing.T) {
+	tests := []struct{ name, key, in, want string }{
+		{"key as a word", "sk-live-123456", "bad key sk-live-123456.", "bad key [redacted]."},
+		{"key in quotes", "sk-live-123456", `key "sk-live-123456" rejected`, `key "[redacted]" rejected`},
+		{"key after Bearer", "sk-live-123456", "Bearer sk-live-123456", "Bearer [redacted]"},
+		{"every occurrence", "sk-live-123456", "sk-live-123456 and sk-live-123456", "[redacted] and [redacted]"},
+		{"key inside a longer token", "sk-live-123456", "sk-live-1234567 is not it", "sk-live-1234567 is not it"},
+		{"one-letter key", "x", "context exceeded max tokens", "context exceeded max tokens"},
+		{"short key in the provider's name", "k", "ctkk failed", "ctkk failed"},
+		{"seven letters are no secret", "abcdefg", "abcdefg rejected", "abcdefg rejected"},
+		{"no key", "", "anything", "anything"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := redact(albedo.Endpoint{APIKey: tt.key}, tt.in); got != tt.want {
+				t.Errorf("redact(%q, %q) = %q, want %q", tt.key, tt.in, got, tt.want)
+			}
+		})
+	}
 }

@@ -50,7 +50,7 @@ func (s *Store) Commit(ctx context.Context, change albedo.Commit) (albedo.Commit
 		}
 		if len(change.Items) > 0 || len(change.Enqueue) > 0 {
 			if change.Session == nil || change.Session.ID != sessionID {
-				ok, err := sessionExists(ctx, tx, sessionID)
+				ok, err := sessionExists(ctx, tx.Tx, sessionID)
 				if err != nil {
 					return err
 				}
@@ -88,7 +88,7 @@ func (s *Store) Commit(ctx context.Context, change albedo.Commit) (albedo.Commit
 		return nil
 	})
 	if err != nil {
-		return albedo.Committed{}, fmt.Errorf("commit to session %s: %w", sessionID, err)
+		return albedo.Committed{}, fmt.Errorf("commit to session %s: %w", sessionID, unavailable(err))
 	}
 	if row != nil {
 		s.sessions.put(row.session())

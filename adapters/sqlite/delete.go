@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/uptrace/bun"
 )
@@ -22,7 +23,7 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	s.writing.Lock()
 	defer s.writing.Unlock()
 	err := s.write.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		ok, err := sessionExists(ctx, tx, id)
+		ok, err := sessionExists(ctx, tx.Tx, id)
 		if err != nil {
 			return err
 		}
@@ -34,17 +35,19 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 			return fmt.Errorf("find the tables keyed by session: %w", err)
 		}
 		for _, table := range tables {
-			if _, err := tx.NewDelete().TableExpr("?", bun.Ident(table)).Where("session_id = ?", id).Exec(ctx); err != nil {
+			// The table's name is the schema's own; the id is bound.
+			stmt := `DELETE FROM "` + strings.ReplaceAll(table, `"`, `""`) + `" WHERE session_id = ?`
+			if _, err := tx.Tx.ExecContext(ctx, stmt, id); err != nil {
 				return fmt.Errorf("delete from %s: %w", table, err)
 			}
 		}
-		if _, err := tx.NewDelete().TableExpr("sessions").Where("id = ?", id).Exec(ctx); err != nil {
+		if _, err := tx.Tx.ExecContext(ctx, "DELETE FROM sessions WHERE id = ?", id); err != nil {
 			return fmt.Errorf("delete from sessions: %w", err)
 		}
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("delete session %s: %w", id, err)
+		return fmt.Errorf("delete session %s: %w", id, unavailable(err))
 	}
 	s.sessions.remove(id)
 	return nil

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/albedo-agent/albedo/albedo"
@@ -47,14 +48,12 @@ func (r *queueRow) queued() (albedo.Queued, error) {
 // Queued returns a session's queued messages in arrival order. A missing
 // session is ENotFound.
 func (s *Store) Queued(ctx context.Context, sessionID string) ([]albedo.Queued, error) {
-	var rows []queueRow
-	err := s.read.NewSelect().Model(&rows).
-		Where("session_id = ?", sessionID).Order("id").Scan(ctx)
+	rows, err := selectQueue(ctx, s.read.DB, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("select queue of session %s: %w", sessionID, err)
 	}
 	if len(rows) == 0 {
-		ok, err := sessionExists(ctx, s.read, sessionID)
+		ok, err := sessionExists(ctx, s.read.DB, sessionID)
 		if err != nil {
 			return nil, err
 		}
@@ -103,11 +102,42 @@ func enqueue(ctx context.Context, tx bun.Tx, sessionID string, msgs []albedo.Que
 // dequeue removes the session's queued messages with the given ids; ids
 // that are gone already, or belong to another session, are skipped.
 func dequeue(ctx context.Context, tx bun.Tx, sessionID string, ids []int64) error {
-	_, err := tx.NewDelete().Table("queue").
-		Where("session_id = ?", sessionID).Where("id IN (?)", bun.In(ids)).
-		Exec(ctx)
+	args := make([]any, 0, len(ids)+1)
+	args = append(args, sessionID)
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	_, err := tx.Tx.ExecContext(ctx, "DELETE FROM queue WHERE session_id = ? AND id IN ("+placeholders(len(ids))+")", args...)
 	if err != nil {
 		return fmt.Errorf("dequeue messages of session %s: %w", sessionID, err)
 	}
 	return nil
+}
+
+// selectQueue reads a session's queued messages in arrival order.
+func selectQueue(ctx context.Context, db *sql.DB, sessionID string) ([]queueRow, error) {
+	rows, err := db.QueryContext(ctx, `SELECT id, session_id, text, source, notes,
+		image_mime, image_width, image_height, image_bytes, image_data, timestamp
+		FROM queue WHERE session_id = ? ORDER BY id`, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []queueRow
+	for rows.Next() {
+		var (
+			r                    queueRow
+			text, source, notes  any
+			width, height, bytes sql.NullInt64
+		)
+		err := rows.Scan(&r.ID, &r.SessionID, &text, &source, &notes,
+			&r.ImageMime, &width, &height, &bytes, &r.ImageData, &r.Timestamp)
+		if err != nil {
+			return nil, err
+		}
+		r.Text, r.Source, r.Notes = asString(text), asString(source), asString(notes)
+		r.ImageWidth, r.ImageHeight, r.ImageBytes = int(width.Int64), int(height.Int64), int(bytes.Int64)
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }

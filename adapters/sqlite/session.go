@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 
@@ -44,6 +45,22 @@ func (r *sessionRow) fields() []any {
 		&r.ID, &r.Workspace, &r.Provider, &r.Model, &r.Protocol, &r.Effort,
 		&r.Title, &r.Name, &r.Stage, &r.ParentID, &r.Checkpoint,
 		&r.KernelUsed, &r.Revision, &r.CreatedAt, &r.UpdatedAt, &r.Archived,
+	}
+}
+
+// upsertSessionSQL inserts a session or replaces every column of the
+// stored one, its values bound as parameters in sessionColumns order (bun
+// would splice them into the SQL text, which cannot carry every string).
+const upsertSessionSQL = `INSERT INTO sessions (` + sessionColumns + `)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (id) DO UPDATE SET ` + upsertSessionSet
+
+// args returns the row's values in sessionColumns order.
+func (r *sessionRow) args() []any {
+	return []any{
+		r.ID, r.Workspace, r.Provider, r.Model, r.Protocol, r.Effort,
+		r.Title, r.Name, r.Stage, r.ParentID, r.Checkpoint,
+		r.KernelUsed, r.Revision, r.CreatedAt, r.UpdatedAt, r.Archived,
 	}
 }
 
@@ -146,18 +163,22 @@ func upsertSession(ctx context.Context, tx bun.Tx, row *sessionRow) error {
 	if row.ID == "" {
 		return albedo.Errorf(albedo.EInvalid, "a session needs an id")
 	}
-	_, err := tx.NewInsert().Model(row).
-		On("CONFLICT (id) DO UPDATE").Set(upsertSessionSet).
-		Exec(ctx)
+	_, err := tx.Tx.ExecContext(ctx, upsertSessionSQL, row.args()...)
 	if err != nil {
 		return fmt.Errorf("upsert session %s: %w", row.ID, err)
 	}
 	return nil
 }
 
+// rowQuerier runs a query that returns one row: a *sql.DB or a *sql.Tx.
+type rowQuerier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
 // sessionExists reports whether the session with id is stored.
-func sessionExists(ctx context.Context, db bun.IDB, id string) (bool, error) {
-	ok, err := db.NewSelect().Table("sessions").Where("id = ?", id).Exists(ctx)
+func sessionExists(ctx context.Context, db rowQuerier, id string) (bool, error) {
+	var ok bool
+	err := db.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM sessions WHERE id = ?)", id).Scan(&ok)
 	if err != nil {
 		return false, fmt.Errorf("look up session %s: %w", id, err)
 	}

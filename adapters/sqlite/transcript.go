@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/uptrace/bun"
@@ -31,7 +32,7 @@ func (s *Store) ItemPage(ctx context.Context, sessionID string, q albedo.ItemQue
 		}
 		// Items cascade with their session, so only an empty answer needs
 		// to tell a missing session from an empty page.
-		ok, err := sessionExists(ctx, tx, sessionID)
+		ok, err := sessionExists(ctx, tx.Tx, sessionID)
 		if err != nil {
 			return err
 		}
@@ -60,20 +61,24 @@ func selectItems(ctx context.Context, tx bun.Tx, sessionID string, q albedo.Item
 	if q.NoResults {
 		columns = itemColumnsNoResults
 	}
-	sel := tx.NewSelect().ColumnExpr(columns).TableExpr("items").
-		Where("session_id = ?", sessionID).Where("seq > ?", q.After)
+	// The values are bound as parameters: bun would splice them into the
+	// SQL text, which cannot carry every string.
+	query := "SELECT " + columns + " FROM items WHERE session_id = ? AND seq > ?"
+	args := []any{sessionID, q.After}
 	if q.Before > 0 {
-		sel = sel.Where("seq < ?", q.Before)
+		query += " AND seq < ?"
+		args = append(args, q.Before)
 	}
 	if q.Newest {
-		sel = sel.OrderExpr("seq DESC")
+		query += " ORDER BY seq DESC"
 	} else {
-		sel = sel.Order("seq")
+		query += " ORDER BY seq"
 	}
 	if q.Limit > 0 {
-		sel = sel.Limit(int64(q.Limit))
+		query += " LIMIT ?"
+		args = append(args, q.Limit)
 	}
-	rows, err := sel.Rows(ctx)
+	rows, err := tx.Tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -132,10 +137,7 @@ func attachImages(ctx context.Context, tx bun.Tx, sessionID string, items []albe
 	if withData {
 		columns += ", image_data"
 	}
-	var images []itemImage
-	err := tx.NewSelect().Model(&images).ColumnExpr(columns).
-		Where("session_id = ?", sessionID).Where("seq IN (?)", bun.In(imaged)).
-		Scan(ctx)
+	images, err := selectImages(ctx, tx, columns, sessionID, imaged)
 	if err != nil {
 		return fmt.Errorf("select images: %w", err)
 	}
@@ -187,10 +189,43 @@ func appendItems(ctx context.Context, tx bun.Tx, sessionID string, items []albed
 // none.
 func lastItemSeq(ctx context.Context, tx bun.Tx, sessionID string) (int64, error) {
 	var last int64
-	err := tx.NewSelect().Table("items").ColumnExpr("COALESCE(MAX(seq), 0)").
-		Where("session_id = ?", sessionID).Scan(ctx, &last)
+	err := tx.Tx.QueryRowContext(ctx, "SELECT COALESCE(MAX(seq), 0) FROM items WHERE session_id = ?", sessionID).Scan(&last)
 	if err != nil {
 		return 0, fmt.Errorf("find last item of session %s: %w", sessionID, err)
 	}
 	return last, nil
+}
+
+// selectImages reads columns (seq and the image's metadata, maybe its
+// data, in imageColumns order) of the session's items numbered seqs.
+func selectImages(ctx context.Context, tx bun.Tx, columns, sessionID string, seqs []int64) ([]itemImage, error) {
+	args := make([]any, 0, len(seqs)+1)
+	args = append(args, sessionID)
+	for _, seq := range seqs {
+		args = append(args, seq)
+	}
+	rows, err := tx.Tx.QueryContext(ctx, "SELECT "+columns+" FROM items WHERE session_id = ? AND seq IN ("+placeholders(len(seqs))+")", args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	var images []itemImage
+	for rows.Next() {
+		var im itemImage
+		dest := []any{&im.Seq, &im.ImageMime, &im.ImageWidth, &im.ImageHeight, &im.ImageBytes, &im.ImageData}
+		if err := rows.Scan(dest[:len(cols)]...); err != nil {
+			return nil, err
+		}
+		images = append(images, im)
+	}
+	return images, rows.Err()
+}
+
+// placeholders returns n parameter markers separated by commas.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }

@@ -32,6 +32,42 @@ type ventRow struct {
 	UpdatedAt        int64  `bun:"updated_at"`
 }
 
+// ventWritten are the columns a write of a vent sets, in writtenArgs
+// order; the store keeps id, revision and times itself.
+const ventWritten = `topic, title, message, suggestion, status, session, cwd,
+	reply, resolution, resolving_session`
+
+// ventColumns is the select list that ventRow.fields scans into.
+const ventColumns = `id, ` + ventWritten + `, revision, created_at, updated_at`
+
+// writtenArgs returns the row's values of ventWritten, bound as
+// parameters: bun would splice them into the SQL text, which cannot carry
+// every string. An empty session is NULL.
+func (r *ventRow) writtenArgs() []any {
+	return []any{
+		r.Topic, r.Title, r.Message, r.Suggestion, r.Status, textArg(r.Session),
+		r.Workspace, r.Reply, r.Resolution, r.ResolvingSession,
+	}
+}
+
+// fields returns pointers to the row's fields in ventColumns order.
+func (r *ventRow) fields() []any {
+	return []any{
+		&r.ID, &r.Topic, &r.Title, &r.Message, &r.Suggestion, &r.Status,
+		(*nullText)(&r.Session), &r.Workspace, &r.Reply, &r.Resolution,
+		&r.ResolvingSession, &r.Revision, &r.CreatedAt, &r.UpdatedAt,
+	}
+}
+
+// nullText scans a nullable text column into a string: "" for NULL.
+type nullText string
+
+// Scan implements sql.Scanner.
+func (t *nullText) Scan(v any) error {
+	*t = nullText(asString(v))
+	return nil
+}
+
 // newVentRow returns the row of v.
 func newVentRow(v *albedo.Vent) ventRow {
 	return ventRow{
@@ -81,9 +117,11 @@ func (s *Store) InsertVent(ctx context.Context, v albedo.Vent) (albedo.Vent, err
 	row.Revision = 1
 	now := time.Now().UnixMilli()
 	row.CreatedAt, row.UpdatedAt = now, now
-	_, err := s.write.NewInsert().Model(&row).Returning("*").Exec(ctx)
+	err := s.write.DB.QueryRowContext(ctx, `INSERT INTO paperclips (`+ventWritten+`,
+		revision, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		RETURNING id`, append(row.writtenArgs(), row.Revision, row.CreatedAt, row.UpdatedAt)...).Scan(&row.ID)
 	if err != nil {
-		return albedo.Vent{}, fmt.Errorf("insert vent: %w", err)
+		return albedo.Vent{}, fmt.Errorf("insert vent: %w", unavailable(err))
 	}
 	return row.vent(), nil
 }
@@ -133,7 +171,7 @@ func (s *Store) UpdateVent(ctx context.Context, v albedo.Vent) (albedo.Vent, err
 		return err
 	})
 	if err != nil {
-		return albedo.Vent{}, fmt.Errorf("update vent %d: %w", v.ID, err)
+		return albedo.Vent{}, fmt.Errorf("update vent %d: %w", v.ID, unavailable(err))
 	}
 	return stored, nil
 }
@@ -143,13 +181,10 @@ func (s *Store) UpdateVent(ctx context.Context, v albedo.Vent) (albedo.Vent, err
 func updateVent(ctx context.Context, tx bun.Tx, v albedo.Vent) (albedo.Vent, error) {
 	row := newVentRow(&v)
 	// Every column but the ones the store keeps: id, revision and times.
-	err := tx.NewUpdate().Model(&row).
-		Column("topic", "title", "message", "suggestion", "status",
-			"session", "cwd", "reply", "resolution", "resolving_session").
-		Set("revision = revision + 1").
-		Set("updated_at = ?", time.Now().UnixMilli()).
-		Where("id = ?", v.ID).Where("revision = ?", v.Revision).
-		Returning("*").Scan(ctx)
+	args := append(row.writtenArgs(), time.Now().UnixMilli(), v.ID, v.Revision)
+	err := tx.Tx.QueryRowContext(ctx, `UPDATE paperclips SET (`+ventWritten+`) =
+		(?, ?, ?, ?, ?, ?, ?, ?, ?, ?), revision = revision + 1, updated_at = ?
+		WHERE id = ? AND revision = ? RETURNING `+ventColumns, args...).Scan(row.fields()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return albedo.Vent{}, ventMissed(ctx, tx, v.ID, v.Revision)
 	}
@@ -179,7 +214,7 @@ func (s *Store) DeleteVent(ctx context.Context, id int64, revision int64) error 
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("delete vent %d: %w", id, err)
+		return fmt.Errorf("delete vent %d: %w", id, unavailable(err))
 	}
 	return nil
 }

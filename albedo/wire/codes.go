@@ -37,4 +37,10 @@ const (
 	CodeProvider = "provider_error"
 	// CodeMethodNotAllowed: the route exists with another method.
 	CodeMethodNotAllowed = "method_not_allowed"
+	// CodeTooLarge: the request body is larger than albedo takes.
+	CodeTooLarge = "too_large"
+	// CodeStoreUnavailable: the store cannot take the change now (its disk
+	// is full, another program holds its lock, it is read-only); nothing
+	// of the change was stored, and the same change may succeed later.
+	CodeStoreUnavailable = "store_unavailable"
 )

@@ -21,4 +21,6 @@ const (
 	CodeStale             = wire.CodeStale
 	CodeRevisionRequired  = wire.CodeRevisionRequired
 	CodeProvider          = wire.CodeProvider
+	CodeTooLarge          = wire.CodeTooLarge
+	CodeStoreUnavailable  = wire.CodeStoreUnavailable
 )

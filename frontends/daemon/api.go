@@ -135,15 +135,36 @@ func (a *api) recoverPanic(c *gin.Context) {
 	c.Next()
 }
 
+// limitBody refuses a body declared larger than maxBody at once, without
+// reading it, and caps the reading of any other.
 func limitBody(c *gin.Context) {
+	if c.Request.ContentLength > maxBody {
+		c.Header("Connection", "close")
+		fail(c, tooLarge(c.Request.ContentLength))
+		return
+	}
 	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, maxBody)
 	c.Next()
+}
+
+// tooLarge is the error of a body of n bytes (-1: unknown) over maxBody.
+func tooLarge(n int64) error {
+	if n < 0 {
+		return albedo.Errorf(albedo.ETooLarge, "the request body is larger than the %d bytes albedo takes", int64(maxBody))
+	}
+	return albedo.Errorf(albedo.ETooLarge, "the request body of %d bytes is larger than the %d bytes albedo takes", n, int64(maxBody))
 }
 
 // bind decodes a JSON body into v. When the body is missing or not valid
 // it writes the 400 itself and reports false.
 func bind(c *gin.Context, v any) bool {
 	data, err := io.ReadAll(c.Request.Body)
+	var over *http.MaxBytesError
+	if errors.As(err, &over) {
+		c.Header("Connection", "close")
+		fail(c, tooLarge(-1))
+		return false
+	}
 	if err != nil {
 		invalid(c, "read request body: %v", err)
 		return false

@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -110,12 +113,55 @@ func TestBadBodiesAreClear400s(t *testing.T) {
 	}
 }
 
+// TestOversizedBodiesAre413s checks that a body declared larger than the
+// limit is refused before a byte of it is sent, and that one that turns out
+// larger is refused once read that far.
+func TestOversizedBodiesAre413s(t *testing.T) {
+	srv, _ := newTestAPI(t)
+	t.Run("declared", func(t *testing.T) {
+		conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		fmt.Fprintf(conn, "POST /sessions/s1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", testToken, int64(maxBody)+1)
+		// No body follows: the answer must come all the same.
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&body)
+		if resp.StatusCode != http.StatusRequestEntityTooLarge || body["code"] != albedo.ETooLarge {
+			t.Errorf("answer = %d %v, want 413 %s", resp.StatusCode, body, albedo.ETooLarge)
+		}
+	})
+	t.Run("undeclared", func(t *testing.T) {
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/sessions", io.MultiReader(strings.NewReader(`{"workspace":"`), strings.NewReader(strings.Repeat("a", maxBody))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.ContentLength = -1 // chunked: the size is not known up front
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Errorf("status = %d, want 413", resp.StatusCode)
+		}
+	})
+}
+
 func TestStatusOfEveryCode(t *testing.T) {
 	tests := map[string]int{
 		albedo.EInvalid: 400, albedo.ENoProvider: 400, albedo.EUnauthorized: 401, albedo.EForbidden: 403,
 		albedo.ENotFound: 404, albedo.EConflict: 409, albedo.EBusy: 409, albedo.EWorkspaceMissing: 409,
 		albedo.EWorkspaceRejected: 409, albedo.EImageMismatch: 409, albedo.EConfig: 409,
 		albedo.EStale: 412, albedo.ERevisionRequired: 428, albedo.EProvider: 502, wire.CodeMethodNotAllowed: 405, albedo.EInternal: 500, "unheard-of": 500,
+		albedo.ETooLarge: 413, albedo.EStoreUnavailable: 503,
 	}
 	for code, want := range tests {
 		if got := statusOf(code); got != want {

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/albedo-agent/albedo/albedo/wire"
@@ -31,16 +32,28 @@ func statusOf(code string) int {
 		return http.StatusBadGateway
 	case wire.CodeMethodNotAllowed:
 		return http.StatusMethodNotAllowed
+	case albedo.ETooLarge:
+		return http.StatusRequestEntityTooLarge
+	case albedo.EStoreUnavailable:
+		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
 }
+
+// retryStoreAfter is the Retry-After, in seconds, of a store_unavailable
+// answer: long enough for a lock holder to finish or a disk to be freed.
+const retryStoreAfter = 5
 
 // fail writes err as {"error", "code", ...details} with its status.
 func fail(c *gin.Context, err error) {
 	code := albedo.ErrorCode(err)
 	body := wire.ErrorBody{Error: albedo.ErrorMessage(err), Code: code, Details: albedo.ErrorDetails(err)}
-	if code == albedo.EInternal {
+	switch code {
+	case albedo.EInternal:
 		logger(c).Error("request failed", "method", c.Request.Method, "path", c.FullPath(), "err", err)
+	case albedo.EStoreUnavailable:
+		logger(c).Warn("request failed: store unavailable", "method", c.Request.Method, "path", c.FullPath(), "err", err)
+		c.Header("Retry-After", strconv.Itoa(retryStoreAfter))
 	}
 	c.AbortWithStatusJSON(statusOf(code), body)
 }
