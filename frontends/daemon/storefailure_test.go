@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 	"github.com/albedo-agent/albedo/fixtures/memstore"
@@ -35,7 +36,7 @@ func (l *lockedStore) Commit(ctx context.Context, change albedo.Commit) (albedo.
 func TestStoreFailureIs503(t *testing.T) {
 	store := &lockedStore{Store: memstore.New()}
 	cfg := fakes.NewConfig("fixture", albedo.ProviderConfig{Name: "fixture", BaseURL: "http://127.0.0.1:1/v1", Model: "m", Protocol: albedo.ProtocolChatCompletions})
-	svc := albedo.New(albedo.Options{
+	svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{},
 		Store:    store,
 		Provider: fakes.NewProvider(func(albedo.ModelRequest) fakes.Reply { return fakes.Text("hi") }),
 		Kernel:   fakes.NewKernel(),
