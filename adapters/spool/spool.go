@@ -26,6 +26,8 @@ type Spool struct {
 
 	mu    sync.Mutex
 	cells map[string]*cell
+	// made are the session folders made so far.
+	made map[string]bool
 }
 
 var _ albedo.OutputSpool = (*Spool)(nil)
@@ -44,29 +46,32 @@ func New(dir string, limit int) *Spool {
 		limit = DefaultLimit
 	}
 	seg := max(limit/4, 1)
-	return &Spool{dir: dir, headMax: limit - 2*seg, segMax: seg, cells: make(map[string]*cell)}
+	return &Spool{dir: dir, headMax: limit - 2*seg, segMax: seg, cells: make(map[string]*cell), made: make(map[string]bool)}
 }
 
 // Append adds text to the cell's spool.
 func (s *Spool) Append(_ context.Context, sessionID string, call int64, text string) error {
-	dir, err := s.cellDir(sessionID, call)
+	base, err := s.cellBase(sessionID, call)
 	if err != nil {
 		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.cells[dir]
+	c := s.cells[base]
 	if c == nil {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return fmt.Errorf("making the spool of call %d: %w", call, err)
+		if dir := filepath.Dir(base); !s.made[dir] {
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return fmt.Errorf("making the spool of session %s: %w", sessionID, err)
+			}
+			s.made[dir] = true
 		}
 		c = &cell{}
-		s.cells[dir] = c
+		s.cells[base] = c
 	}
 	data := []byte(text)
 	if room := s.headMax - c.head; room > 0 {
 		k := min(room, len(data))
-		if err := appendFile(filepath.Join(dir, "head"), data[:k], false); err != nil {
+		if err := appendFile(base+".head", data[:k], false); err != nil {
 			return err
 		}
 		c.head += k
@@ -76,10 +81,10 @@ func (s *Spool) Append(_ context.Context, sessionID string, call int64, text str
 		if c.segLen == s.segMax {
 			c.seg++
 			c.segLen = 0
-			_ = os.Remove(filepath.Join(dir, tailName(c.seg-2)))
+			_ = os.Remove(base + tailName(c.seg-2))
 		}
 		k := min(s.segMax-c.segLen, len(data))
-		if err := appendFile(filepath.Join(dir, tailName(c.seg)), data[:k], c.segLen == 0); err != nil {
+		if err := appendFile(base+tailName(c.seg), data[:k], c.segLen == 0); err != nil {
 			return err
 		}
 		c.segLen += k
@@ -90,17 +95,17 @@ func (s *Spool) Append(_ context.Context, sessionID string, call int64, text str
 
 // Read returns what the cell's spool holds, "" when it has none.
 func (s *Spool) Read(_ context.Context, sessionID string, call int64) (string, error) {
-	dir, err := s.cellDir(sessionID, call)
+	base, err := s.cellBase(sessionID, call)
 	if err != nil {
 		return "", err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	head, err := readFile(filepath.Join(dir, "head"))
+	head, err := readFile(base + ".head")
 	if err != nil {
 		return "", err
 	}
-	segs, err := tails(dir)
+	segs, err := tails(base)
 	if err != nil {
 		return "", err
 	}
@@ -113,7 +118,7 @@ func (s *Spool) Read(_ context.Context, sessionID string, call int64) (string, e
 		fmt.Fprintf(&out, "\n[... %d bytes cut ...]\n", segs[0]*s.segMax)
 	}
 	for _, n := range segs {
-		b, err := readFile(filepath.Join(dir, tailName(n)))
+		b, err := readFile(base + tailName(n))
 		if err != nil {
 			return "", err
 		}
@@ -124,33 +129,63 @@ func (s *Spool) Read(_ context.Context, sessionID string, call int64) (string, e
 
 // Remove forgets the cell's spool.
 func (s *Spool) Remove(_ context.Context, sessionID string, call int64) error {
-	dir, err := s.cellDir(sessionID, call)
+	base, err := s.cellBase(sessionID, call)
 	if err != nil {
 		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.cells, dir)
-	if err := os.RemoveAll(dir); err != nil {
+	c := s.cells[base]
+	delete(s.cells, base)
+	var segs []int
+	switch {
+	case c != nil && c.head == 0 && c.segLen == 0:
+		return nil // nothing was written
+	case c != nil:
+		segs = []int{c.seg - 1, c.seg}
+	default: // spooled by an earlier process
+		if segs, err = tails(base); err != nil {
+			return err
+		}
+	}
+	var errs []error
+	for _, path := range append([]string{base + ".head"}, tailPaths(base, segs)...) {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("removing the spool of call %d: %w", call, err)
 	}
-	_ = os.Remove(filepath.Dir(dir)) // the session's folder, once empty
 	return nil
 }
 
-// cellDir returns the folder of a cell's spool.
-func (s *Spool) cellDir(sessionID string, call int64) (string, error) {
+// cellBase returns the start of the paths of a cell's spool files: they are
+// named CALL.head and CALL.tail-N in the session's folder.
+func (s *Spool) cellBase(sessionID string, call int64) (string, error) {
 	if sessionID == "" || sessionID != filepath.Base(sessionID) || strings.HasPrefix(sessionID, ".") {
 		return "", fmt.Errorf("session id %q cannot name a spool folder", sessionID)
 	}
 	return filepath.Join(s.dir, sessionID, strconv.FormatInt(call, 10)), nil
 }
 
-// tailName is the name of tail file n.
-func tailName(n int) string { return "tail-" + strconv.Itoa(n) }
+// tailPaths returns the paths of tail files segs.
+func tailPaths(base string, segs []int) []string {
+	out := make([]string, 0, len(segs))
+	for _, n := range segs {
+		if n >= 0 {
+			out = append(out, base+tailName(n))
+		}
+	}
+	return out
+}
+
+// tailName is the suffix of tail file n.
+func tailName(n int) string { return ".tail-" + strconv.Itoa(n) }
 
 // tails returns the numbers of a cell's tail files, in order.
-func tails(dir string) ([]int, error) {
+func tails(base string) ([]int, error) {
+	dir, prefix := filepath.Dir(base), filepath.Base(base)+".tail-"
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -160,7 +195,7 @@ func tails(dir string) ([]int, error) {
 	}
 	var out []int
 	for _, e := range entries {
-		if n, ok := strings.CutPrefix(e.Name(), "tail-"); ok {
+		if n, ok := strings.CutPrefix(e.Name(), prefix); ok {
 			if i, err := strconv.Atoi(n); err == nil {
 				out = append(out, i)
 			}

@@ -89,8 +89,18 @@ func TestSpoolRemove(t *testing.T) {
 	if got, _ := s.Read(ctx, "sess", 1); got != "" {
 		t.Errorf("Read after Remove = %q", got)
 	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-		t.Errorf("the spool folder still holds %v", entries)
+	if entries, _ := os.ReadDir(filepath.Join(dir, "sess")); len(entries) != 0 {
+		t.Errorf("the session's spool folder still holds %v", entries)
+	}
+	// A spool an earlier process left is removed whole, tails included.
+	if err := New(dir, 8).Append(ctx, "sess", 2, "0123456789abcdef"); err != nil {
+		t.Fatal(err)
+	}
+	if err := New(dir, 8).Remove(ctx, "sess", 2); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, "sess")); len(entries) != 0 {
+		t.Errorf("after removing an earlier process's spool the folder holds %v", entries)
 	}
 	if err := s.Remove(ctx, "never", 9); err != nil {
 		t.Errorf("removing a spool that never was: %v", err)
