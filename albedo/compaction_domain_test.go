@@ -43,6 +43,8 @@ func TestRenderEvicted(t *testing.T) {
 			[]string{"<previous-summary>\nearlier\n</previous-summary>", "[system note (daemon restart)]\nthe daemon restarted"}, nil},
 		{"image metadata, never data", "", unitTranscript()[8:],
 			[]string{"[image: image/png, 2x3, 4 bytes]"}, []string{"DATA", "base64"}},
+		{"an image a cell showed: metadata, never data", "", []albedo.Item{{Kind: albedo.KindToolImage, CallID: "c1", ToolName: "python", Image: &albedo.Image{MimeType: "image/png", Width: 2, Height: 3, Bytes: 4, Data: []byte("DATA")}}},
+			[]string{"[image shown by c1: image/png, 2x3, 4 bytes]"}, []string{"DATA"}},
 		{"long texts cut with a marker", "", []albedo.Item{{Kind: albedo.KindAssistant, Text: long}},
 			[]string{strings.Repeat("x", 4000) + "\n[… 1000 more bytes cut]"}, []string{strings.Repeat("x", 4001)}},
 	}

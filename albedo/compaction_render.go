@@ -51,6 +51,10 @@ func RenderEvicted(previous string, items []Item) string {
 			fmt.Fprintf(&b, "[%s call %s]\n%s\n", it.ToolName, it.CallID, cutText(code))
 		case KindToolOutput:
 			fmt.Fprintf(&b, "[output of %s]\n%s\n", it.CallID, cutText(it.Text))
+		case KindToolImage:
+			if it.Image != nil {
+				fmt.Fprintf(&b, "[image shown by %s: %s, %dx%d, %d bytes]\n", it.CallID, it.Image.MimeType, it.Image.Width, it.Image.Height, it.Image.Bytes)
+			}
 		}
 	}
 	b.WriteString("</newly-evicted-history>")
