@@ -43,8 +43,8 @@ func (s *Service) JobFinished(ctx context.Context, id string, end JobEnd) error 
 	if !busy {
 		sess.Stage = StageRunning
 	}
-	s.touch(&sess)
-	if _, err := s.store.Commit(ctx, Commit{Session: &sess, Enqueue: []Queued{q}}); err != nil {
+	expect := s.touch(&sess)
+	if _, err := s.store.Commit(ctx, Commit{Session: &sess, Expect: expect, Enqueue: []Queued{q}}); err != nil {
 		return fmt.Errorf("queue the end of job %d for session %s: %w", end.ID, id, err)
 	}
 	if !busy {

@@ -17,6 +17,8 @@ import _thread
 
 # A job's spool keeps at most this many bytes of its output.
 JOB_SPOOL_MAX = 1 << 20
+# A job's end waits this long for its last output to reach the spool.
+DRAIN_GRACE = 1.0
 # stop() gives a job this long to end after SIGTERM before SIGKILL.
 STOP_GRACE = 2.0
 # show_image takes images of at most IMAGE_MAX bytes, IMAGES_MAX per cell.
@@ -48,6 +50,7 @@ class Job:
         self._waiters = []
         self._lock = _thread.allocate_lock()
         self._done = sys.modules["threading"].Event()
+        self._drained = sys.modules["threading"].Event()
         self._timeout = timeout
 
     def __repr__(self):
@@ -145,6 +148,7 @@ class Job:
                 self._spool.write(chunk)
         finally:
             self._proc.stdout.close()
+            self._drained.set()
 
     def _watch(self):
         """Waits for the job's process, stopping it at its timeout, and
@@ -160,6 +164,10 @@ class Job:
             except subprocess.TimeoutExpired:
                 self._signal(_signal.SIGKILL)
                 self._proc.wait()
+        # Its last output is in the spool before its end is: tail() right
+        # after the end shows it. A child that keeps the pipe open is not
+        # waited for long.
+        self._drained.wait(DRAIN_GRACE)
         with self._lock:
             self._ended = stdlib("time").monotonic()
             self._code = self._proc.returncode
