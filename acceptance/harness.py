@@ -147,6 +147,14 @@ WIRE_CHECKS = _WireChecks()
 """Every harness Provider's requests go through this one checker."""
 
 
+def failure(status: int, message: str) -> Reply:
+    """A reply that answers the request with HTTP ``status`` and an
+    OpenAI-style error body carrying ``message``."""
+    reply = Reply("fail", str(message), None)
+    reply.timeout_ms = int(status)
+    return reply
+
+
 def exclusive(target):
     """Marks a test function or class as needing a daemon to itself.
 
@@ -304,12 +312,15 @@ class _ProviderHandler(http.server.BaseHTTPRequestHandler):
                 self._json(reply.status, reply.body)
                 return
             if not isinstance(reply, Reply):
-                raise TypeError(f"script returned {reply!r}, not text()/python()")
+                raise TypeError(f"script returned {reply!r}, not text()/python()/failure()")
         except Exception as error:  # a broken script must not hang the daemon
             self._json(
                 500,
                 {"error": {"message": f"fixture script failed: {error!r}", "type": "fixture_error"}},
             )
+            return
+        if reply.kind == "fail":
+            self._json(reply.timeout_ms, {"error": {"message": reply.value, "type": "fixture_error"}})
             return
         model = request.get("model") if isinstance(request, dict) else None
         usage = (max(1, len(raw) // 4), 8)

@@ -99,7 +99,7 @@ class ConsoleTest(unittest.TestCase):
             console.say("what is in the file?")
             screen = console.wait_for("The file holds forty-two.", "idle")
             for expected in ("❯ what is in the file?", "⚙ python", "· ok", "print('cell says 42')",
-                             "cell says 42", "+notes.txt", "∴ thinking", "tokens:"):
+                             "cell says 42", "+notes.txt", "∴ thinking", "ctx "):
                 self.assertIn(expected, screen)
             session = self.only_session(app)
             self.assertEqual(user_texts(provider.requests[0]["request"])[-1], "what is in the file?")

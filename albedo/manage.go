@@ -118,11 +118,14 @@ func (s *Service) FindSessions(ctx context.Context, f SessionFilter) ([]Session,
 			continue
 		}
 		if f.Limit > 0 && len(out) == f.Limit {
-			return out, cursorOf(out[len(out)-1]), nil
+			next := cursorOf(out[len(out)-1])
+			out, err := s.withUsage(ctx, out)
+			return out, next, err
 		}
 		out = append(out, sess)
 	}
-	return out, "", nil
+	out, err = s.withUsage(ctx, out)
+	return out, "", err
 }
 
 // matches reports whether the filter keeps sess; query is lower-case.

@@ -65,6 +65,18 @@ type Store interface {
 	// one transaction. A missing session is ENotFound. DeleteSession
 	// removes the state with the session.
 	SaveCompaction(ctx context.Context, c Compaction) error
+	// AppendRequest adds a row to a session's request ledger, assigning
+	// its ID.
+	AppendRequest(ctx context.Context, row RequestRow) (RequestRow, error)
+	// Requests returns a session's ledger rows with ID > after, oldest
+	// first, at most limit of them (limit <= 0: all).
+	Requests(ctx context.Context, sessionID string, after int64, limit int) ([]RequestRow, error)
+	// LastRequest returns a session's newest ledger row of kind; ok is
+	// false when it has none.
+	LastRequest(ctx context.Context, sessionID string, kind RequestKind) (row RequestRow, ok bool, err error)
+	// RequestTotals sums the usage of the rows with outcome ok, by session
+	// id, for every session that has such rows.
+	RequestTotals(ctx context.Context) (map[string]UsageTotals, error)
 
 	// Close releases the store.
 	Close() error
@@ -203,6 +215,10 @@ type ModelRequest struct {
 	// the prompt cache key, so that the requests of one session share a
 	// cache.
 	SessionID string
+	// OnAttempt, when not nil, is called once after each sending of the
+	// request ends, retries included, on the caller's goroutine. A
+	// provider that never calls it is recorded as having made one attempt.
+	OnAttempt func(Attempt)
 }
 
 // DeltaKind says what a streamed fragment belongs to.
@@ -320,6 +336,13 @@ type ProviderConfig struct {
 	ThinkTags        bool
 	ReasoningContent bool
 	NoPromptCacheKey bool
+	// ContextWindow is the model's context window in tokens as the
+	// configuration says it ("contextWindow"); 0 when it says nothing
+	// usable.
+	ContextWindow int64
+	// ContextWindowProblem says why a "contextWindow" the configuration
+	// has was not usable; the provider works all the same.
+	ContextWindowProblem string
 }
 
 // Config is the user's provider configuration.

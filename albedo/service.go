@@ -31,6 +31,12 @@ type Options struct {
 	// Instructions are sent to the model with every request; empty means
 	// DefaultInstructions.
 	Instructions string
+	// ProjectInstructions, when not nil, finds the project instruction
+	// files sent with each turn; nil sends none.
+	ProjectInstructions InstructionSource
+	// Catalog, when not nil, gives the context windows of models whose
+	// provider configuration names none.
+	Catalog ModelCatalog
 	// CellTimeout applies to cells whose call names no timeout; zero
 	// means DefaultCellTimeout.
 	CellTimeout time.Duration
@@ -62,6 +68,8 @@ type Service struct {
 	clock        Clock
 	log          *slog.Logger
 	instructions string
+	projectFiles InstructionSource
+	catalog      ModelCatalog
 	cellTimeout  time.Duration
 	kernelIdle   time.Duration
 	sandbox      Sandbox
@@ -101,6 +109,9 @@ type sessionState struct {
 	// stored: the turn is over in memory while the store still says the
 	// session runs. The session's next message records them first.
 	unrecorded []Item
+	// instr is what the session's instruction files were at its last
+	// turn that told the model about them.
+	instr instructionState
 }
 
 // turn is a running turn of one session.
@@ -124,6 +135,8 @@ func New(opts Options) *Service {
 		clock:        opts.Clock,
 		log:          opts.Logger,
 		instructions: opts.Instructions,
+		projectFiles: opts.ProjectInstructions,
+		catalog:      opts.Catalog,
 		cellTimeout:  opts.CellTimeout,
 		kernelIdle:   opts.KernelIdle,
 		sandbox:      opts.Sandbox,

@@ -55,6 +55,9 @@ type Session struct {
 	// KernelUsed is true once a cell has run since the kernel last started
 	// fresh; the next fresh start then tells the model its globals are gone.
 	KernelUsed bool
+	// Usage sums the session's successful model requests. The service
+	// fills it from the request ledger; stores neither keep nor fill it.
+	Usage UsageTotals
 	// Revision increases with every write; it guards conditional updates.
 	Revision int64
 	// Archived sessions are left out of the listing unless asked for.

@@ -78,14 +78,40 @@ func (s *Service) checkNewWorkspace(path string) error {
 	return nil
 }
 
-// Session returns one session.
+// Session returns one session with its usage.
 func (s *Service) Session(ctx context.Context, id string) (Session, error) {
-	return s.store.Session(ctx, id)
+	sess, err := s.store.Session(ctx, id)
+	if err != nil {
+		return Session{}, err
+	}
+	totals, err := s.store.RequestTotals(ctx)
+	if err != nil {
+		return Session{}, fmt.Errorf("sum the usage of session %s: %w", id, err)
+	}
+	sess.Usage = totals[id]
+	return sess, nil
 }
 
-// Sessions returns every session, most recently updated first.
+// Sessions returns every session with its usage, most recently updated
+// first.
 func (s *Service) Sessions(ctx context.Context) ([]Session, error) {
-	return s.store.Sessions(ctx)
+	list, err := s.store.Sessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.withUsage(ctx, list)
+}
+
+// withUsage fills in the usage of each session of list.
+func (s *Service) withUsage(ctx context.Context, list []Session) ([]Session, error) {
+	totals, err := s.store.RequestTotals(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sum the usage of sessions: %w", err)
+	}
+	for i := range list {
+		list[i].Usage = totals[list[i].ID]
+	}
+	return list, nil
 }
 
 // Running reports whether a session is running a turn.

@@ -49,8 +49,9 @@ func statusEvent(running bool) Event { return Event{Type: wire.EventStatus, Runn
 // runTurn drives a turn: model, tools, model, ... until the model answers
 // and no message is waiting. There is no ceiling on the number of rounds.
 func (s *Service) runTurn(ctx context.Context, st *sessionState, id string) {
+	var instr *turnInstructions
 	for {
-		switch s.step(ctx, st, id) {
+		switch s.step(ctx, st, id, &instr) {
 		case stepTools:
 			continue
 		case stepAnswered:
@@ -71,14 +72,38 @@ func (s *Service) runTurn(ctx context.Context, st *sessionState, id string) {
 	}
 }
 
-// step makes one model request and runs the tool calls it returns.
-func (s *Service) step(ctx context.Context, st *sessionState, id string) stepOutcome {
-	if err := s.deliverQueued(ctx, st, id); err != nil {
+// step makes one model request and runs the tool calls it returns. The
+// turn's instructions are read at its first step (*instr is nil) and kept
+// in *instr for the rest of the turn.
+func (s *Service) step(ctx context.Context, st *sessionState, id string, instr **turnInstructions) stepOutcome {
+	// The files are read, and the note about their changes made, before
+	// the waiting messages are delivered, so that the note joins them.
+	note := ""
+	var files InstructionSet
+	first := *instr == nil
+	if first {
+		sess, err := s.store.Session(ctx, id)
+		if err != nil {
+			return s.failed(ctx, st, id, err)
+		}
+		files = s.projectInstructions(ctx, sess)
+		note = st.instructionsRead(files)
+	}
+	delivered, err := s.deliverQueued(ctx, st, id, note)
+	if err != nil {
 		return s.failed(ctx, st, id, err)
 	}
 	sess, err := s.store.Session(ctx, id)
 	if err != nil {
 		return s.failed(ctx, st, id, err)
+	}
+	if first {
+		if note == "" || delivered {
+			st.instructionsNoted(files)
+		}
+		composed := s.composeTurnInstructions(ctx, sess, files)
+		st.instructionsSent(composed.used)
+		*instr = &composed
 	}
 	ep, err := s.endpoint(ctx, st, sess)
 	if err != nil {
@@ -94,7 +119,7 @@ func (s *Service) step(ctx context.Context, st *sessionState, id string) stepOut
 	}
 	req := ModelRequest{
 		Endpoint:     ep,
-		Instructions: s.instructionsFor(ctx, id),
+		Instructions: (*instr).text,
 		Input:        input,
 		Tools:        []Tool{PythonTool()},
 		SessionID:    id,
@@ -102,7 +127,10 @@ func (s *Service) step(ctx context.Context, st *sessionState, id string) stepOut
 	onDelta := func(d Delta) {
 		st.hub.publish(Event{Type: wire.EventDelta, Kind: string(d.Kind), Text: d.Text})
 	}
+	rows := s.newLedger(id, RequestTurn, ep, conversational(items), req)
+	req.OnAttempt = rows.attempt
 	reply, err := s.provider.Stream(ctx, req, onDelta)
+	rows.finish(ctx, reply, err)
 	if err != nil && ctx.Err() == nil && ContextFull(err) {
 		reply, err = s.retryCompacted(ctx, id, items, req, err, onDelta)
 	}
@@ -127,7 +155,7 @@ func (s *Service) step(ctx context.Context, st *sessionState, id string) stepOut
 	if err != nil {
 		return s.failed(ctx, st, id, err)
 	}
-	st.hub.publish(Event{Type: wire.EventStatus, Usage: &reply.Usage})
+	st.hub.publish(s.usageEvent(ctx, st, sess, reply.Usage))
 	var calls []Item
 	for _, it := range stored {
 		if it.Kind == KindToolCall {
@@ -220,15 +248,16 @@ func (s *Service) callCode(ctx context.Context, st *sessionState, id string, out
 	return ""
 }
 
-// deliverQueued moves a session's waiting messages into its transcript.
-// When the kernel lost globals the model relied on, the last of them tells
-// the model so.
-func (s *Service) deliverQueued(ctx context.Context, st *sessionState, id string) error {
+// deliverQueued moves a session's waiting messages into its transcript
+// and reports whether there were any. When the kernel lost globals the
+// model relied on, the last of them tells the model so; a note that is not
+// empty is added to the last of them too.
+func (s *Service) deliverQueued(ctx context.Context, st *sessionState, id, note string) (bool, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	queued, err := s.store.Queued(ctx, id)
 	if err != nil || len(queued) == 0 {
-		return err
+		return false, err
 	}
 	items := make([]Item, len(queued))
 	ids := make([]int64, len(queued))
@@ -237,9 +266,13 @@ func (s *Service) deliverQueued(ctx context.Context, st *sessionState, id string
 		ids[i] = q.ID
 	}
 	change := Commit{SessionID: id, Items: items, Dequeue: ids}
+	if note != "" {
+		last := &items[len(items)-1]
+		last.Notes = append(append([]string(nil), last.Notes...), note)
+	}
 	sess, err := s.store.Session(ctx, id)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if sess.KernelUsed && !st.kernelLive {
 		last := &items[len(items)-1]
@@ -250,11 +283,11 @@ func (s *Service) deliverQueued(ctx context.Context, st *sessionState, id string
 	}
 	done, err := s.store.Commit(ctx, change)
 	if err != nil {
-		return fmt.Errorf("deliver queued messages of session %s: %w", id, err)
+		return false, fmt.Errorf("deliver queued messages of session %s: %w", id, err)
 	}
 	st.cache.remember(done.Items)
 	s.publishItems(ctx, st, id, done.Items)
-	return nil
+	return true, nil
 }
 
 // endpoint resolves where this session's next request goes: its own

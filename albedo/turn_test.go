@@ -115,7 +115,7 @@ func TestTurnCallsPythonThenAnswers(t *testing.T) {
 				if ep.Provider != tc.provider || ep.Model != tc.model || ep.Protocol != tc.protocol || ep.APIKey == "" || ep.BaseURL == "" {
 					t.Errorf("endpoint = %+v", ep)
 				}
-				if req.Instructions != albedo.DefaultInstructions || len(req.Tools) != 1 || req.Tools[0].Name != "python" {
+				if !strings.HasPrefix(req.Instructions, albedo.DefaultInstructions+"\n\n<environment>\n") || len(req.Tools) != 1 || req.Tools[0].Name != "python" {
 					t.Errorf("request instructions/tools = %q / %+v", req.Instructions, req.Tools)
 				}
 			}

@@ -32,6 +32,8 @@ type providerDocument struct {
 	ReasoningContent bool `json:"reasoningContent"`
 	// PromptCacheKey false stops sending the session id as prompt_cache_key.
 	PromptCacheKey *bool `json:"promptCacheKey"`
+	// ContextWindow is read apart, so that a bad value costs only itself.
+	ContextWindow json.RawMessage `json:"contextWindow"`
 }
 
 // parse decodes data, the contents of the file at path, checking its
@@ -156,6 +158,7 @@ func config(path string, doc document) (albedo.Config, error) {
 			Reasoning: p.Reasoning, ThinkTags: p.ThinkTags, ReasoningContent: p.ReasoningContent,
 			NoPromptCacheKey: p.PromptCacheKey != nil && !*p.PromptCacheKey,
 		}
+		pc.ContextWindow, pc.ContextWindowProblem = contextWindow(path, name, p.ContextWindow)
 		if err := validate(pc); err != nil {
 			err.Message = fmt.Sprintf("config file %s: %s", path, err.Message)
 			err.Code = albedo.EConfig
@@ -186,4 +189,18 @@ func validate(p albedo.ProviderConfig) *albedo.Error {
 		return fault("baseUrl", "provider %q: \"baseUrl\" must be an absolute http or https URL, not %q", p.Name, p.BaseURL)
 	}
 	return nil
+}
+
+// contextWindow reads a provider's "contextWindow": a positive whole
+// number of tokens. Anything else is ignored, and problem says so.
+func contextWindow(path, provider string, raw json.RawMessage) (window int64, problem string) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0, ""
+	}
+	var n int64
+	if err := json.Unmarshal(raw, &n); err != nil || n <= 0 {
+		return 0, fmt.Sprintf("config file %s: provider %q: \"contextWindow\" must be a positive whole number of tokens, not %s; it is ignored",
+			path, provider, raw)
+	}
+	return n, ""
 }

@@ -118,7 +118,7 @@ func (c *Client) Stream(ctx context.Context, req albedo.ModelRequest, onDelta fu
 	if u, err := url.Parse(target); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return albedo.ModelReply{}, albedo.Errorf(albedo.EConfig, "%s: base URL %q is not an absolute http(s) URL", who(ep), ep.BaseURL)
 	}
-	reply, err := c.exchange(ctx, ep, target, body, dec, onDelta)
+	reply, err := c.exchange(ctx, ep, target, body, dec, onDelta, req.OnAttempt)
 	if ep.Protocol == albedo.ProtocolResponses && refusesInclude(err, body) {
 		// Sent once more without it; the provider is remembered.
 		c.log.Warn("provider refused \"include\"; asking without it from now on", "provider", ep.Provider, "error", err)
@@ -126,7 +126,7 @@ func (c *Client) Stream(ctx context.Context, req albedo.ModelRequest, onDelta fu
 		if body, err = responsesBody(req, false); err != nil {
 			return albedo.ModelReply{}, err
 		}
-		reply, err = c.exchange(ctx, ep, target, body, newResponsesDecoder(ep, onDelta, c.log), onDelta)
+		reply, err = c.exchange(ctx, ep, target, body, newResponsesDecoder(ep, onDelta, c.log), onDelta, req.OnAttempt)
 	}
 	return reply, err
 }

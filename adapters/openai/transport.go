@@ -17,16 +17,20 @@ const maxErrorBody = 64 << 10
 
 // exchange posts body to url and feeds the answer's events to dec. The idle
 // timer runs from the first attempt to the end of the stream: every byte
-// received re-arms it, and when it fires the request is cancelled.
-func (c *Client) exchange(parent context.Context, ep albedo.Endpoint, url string, body []byte, dec decoder, onDelta func(albedo.Delta)) (albedo.ModelReply, error) {
+// received re-arms it, and when it fires the request is cancelled. Every
+// attempt is reported to report as it ends.
+func (c *Client) exchange(parent context.Context, ep albedo.Endpoint, url string, body []byte, dec decoder, onDelta func(albedo.Delta), report func(albedo.Attempt)) (albedo.ModelReply, error) {
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
 	idle := time.AfterFunc(c.idle, func() { cancel(errIdle) })
 	defer idle.Stop()
 
-	resp, err := c.open(ctx, ep, url, body, idle, onDelta)
+	att := attempts{report: report, bytes: int64(len(body))}
+	resp, err := c.open(ctx, ep, url, body, idle, onDelta, &att)
 	if err != nil {
-		return albedo.ModelReply{}, c.interrupted(parent, ctx, ep, err)
+		err = c.interrupted(parent, ctx, ep, err)
+		att.end(parent, albedo.Usage{}, err)
+		return albedo.ModelReply{}, err
 	}
 	defer resp.Body.Close()
 
@@ -36,6 +40,7 @@ func (c *Client) exchange(parent context.Context, ep albedo.Endpoint, url string
 	if errors.As(err, &broke) {
 		err = c.interrupted(parent, ctx, ep, failure(ep, nil, "stream broke: %v", broke.err))
 	}
+	att.end(parent, reply.Usage, err)
 	if err != nil && parent.Err() == nil {
 		return dec.partial(), err
 	}
@@ -86,10 +91,12 @@ func (c *Client) interrupted(parent, ctx context.Context, ep albedo.Endpoint, er
 // open sends the request until it gets a streaming 2xx answer, retrying
 // connection failures, 429 and 5xx answers with capped, jittered
 // exponential backoff, and telling onDelta of each retry. Errors are
-// provider errors or the context's.
-func (c *Client) open(ctx context.Context, ep albedo.Endpoint, url string, body []byte, idle *time.Timer, onDelta func(albedo.Delta)) (*http.Response, error) {
+// provider errors or the context's. Each attempt that is retried is
+// reported to att as it ends.
+func (c *Client) open(ctx context.Context, ep albedo.Endpoint, url string, body []byte, idle *time.Timer, onDelta func(albedo.Delta), att *attempts) (*http.Response, error) {
 	for attempt := 0; ; attempt++ {
 		idle.Reset(c.idle)
+		att.begin()
 		resp, err := c.send(ctx, ep, url, body)
 		var wait time.Duration
 		switch {
@@ -104,9 +111,11 @@ func (c *Client) open(ctx context.Context, ep albedo.Endpoint, url string, body 
 				// Some gateways answer 200 with a JSON error instead of a stream.
 				raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 				resp.Body.Close()
+				att.status = resp.StatusCode
 				return nil, failure(ep, map[string]any{"status": resp.StatusCode},
 					"answered %d with JSON instead of an event stream: %s", resp.StatusCode, quote(ep, providerMessage(raw)))
 			}
+			att.status = resp.StatusCode
 			if page, ok := htmlPage(resp.Header, nil); ok {
 				resp.Body.Close()
 				return nil, failure(ep, map[string]any{"status": resp.StatusCode},
@@ -116,6 +125,7 @@ func (c *Client) open(ctx context.Context, ep albedo.Endpoint, url string, body 
 		default:
 			raw, readErr := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 			resp.Body.Close()
+			att.status = resp.StatusCode
 			if readErr != nil && ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
@@ -128,6 +138,7 @@ func (c *Client) open(ctx context.Context, ep albedo.Endpoint, url string, body 
 		if attempt >= c.retries {
 			return nil, err
 		}
+		att.end(ctx, albedo.Usage{}, err)
 		c.log.Warn("model request failed, retrying",
 			"provider", ep.Provider, "attempt", attempt+1, "wait", wait, "error", err)
 		idle.Stop()

@@ -23,6 +23,9 @@ type Kernels struct {
 	// shim (pyenv's costs a shell start). It is learnt once per workspace
 	// and daemon; guarded by mu.
 	interpreters map[string]string
+	// versions remembers, by workspace, the Python version the last
+	// kernel started there reported; guarded by mu.
+	versions map[string]string
 }
 
 var _ albedo.Kernel = (*Kernels)(nil)
@@ -44,7 +47,10 @@ var ErrClosed = errors.New("the python kernels are closed")
 // New returns Kernels configured by opts. Kernels start with the first cell
 // of their session.
 func New(opts Options) *Kernels {
-	return &Kernels{opts: opts.withDefaults(), sessions: make(map[string]*session), interpreters: make(map[string]string)}
+	return &Kernels{
+		opts: opts.withDefaults(), sessions: make(map[string]*session), interpreters: make(map[string]string),
+		versions: make(map[string]string),
+	}
 }
 
 // Run runs a cell in its session's kernel, starting the kernel first when
@@ -272,6 +278,9 @@ func (k *Kernels) start(ctx context.Context, sessionID, workspace string) (*proc
 		k.interpreters[workspace] = p.executable
 	} else {
 		delete(k.interpreters, workspace)
+	}
+	if p.version != "" {
+		k.versions[workspace] = p.version
 	}
 	k.mu.Unlock()
 	return p, nil

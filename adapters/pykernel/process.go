@@ -46,6 +46,8 @@ type process struct {
 	confinedTo string
 	// release is Launch.Release, called once the process has exited.
 	release func()
+	// version is the Python version the kernel reported, such as "3.12.3".
+	version string
 
 	ctl    *os.File // the kernel's fd 3: requests
 	wmu    sync.Mutex
@@ -101,7 +103,7 @@ func start(ctx context.Context, o *Options, python, sessionID, workspace string)
 		}
 		p.log.Info("python kernel started", "python", ev.Python, "executable", ev.Executable,
 			"workspace", workspace, "duration", time.Since(began))
-		p.executable = ev.Executable
+		p.executable, p.version = ev.Executable, ev.Python
 		return p, nil
 	case <-p.exited:
 		return nil, p.failedStart(python)

@@ -115,6 +115,9 @@ func TestDeleteSessionLeavesNoRowOfIt(t *testing.T) {
 		if err := s.SaveCompaction(context.Background(), albedo.Compaction{SessionID: id, Summary: "s", Users: 1, Fingerprint: "f"}); err != nil {
 			t.Fatal(err)
 		}
+		if _, err := s.AppendRequest(context.Background(), albedo.RequestRow{SessionID: id, Kind: albedo.RequestTurn, Outcome: albedo.OutcomeOK, Usage: albedo.Usage{InputTokens: albedo.Tokens(3)}}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	vent, err := s.InsertVent(context.Background(), albedo.Vent{Topic: "bug", Message: "m", SessionID: ids[0]})
 	if err != nil {
@@ -140,6 +143,9 @@ func TestDeleteSessionLeavesNoRowOfIt(t *testing.T) {
 				t.Errorf("%s holds %d rows of session %s (deleted: %v)", key, n, id, deleted)
 			}
 		}
+	}
+	if totals, err := s.RequestTotals(context.Background()); err != nil || len(totals) != 1 || totals[ids[1]].Requests != 1 {
+		t.Errorf("usage sums after delete = %v, %v; want only the kept session's", totals, err)
 	}
 	if got, err := s.Vent(context.Background(), vent.ID); err != nil || got.SessionID != ids[0] {
 		t.Errorf("vent after delete = %+v, %v; want it kept with its session id", got, err)

@@ -3,7 +3,7 @@ package sqlite
 // SchemaVersion is the schema version this package writes, kept in the
 // database's PRAGMA user_version. Version 0 is an empty file or one written
 // by albedo before versioning, holding only a sessions table.
-const SchemaVersion = 6
+const SchemaVersion = 7
 
 // nowMillis is an SQL expression for the current Unix time in milliseconds.
 // It avoids unixepoch(), which SQLite only gained in 3.38, so that older
@@ -166,5 +166,30 @@ func migrations() [SchemaVersion][]string {
 			at INTEGER NOT NULL DEFAULT 0,
 			summary TEXT NOT NULL
 		)`},
+
+		// 7: the request ledger, one row per attempt at a model request.
+		// Token counts and status are NULL when the provider sent none.
+		{
+			`CREATE TABLE requests (
+				id INTEGER PRIMARY KEY AUTOINCREMENT,
+				session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+				kind TEXT NOT NULL,
+				provider TEXT NOT NULL DEFAULT '',
+				model TEXT NOT NULL DEFAULT '',
+				protocol TEXT NOT NULL DEFAULT '',
+				started INTEGER NOT NULL DEFAULT 0,
+				finished INTEGER NOT NULL DEFAULT 0,
+				outcome TEXT NOT NULL,
+				status INTEGER,
+				error TEXT NOT NULL DEFAULT '',
+				input_tokens INTEGER,
+				cached_input_tokens INTEGER,
+				output_tokens INTEGER,
+				reasoning_tokens INTEGER,
+				items INTEGER NOT NULL DEFAULT 0,
+				bytes INTEGER NOT NULL DEFAULT 0
+			)`,
+			`CREATE INDEX requests_session ON requests (session_id, id)`,
+		},
 	}
 }

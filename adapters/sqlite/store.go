@@ -43,6 +43,8 @@ type Store struct {
 	writing sync.Mutex
 	// sessions holds every session, read through by Session and Sessions.
 	sessions sessionCache
+	// totals holds the usage sums of the request ledger.
+	totals requestTotals
 }
 
 // Open opens the store in the database file at path, creating the file when

@@ -77,6 +77,12 @@ type Event struct {
 	Kind    string `json:"kind,omitempty"`
 	Running *bool  `json:"running,omitempty"`
 	Usage   *Usage `json:"usage,omitempty"`
+	// Window, Used and Percent describe the session's context on a status
+	// event after a reply: the model's window and how much of it is used,
+	// in tokens; nil when unknown.
+	Window  *int64   `json:"window,omitempty"`
+	Used    *int64   `json:"used,omitempty"`
+	Percent *float64 `json:"percent,omitempty"`
 	// QueueID identifies the waiting message a queued event shows.
 	QueueID int64 `json:"queue_id,omitempty"`
 	// Refusal marks a message that is the model's refusal to answer.

@@ -23,6 +23,8 @@ type Session struct {
 	Archived  bool  `json:"archived"`
 	CreatedAt int64 `json:"created_at"`
 	UpdatedAt int64 `json:"updated_at"`
+	// Usage sums the session's successful model requests.
+	Usage UsageTotals `json:"usage"`
 }
 
 // Updated returns when the session last changed.

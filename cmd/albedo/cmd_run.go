@@ -120,6 +120,11 @@ type turnRun struct {
 	// printed says an answer was printed; thinking that stderr is in the
 	// middle of a line of reasoning.
 	printed, thinking bool
+	// before is the session's usage before the prompt (with --json).
+	before client.UsageTotals
+	// end is the turn's last event, printed last with the turn's usage
+	// (with --json).
+	end *client.Event
 }
 
 // run subscribes, sends, and follows the turn, reconnecting when the
@@ -134,6 +139,11 @@ func (r *turnRun) run(ctx context.Context, c *client.Client, prompt string) erro
 	w := newTurnWatcher(prompt, lastSeq(stream.Snapshot))
 	// stream is replaced on reconnect: close whichever one is open last.
 	defer func() { stream.Close() }()
+	if r.json {
+		if d, err := c.Session(ctx, r.id, 0); err == nil {
+			r.before = d.Session.Usage
+		}
+	}
 	queued, err := c.Send(ctx, r.id, prompt, nil)
 	if errors.Is(err, client.ErrMaybeDelivered) {
 		return fmt.Errorf("the daemon stopped while it was taking the prompt, so albedo cannot know whether session %s got it; see its transcript with 'albedo attach %s' before sending it again", r.id, r.id)
@@ -181,7 +191,28 @@ func (r *turnRun) run(ctx context.Context, c *client.Client, prompt string) erro
 		}
 	}
 	r.endThinking()
+	if r.end != nil {
+		r.printEnd(ctx, c)
+	}
 	return w.err()
+}
+
+// turnLine is the last line of --json: the turn's end with its usage,
+// summed over the turn's successful model requests.
+type turnLine struct {
+	client.Event
+	Usage client.UsageTotals `json:"usage"`
+}
+
+// printEnd prints the turn's last event with the turn's usage.
+func (r *turnRun) printEnd(ctx context.Context, c *client.Client) {
+	line := turnLine{Event: *r.end}
+	if d, err := c.Session(ctx, r.id, 0); err == nil {
+		line.Usage = d.Session.Usage.Minus(r.before)
+	}
+	if data, err := json.Marshal(line); err == nil {
+		fmt.Fprintf(r.e.stdout, "%s\n", data)
+	}
 }
 
 // take shows an event of the turn and reports whether the turn is over.
@@ -189,12 +220,15 @@ func (r *turnRun) take(w *turnWatcher, ev client.Event) bool {
 	if !w.take(ev) {
 		return false
 	}
-	if r.json {
+	switch {
+	case r.json && w.done:
+		r.end = &ev
+	case r.json:
 		data, err := json.Marshal(ev)
 		if err == nil {
 			fmt.Fprintf(r.e.stdout, "%s\n", data)
 		}
-	} else {
+	default:
 		r.show(ev)
 	}
 	return w.done

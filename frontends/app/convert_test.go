@@ -43,7 +43,7 @@ func TestShapes(t *testing.T) {
 		want []string
 	}{
 		{"session", session(albedo.Session{ID: "s", Provider: "p", Model: "m", Protocol: albedo.ProtocolResponses, CreatedAt: now, UpdatedAt: now}),
-			[]string{"archived", "created_at", "effort", "id", "model", "name", "protocol", "provider", "revision", "stage", "title", "updated_at", "workspace"}},
+			[]string{"archived", "created_at", "effort", "id", "model", "name", "protocol", "provider", "revision", "stage", "title", "updated_at", "usage", "workspace"}},
 		{"config", config(albedo.Session{ID: "s", Revision: 3}),
 			[]string{"archived", "id", "model", "name", "protocol", "provider", "revision", "title", "workspace"}},
 		{"vent", vent(albedo.Vent{ID: 7, Topic: "bug", Message: "m", Status: albedo.VentOpen}),

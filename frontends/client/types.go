@@ -37,6 +37,16 @@ type (
 	VentReply = wire.VentReply
 	// Health is the answer of GET /health.
 	Health = wire.Health
+	// UsageTotals sums a session's successful model requests.
+	UsageTotals = wire.UsageTotals
+	// RequestRow is one attempt at a model request.
+	RequestRow = wire.RequestRow
+	// RequestPage is a page of a session's request ledger.
+	RequestPage = wire.RequestPage
+	// InstructionUse is what a request carried of an instruction file.
+	InstructionUse = wire.InstructionUse
+	// Context is how full a session's model context is.
+	Context = wire.Context
 )
 
 // Vent statuses.

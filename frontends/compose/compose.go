@@ -34,6 +34,10 @@ type Assembly struct {
 	store    albedo.Store
 	ownStore bool
 	log      *slog.Logger
+	// stopRefresh ends the model catalog's refresher; refreshed is closed
+	// once it has.
+	stopRefresh context.CancelFunc
+	refreshed   chan struct{}
 
 	closeOnce sync.Once
 	closeErr  error
@@ -87,18 +91,23 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 	if a.ownStore {
 		cellSpool = spool.New(filepath.Join(dir, home.SpoolDir), 0)
 	}
-	a.svc = albedo.New(albedo.Options{Workspaces: localfs.Workspaces{},
-		Store:        a.store,
-		Provider:     provider,
-		Kernel:       kernel,
-		Spool:        cellSpool,
-		Config:       config,
-		Clock:        opts.Clock,
-		Logger:       opts.Logger,
-		Instructions: opts.Instructions,
-		CellTimeout:  opts.CellTimeout,
-		KernelIdle:   opts.KernelIdle,
-		Sandbox:      sandbox,
+	instructions, catalog, refresher := extensions(opts, dir)
+	a.startRefresh(refresher)
+	a.svc = albedo.New(albedo.Options{
+		Workspaces:          localfs.Workspaces{},
+		Store:               a.store,
+		Provider:            provider,
+		Kernel:              kernel,
+		Spool:               cellSpool,
+		Config:              config,
+		ProjectInstructions: instructions,
+		Catalog:             catalog,
+		Clock:               opts.Clock,
+		Logger:              opts.Logger,
+		Instructions:        opts.Instructions,
+		CellTimeout:         opts.CellTimeout,
+		KernelIdle:          opts.KernelIdle,
+		Sandbox:             sandbox,
 	})
 	a.app = app.New(a.svc)
 	return a, nil
@@ -146,6 +155,8 @@ func (a *Assembly) Recover(ctx context.Context) (int, error) {
 // result.
 func (a *Assembly) Shutdown(ctx context.Context) error {
 	a.closeOnce.Do(func() {
+		a.stopRefresh()
+		<-a.refreshed
 		var errs []error
 		if err := a.svc.Close(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("stop albedo: %w", err))

@@ -36,6 +36,15 @@ type Options struct {
 	// Home, read again for every turn.
 	Config albedo.ConfigSource
 
+	// ProjectInstructions finds the project instruction files sent with
+	// each turn; nil means the files of the workspace and of Home
+	// (AGENTS.md), unless extensions.json in Home turns them off.
+	ProjectInstructions albedo.InstructionSource
+	// Catalog gives context windows of models whose configuration names
+	// none; nil means models.json in Home, refreshed as extensions.json
+	// says, or no catalog without a home.
+	Catalog albedo.ModelCatalog
+
 	// Logger receives albedo's log; nil discards it.
 	Logger *slog.Logger
 	// KernelIdle stops the kernel of a session that ran no cell for this long;

@@ -60,7 +60,7 @@ func answer(f *fakeDaemon, id, text string) bool {
 		client.Event{Type: "tool_call", Seq: seq + 2, CallID: "c1", Name: "python", Code: "print('from the cell')"},
 		client.Event{Type: "tool", Seq: seq + 3, CallID: "c1", Name: "python", Code: "print('from the cell')", Status: "ok",
 			Result: `{"status":"ok","output":"from the cell\n"}`, Trace: &client.Trace{Changes: []client.Change{{Path: "/w/out.txt", Kind: "created"}}}},
-		client.Event{Type: "status", Usage: &client.Usage{InputTokens: new(int64(1200)), OutputTokens: new(int64(30))}},
+		client.Event{Type: "status", Usage: &client.Usage{InputTokens: new(int64(1200)), OutputTokens: new(int64(30))}, Used: new(int64(1234)), Window: new(int64(2000)), Percent: new(61.7)},
 		client.Event{Type: "turn", Seq: seq + 4, Status: "finished"},
 		statusEvent(false),
 	)
@@ -75,7 +75,7 @@ func TestConsoleSendsAndShowsTheTurn(t *testing.T) {
 	s.waitFor(t, "earlier question", "earlier answer", "fixture · fixture-model", "idle")
 	s.typeText("hi there")
 	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
-	screen := s.waitFor(t, "❯ hi there", "Hello there", "from the cell", "+out.txt", "tokens: 1.2k context · 30 out", "○ idle")
+	screen := s.waitFor(t, "❯ hi there", "Hello there", "from the cell", "+out.txt", "ctx 62% · 1k/2k · 1.2k in · 30 out", "○ idle")
 	if strings.Contains(screen, "Hel\n") {
 		t.Errorf("the streamed text was not completed in place:\n%s", screen)
 	}
@@ -457,3 +457,6 @@ func TestConsoleOffersToSendEditOrDropWaitingMessages(t *testing.T) {
 	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
 	waitUntil(t, "the send", func() bool { return f.seen("POST /sessions/s1/queue/send") })
 }
+func tokenCount(n int64) *int64 { return &n }
+
+func percent(p float64) *float64 { return &p }

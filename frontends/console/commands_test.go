@@ -110,7 +110,7 @@ func TestStatusTextFitsItsWidth(t *testing.T) {
 		if n := strings.Count(plain, "\n") + 1; n != rows || rows > 2 {
 			t.Errorf("at %d columns the status line has %d rows, says %d: %q", w, n, rows, plain)
 		}
-		for _, must := range []string{"retrying (2/4) in 1.4 s", "2 queued", "tokens: 123.5k context", "scrolled up", "running 3s"} {
+		for _, must := range []string{"retrying (2/4) in 1.4 s", "2 queued", "ctx 123k", "scrolled up", "running 3s"} {
 			if !strings.Contains(plain, must) {
 				t.Errorf("at %d columns the status line lost %q: %q", w, must, plain)
 			}
@@ -148,7 +148,8 @@ func TestStatusText(t *testing.T) {
 		want []string
 	}{
 		{"idle", statusLine{Provider: "p", Model: "m"}, []string{"p · m", "○ idle"}},
-		{"running with usage", statusLine{Model: "m", Running: true, Usage: Usage{Context: 12345, Output: 67, Requests: 2}}, []string{"⠋ running 0s", "tokens: 12.3k context · 67 out"}},
+		{"running with usage", statusLine{Model: "m", Running: true, Usage: Usage{Context: 12345, Input: 20000, Output: 67, Requests: 2}}, []string{"⠋ running 0s", "ctx 12k · 20.0k in · 67 out"}},
+		{"usage with a window", statusLine{Model: "m", Usage: Usage{Context: 84321, Window: 136000, Percent: 62, Input: 84321, Output: 5, Requests: 1}}, []string{"ctx 62% · 84k/136k · 84.3k in · 5 out"}},
 		{"a turn of 75 s in a cell of 4 s", statusLine{Running: true, Turn: 75*time.Second + 450*time.Millisecond, InCell: true, Cell: 4 * time.Second}, []string{"⠼ running 1m15s · cell 4s"}},
 		{"a turn of hours", statusLine{Running: true, Turn: 2*time.Hour + 3*time.Minute}, []string{"running 2h03m"}},
 		{"notes", statusLine{Conn: "reconnecting…", ConnFailed: true, Note: "queued", Queued: 2}, []string{"[red::b]reconnecting…", "queued", "2 queued"}},

@@ -132,8 +132,12 @@ func statusText(s statusLine, w int) (string, int) {
 	if s.Queued > 0 {
 		add("[yellow]", fmt.Sprintf("%d queued", s.Queued), "[-]", false)
 	}
-	if s.Usage.Requests > 0 {
-		add("[::d]", fmt.Sprintf("tokens: %s context · %s out", tokens(s.Usage.Context), tokens(s.Usage.Output)), "[::-]", false)
+	if u := s.Usage; u.Requests > 0 {
+		ctx := "ctx " + roundTokens(u.Context)
+		if u.Window > 0 {
+			ctx = fmt.Sprintf("ctx %.0f%% · %s/%s", u.Percent, roundTokens(u.Context), roundTokens(u.Window))
+		}
+		add("[::d]", fmt.Sprintf("%s · %s in · %s out", ctx, tokens(u.Input), tokens(u.Output)), "[::-]", false)
 	}
 	if s.Sandbox != "" {
 		color := "[::d]"
@@ -203,4 +207,16 @@ func elapsed(d time.Duration) string {
 		return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
 	}
 	return fmt.Sprintf("%dh%02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
+}
+
+// roundTokens shows a token count in whole thousands ("84k") from 1000
+// on, and in millions to one decimal from a million on.
+func roundTokens(n int64) string {
+	switch {
+	case n < 1000:
+		return itoa(n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%dk", (n+500)/1000)
+	}
+	return fmt.Sprintf("%.1fM", float64(n)/1_000_000)
 }

@@ -83,10 +83,17 @@ func (b *Block) changed() { b.rev++ }
 
 // Usage sums what the model requests of this view cost.
 type Usage struct {
-	// Context is the input tokens of the latest request: the size of the
-	// conversation the model saw.
+	// Context is how much of the model's context the session uses, in
+	// tokens: as the daemon measured it, else the input tokens of the
+	// latest request.
 	Context int64
-	// Output is the output tokens of every request seen.
+	// Window is the model's context window, 0 when unknown; Percent is
+	// Context as a percentage of it.
+	Window  int64
+	Percent float64
+	// Input and Output are the input and output tokens of every request
+	// seen.
+	Input  int64
 	Output int64
 	// Requests counts the requests seen.
 	Requests int
@@ -341,9 +348,19 @@ func (t *Transcript) status(ev client.Event) bool {
 	}
 	if u := ev.Usage; u != nil {
 		t.Usage.Context = client.Tokens(u.InputTokens)
+		t.Usage.Input += client.Tokens(u.InputTokens)
 		t.Usage.Output += client.Tokens(u.OutputTokens)
 		t.Usage.Requests++
 		changed = true
+	}
+	if ev.Used != nil {
+		t.Usage.Context = *ev.Used
+	}
+	if ev.Window != nil {
+		t.Usage.Window = *ev.Window
+	}
+	if ev.Percent != nil {
+		t.Usage.Percent = *ev.Percent
 	}
 	return changed
 }

@@ -33,7 +33,7 @@ func TestTranscriptApply(t *testing.T) {
 			events: []client.Event{
 				{Type: "user", Seq: 1, Text: "hi"},
 				{Type: "delta", Kind: "retry", Text: "retrying (1/4) in 0.6 s: provider answered 503"},
-				{Type: "status", Usage: &client.Usage{InputTokens: new(int64(1))}},
+				{Type: "status", Usage: &client.Usage{InputTokens: tokenCount(1)}},
 			},
 			want: "user#1 hi\n",
 			check: func(t *testing.T, tr *Transcript) {
@@ -175,9 +175,9 @@ func TestTranscriptApply(t *testing.T) {
 func TestTranscriptStatusAndReset(t *testing.T) {
 	var tr Transcript
 	tr.Apply(client.Event{Type: "status", Running: running(true)})
-	tr.Apply(client.Event{Type: "status", Usage: &client.Usage{InputTokens: new(int64(100)), OutputTokens: new(int64(8))}})
-	tr.Apply(client.Event{Type: "status", Usage: &client.Usage{InputTokens: new(int64(150)), OutputTokens: new(int64(9))}})
-	if !tr.Running || tr.Usage != (Usage{Context: 150, Output: 17, Requests: 2}) {
+	tr.Apply(client.Event{Type: "status", Usage: &client.Usage{InputTokens: tokenCount(100), OutputTokens: tokenCount(8)}})
+	tr.Apply(client.Event{Type: "status", Usage: &client.Usage{InputTokens: tokenCount(150), OutputTokens: tokenCount(9)}, Used: tokenCount(160), Window: tokenCount(1000), Percent: percent(16)})
+	if !tr.Running || tr.Usage != (Usage{Context: 160, Window: 1000, Percent: 16, Input: 250, Output: 17, Requests: 2}) {
 		t.Errorf("running %v usage %+v", tr.Running, tr.Usage)
 	}
 	tr.Apply(client.Event{Type: "delta", Kind: "text", Text: "x"})

@@ -97,6 +97,8 @@ func NewHandler(opts APIOptions) http.Handler {
 	r.GET("/sessions/:id/stream", a.stream)
 	r.GET("/sessions/:id/history", a.history)
 	r.GET("/sessions/:id/tree", a.tree)
+	r.GET("/sessions/:id/requests", a.requests)
+	r.GET("/sessions/:id/context", a.context)
 	r.POST("/sessions/:id/fork", a.fork)
 	r.POST("/sessions/:id/interrupt", a.interrupt)
 	r.POST("/sessions/:id/queue/send", a.sendQueued)

@@ -45,6 +45,8 @@ func routes() []route {
 		{method: "GET", path: "/sessions/{id}/stream", summary: "A session's events as server-sent events (Last-Event-ID resumes)", query: []string{"tail"}, status: 200, answer: wire.EventBatch{}, stream: true},
 		{method: "GET", path: "/sessions/{id}/history", summary: "A session's transcript, whole or a page", query: []string{"after", "before", "limit"}, status: 200, answer: wire.History{}},
 		{method: "GET", path: "/sessions/{id}/tree", summary: "A page of a session's checkpoints", query: []string{"after", "limit"}, status: 200, answer: wire.TreePage{}},
+		{method: "GET", path: "/sessions/{id}/requests", summary: "A page of a session's request ledger, oldest first", query: []string{"after", "limit"}, status: 200, answer: wire.RequestPage{}},
+		{method: "GET", path: "/sessions/{id}/context", summary: "How full a session's model context is", status: 200, answer: wire.Context{}},
 		{method: "POST", path: "/sessions/{id}/fork", summary: "Branch a session at a checkpoint", body: wire.Fork{}, status: 201, answer: wire.Session{}},
 		{method: "POST", path: "/sessions/{id}/interrupt", summary: "Stop a session's turn", status: 200, answer: wire.Status{}},
 		{method: "POST", path: "/sessions/{id}/queue/send", summary: "Start a turn on the messages an interrupt left queued", status: 200, answer: wire.Status{}},

@@ -34,6 +34,13 @@ type (
 	VentPage = wire.VentPage
 	// VentReply is the outcome of a reply to a vent.
 	VentReply = wire.VentReply
+	// RequestPage is one page of a session's request ledger, oldest
+	// first.
+	RequestPage = wire.RequestPage
+	// RequestRow is one attempt at a model request.
+	RequestRow = wire.RequestRow
+	// Context is how full a session's model context is.
+	Context = wire.Context
 )
 
 // ErrStreamEnded says a session's event stream ended because albedo

@@ -1,0 +1,7 @@
+// Package projectfiles reads the project instruction files albedo sends
+// the model: the user's own $ALBEDO_HOME/AGENTS.md, then from the
+// repository root (the nearest ancestor of the workspace holding .git, or
+// else the workspace) down to the workspace, in each folder the first
+// usable one of AGENTS.override.md, AGENTS.md and CLAUDE.md. *Files
+// implements albedo.InstructionSource.
+package projectfiles

@@ -1,0 +1,227 @@
+package albedo
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// InstructionFile is one project instruction file as read.
+type InstructionFile struct {
+	// Source names the file: its path relative to the repository root,
+	// or "ALBEDO_HOME/AGENTS.md" for the user's own.
+	Source string
+	Text   string
+}
+
+// InstructionSet is what a workspace's instruction files say, in the
+// order they are sent.
+type InstructionSet struct {
+	Files []InstructionFile
+	// Warnings say which files were skipped and why.
+	Warnings []string
+}
+
+// InstructionSource finds and reads the project instruction files of a
+// workspace: $ALBEDO_HOME/AGENTS.md, then from the repository root down to
+// the workspace the first usable one of AGENTS.override.md, AGENTS.md and
+// CLAUDE.md in each folder. A file that is over MaxInstructionFile bytes
+// or not UTF-8 is skipped with a warning, and the next name is tried.
+type InstructionSource interface {
+	Instructions(ctx context.Context, workspace string) (InstructionSet, error)
+}
+
+// PythonVersioner is a Kernel that can say which Python version it runs
+// for a workspace ("" when it cannot tell).
+type PythonVersioner interface {
+	PythonVersion(ctx context.Context, workspace string) string
+}
+
+// MaxInstructionFile is the largest instruction file that is read.
+const MaxInstructionFile = 1 << 20
+
+// MaxInstructionText caps the file text of all instruction files sent
+// with a request, wrappers not counted.
+const MaxInstructionText = 32 << 10
+
+// InstructionUse is what was sent of one instruction file.
+type InstructionUse struct {
+	Path string `json:"path"`
+	// Bytes is how much of the file's text was included.
+	Bytes     int  `json:"bytes"`
+	Truncated bool `json:"truncated"`
+}
+
+// turnInstructions are the instructions of one turn, read at its first
+// request and kept for the rest of it.
+type turnInstructions struct {
+	text  string
+	used  []InstructionUse
+	files map[string][32]byte
+}
+
+// ComposeInstructions joins albedo's own instructions, the environment
+// facts and the project instruction files, each file wrapped in a
+// <project-instructions source="..."> element. At most
+// MaxInstructionText bytes of file text are included in all; the rest is
+// cut with a marker naming the file.
+func ComposeInstructions(own, environment string, set InstructionSet) (string, []InstructionUse) {
+	var b strings.Builder
+	b.WriteString(own)
+	if environment != "" {
+		b.WriteString("\n\n")
+		b.WriteString(environment)
+	}
+	used := make([]InstructionUse, 0, len(set.Files))
+	budget := MaxInstructionText
+	for _, f := range set.Files {
+		text, truncated := cutUTF8(f.Text, budget)
+		budget -= len(text)
+		if truncated {
+			// Beyond the cut, nothing more is sent.
+			budget = 0
+		}
+		used = append(used, InstructionUse{Path: f.Source, Bytes: len(text), Truncated: truncated})
+		if truncated {
+			text += fmt.Sprintf("\n[cut: the rest of %s is left out, project instructions are limited to %d KiB in all]", f.Source, MaxInstructionText>>10)
+		}
+		fmt.Fprintf(&b, "\n\n<project-instructions source=%q>\n%s\n</project-instructions>", f.Source, text)
+	}
+	return b.String(), used
+}
+
+// cutUTF8 returns at most n bytes of s, cut on a character boundary.
+func cutUTF8(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	n = max(n, 0)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n], true
+}
+
+// EnvironmentFacts is the short block that tells the model where it runs.
+// It changes only when one of its facts does, so that providers can cache
+// the prefix of the instructions.
+func EnvironmentFacts(workspace, python string, today time.Time) string {
+	if python == "" {
+		python = "unknown"
+	}
+	return fmt.Sprintf("<environment>\nWorkspace: %s\nOperating system: %s/%s\nPython (the python tool): %s\nToday: %s\n</environment>",
+		workspace, runtime.GOOS, runtime.GOARCH, python, today.Format(time.DateOnly))
+}
+
+// InstructionsChangedNote is the system note a turn's user message gets
+// when instruction files changed since the session's previous turn.
+func InstructionsChangedNote(changed []string) string {
+	return "Project instructions changed since the last turn (" + strings.Join(changed, ", ") + "); the system instructions now carry the new text."
+}
+
+// changedFiles lists the sources that differ between two reads: edited,
+// added or removed, in order.
+func changedFiles(before, after map[string][32]byte) []string {
+	var out []string
+	for src, sum := range after {
+		if old, ok := before[src]; !ok || old != sum {
+			out = append(out, src)
+		}
+	}
+	for src := range before {
+		if _, ok := after[src]; !ok {
+			out = append(out, src)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// digests fingerprints each file of a set.
+func digests(set InstructionSet) map[string][32]byte {
+	out := make(map[string][32]byte, len(set.Files))
+	for _, f := range set.Files {
+		out[f.Source] = sha256.Sum256([]byte(f.Text))
+	}
+	return out
+}
+
+// projectInstructions reads the project's instruction files for a turn
+// of sess, when a source is configured.
+func (s *Service) projectInstructions(ctx context.Context, sess Session) InstructionSet {
+	if s.projectFiles == nil {
+		return InstructionSet{}
+	}
+	set, err := s.projectFiles.Instructions(ctx, sess.Workspace)
+	if err != nil {
+		s.log.Warn("read project instructions", "session", sess.ID, "err", err)
+		return InstructionSet{Warnings: []string{"project instructions were not read: " + err.Error()}}
+	}
+	return set
+}
+
+// composeTurnInstructions builds the instructions of a turn of sess from
+// albedo's own, the environment facts and the project's files.
+func (s *Service) composeTurnInstructions(ctx context.Context, sess Session, set InstructionSet) turnInstructions {
+	python := ""
+	if v, ok := s.kernel.(PythonVersioner); ok {
+		python = v.PythonVersion(ctx, sess.Workspace)
+	}
+	env := EnvironmentFacts(sess.Workspace, python, s.clock.Now())
+	text, used := ComposeInstructions(s.instructionsFor(ctx, sess.ID), env, set)
+	return turnInstructions{text: text, used: used, files: digests(set)}
+}
+
+// instructionState remembers a session's instruction files between
+// turns, to tell the model when they changed.
+type instructionState struct {
+	mu sync.Mutex
+	// known is false until a turn of this process read the files.
+	known bool
+	files map[string][32]byte
+	// warnings and used are those of the last read.
+	warnings []string
+	used     []InstructionUse
+}
+
+// instructionsRead keeps what a turn read and returns the note its user
+// message gets when files changed since the last turn noted them.
+func (st *sessionState) instructionsRead(set InstructionSet) string {
+	st.instr.mu.Lock()
+	defer st.instr.mu.Unlock()
+	st.instr.warnings = set.Warnings
+	if !st.instr.known {
+		return ""
+	}
+	if changed := changedFiles(st.instr.files, digests(set)); len(changed) > 0 {
+		return InstructionsChangedNote(changed)
+	}
+	return ""
+}
+
+// instructionsNoted records that the model now knows the files of set.
+func (st *sessionState) instructionsNoted(set InstructionSet) {
+	st.instr.mu.Lock()
+	defer st.instr.mu.Unlock()
+	st.instr.known, st.instr.files = true, digests(set)
+}
+
+// instructionsSent records what a turn sent of each file.
+func (st *sessionState) instructionsSent(used []InstructionUse) {
+	st.instr.mu.Lock()
+	defer st.instr.mu.Unlock()
+	st.instr.used = used
+}
+
+// instructionWarnings returns the warnings of the session's last read.
+func (st *sessionState) instructionWarnings() []string {
+	st.instr.mu.Lock()
+	defer st.instr.mu.Unlock()
+	return slices.Clone(st.instr.warnings)
+}

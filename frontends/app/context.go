@@ -1,0 +1,75 @@
+package app
+
+import (
+	"context"
+
+	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/wire"
+)
+
+// Requests returns a page of a session's request ledger: rows after the
+// cursor after, at most limit of them (0: the default of 50; more than 200
+// is invalid).
+func (a *App) Requests(ctx context.Context, id string, after int64, limit int) (wire.RequestPage, error) {
+	page, err := a.svc.Requests(ctx, id, after, limit)
+	if err != nil {
+		return wire.RequestPage{}, err
+	}
+	return requestPage(page), nil
+}
+
+// Context reports how full a session's model context is.
+func (a *App) Context(ctx context.Context, id string) (wire.Context, error) {
+	rep, err := a.svc.Context(ctx, id)
+	if err != nil {
+		return wire.Context{}, err
+	}
+	return contextReport(rep), nil
+}
+
+// usageTotals shows the sums of a session's usage.
+func usageTotals(t albedo.UsageTotals) wire.UsageTotals {
+	return wire.UsageTotals{
+		InputTokens: t.InputTokens, CachedInputTokens: t.CachedInputTokens,
+		OutputTokens: t.OutputTokens, ReasoningTokens: t.ReasoningTokens, Requests: t.Requests,
+	}
+}
+
+// requestPage shows a page of a session's request ledger.
+func requestPage(p albedo.RequestPage) wire.RequestPage {
+	out := wire.RequestPage{Rows: make([]wire.RequestRow, len(p.Rows)), Next: p.Next}
+	for i, r := range p.Rows {
+		out.Rows[i] = wire.RequestRow{
+			ID: r.ID, Kind: string(r.Kind), Provider: r.Provider, Model: r.Model, Protocol: string(r.Protocol),
+			Started: r.Started, Finished: r.Finished, Outcome: string(r.Outcome), Status: r.Status,
+			Error:       orNil(r.Error),
+			InputTokens: r.Usage.InputTokens, CachedInputTokens: r.Usage.CachedTokens,
+			OutputTokens: r.Usage.OutputTokens, ReasoningTokens: r.Usage.ReasoningTokens,
+			Items: r.Items, Bytes: r.Bytes,
+		}
+	}
+	return out
+}
+
+// contextReport shows how full a session's context is.
+func contextReport(r albedo.ContextReport) wire.Context {
+	out := wire.Context{
+		Window: r.Window, WindowSource: orNil(r.WindowSource), Used: r.Used, UsedSource: orNil(r.UsedSource),
+		Percent: r.Percent, Instructions: make([]wire.InstructionUse, len(r.Instructions)), Problems: r.Problems,
+	}
+	for i, u := range r.Instructions {
+		out.Instructions[i] = wire.InstructionUse{Path: u.Path, Bytes: u.Bytes, Truncated: u.Truncated}
+	}
+	if out.Problems == nil {
+		out.Problems = []string{}
+	}
+	return out
+}
+
+// orNil is nil for an empty string.
+func orNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

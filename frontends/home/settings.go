@@ -1,0 +1,60 @@
+package home
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// CatalogFile is the model catalog in the home.
+const CatalogFile = "models.json"
+
+// ModelSettings are the "models" settings of extensions.json: how often
+// the model catalog is fetched, and from where.
+type ModelSettings struct {
+	// Refresh is the time between fetches; zero never fetches, which is
+	// also what a home that says nothing gets.
+	Refresh time.Duration
+	// URL is where the catalog is fetched from; "" means the default.
+	URL string
+}
+
+// Models reads the "models" settings. A member of the wrong type is an
+// error naming it; the settings are then zero (no fetching).
+func (e Extensions) Models() (ModelSettings, error) {
+	raw, ok := e["models"]
+	if !ok {
+		return ModelSettings{}, nil
+	}
+	var doc struct {
+		RefreshHours *float64 `json:"refreshHours"`
+		URL          string   `json:"url"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return ModelSettings{}, fmt.Errorf("%s: \"models\" must be {\"refreshHours\": number, \"url\": string}: %w", ExtensionsFile, err)
+	}
+	s := ModelSettings{URL: doc.URL}
+	if doc.RefreshHours != nil {
+		if *doc.RefreshHours < 0 {
+			return ModelSettings{}, fmt.Errorf("%s: \"models.refreshHours\" must not be negative", ExtensionsFile)
+		}
+		s.Refresh = time.Duration(*doc.RefreshHours * float64(time.Hour))
+	}
+	return s, nil
+}
+
+// InstructionsEnabled reads "instructions": {"enabled": bool}; project
+// instructions are on unless it says false.
+func (e Extensions) InstructionsEnabled() (bool, error) {
+	raw, ok := e["instructions"]
+	if !ok {
+		return true, nil
+	}
+	var doc struct {
+		Enabled *bool `json:"enabled"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return true, fmt.Errorf("%s: \"instructions\" must be {\"enabled\": bool}: %w", ExtensionsFile, err)
+	}
+	return doc.Enabled == nil || *doc.Enabled, nil
+}
