@@ -362,8 +362,9 @@ class InstructionsTest(unittest.TestCase):
 
     def test_an_edit_applies_next_turn_with_one_note(self):
         with Albedo(self.provider) as app:
-            root, workspace = self.repo(app, {"AGENTS.md": "old rules"})
-            edit = f"open({str(root / 'AGENTS.md')!r}, 'w').write('new rules')"
+            # The file is in the workspace, where a sandboxed cell may write.
+            root, workspace = self.repo(app, {"pkg/tool/AGENTS.md": "old rules"})
+            edit = "open('AGENTS.md', 'w').write('new rules')"
             self.script.replies += [python(edit), text("edited"), text("second"), text("third")]
             session = app.session(workspace)
             start = len(self.provider.requests)
