@@ -174,11 +174,17 @@ class Kernel:
                 "executable": sys.executable,
             }
         )
+        # A cell sent just before the daemon died may be queued before the
+        # reader sees the control pipe close; the daemon that comes next
+        # counts that cell as interrupted, so it must never start here.
+        parent = os.getppid()
         while True:
             try:
                 request = self.requests.get()
             except KeyboardInterrupt:
                 continue
+            if os.getppid() != parent:
+                self.orphaned()
             try:
                 done = self.run(request)
             except BaseException as failure:  # a fault of the kernel itself
