@@ -23,10 +23,22 @@ type compactionRow struct {
 	Summary     string `bun:"summary"`
 }
 
+// The compaction queries bind their values: a summary is model text, and
+// bun refuses to splice text holding a NUL into SQL.
+const (
+	selectCompactionSQL = `SELECT session_id, users, fingerprint, items, strategy, at, summary
+		FROM compactions WHERE session_id = ?`
+	upsertCompactionSQL = `INSERT INTO compactions (session_id, users, fingerprint, items, strategy, at, summary)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (session_id) DO UPDATE SET users = excluded.users, fingerprint = excluded.fingerprint,
+			items = excluded.items, strategy = excluded.strategy, at = excluded.at, summary = excluded.summary`
+)
+
 // Compaction implements albedo.Store.
 func (s *Store) Compaction(ctx context.Context, sessionID string) (albedo.Compaction, error) {
 	var r compactionRow
-	err := s.read.NewSelect().Model(&r).Where("session_id = ?", sessionID).Scan(ctx)
+	err := s.read.DB.QueryRowContext(ctx, selectCompactionSQL, sessionID).
+		Scan(&r.SessionID, &r.Users, &r.Fingerprint, &r.Items, &r.Strategy, &r.At, &r.Summary)
 	if errors.Is(err, sql.ErrNoRows) {
 		return albedo.Compaction{}, albedo.Errorf(albedo.ENotFound, "session %s has no compaction state", sessionID)
 	}
@@ -51,9 +63,8 @@ func (s *Store) SaveCompaction(ctx context.Context, c albedo.Compaction) error {
 		if !ok {
 			return sessionNotFound(c.SessionID)
 		}
-		_, err = tx.NewInsert().Model(&r).On("CONFLICT (session_id) DO UPDATE").
-			Set("users = EXCLUDED.users, fingerprint = EXCLUDED.fingerprint, items = EXCLUDED.items, " +
-				"strategy = EXCLUDED.strategy, at = EXCLUDED.at, summary = EXCLUDED.summary").Exec(ctx)
+		_, err = tx.Tx.ExecContext(ctx, upsertCompactionSQL,
+			r.SessionID, r.Users, r.Fingerprint, r.Items, r.Strategy, r.At, r.Summary)
 		return err
 	})
 	if err != nil {
