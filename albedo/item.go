@@ -144,6 +144,11 @@ type CellResult struct {
 	// Shown are the images the cell showed, at most MaxCellImages.
 	Shown []*Image `json:"-"`
 	Trace Trace    `json:"-"`
+	// Fresh says the cell ran in a kernel started after an earlier kernel
+	// of the session was gone, so the globals of earlier cells are not
+	// there. The kernel only reports it; the domain decides whether the
+	// model must be told (see runCall).
+	Fresh bool `json:"-"`
 }
 
 // Trace records the files a cell touched; it is the API's (wire.Trace).

@@ -283,7 +283,8 @@ type Cell struct {
 // Kernel runs Python cells in one persistent interpreter per session.
 // Cancelling ctx interrupts the running cell; the result then has status
 // CellInterrupted. A kernel that crashed or was stopped is started afresh on
-// the next cell, and that result's Notes say the globals are gone.
+// the next cell, and that result is marked Fresh; the kernel adds no note of
+// it, since the domain alone decides what the model is told.
 type Kernel interface {
 	Run(ctx context.Context, cell Cell) (CellResult, error)
 	// Stop ends a session's kernel, if any; its globals are gone.

@@ -537,6 +537,13 @@ func (s *Service) runCall(ctx context.Context, st *sessionState, sess Session, c
 	if res.DurationMS == 0 {
 		res.DurationMS = s.clock.Now().Sub(began).Milliseconds()
 	}
+	if res.Fresh && s.kernelWasLive(st) {
+		// The kernel went away since the last cell without albedo stopping
+		// it: the model has not been told yet that its globals are gone.
+		// (A kernel albedo stopped, or one lost with a restart, was
+		// reported with the next message: see deliverQueued.)
+		res.Notes = append(res.Notes, KernelResetNote)
+	}
 	s.markKernelUsed(ctx, st, sess.ID)
 	return outputItems(call, res, now())
 }
@@ -558,6 +565,14 @@ func (s *Service) forgetOutput(ctx context.Context, id string, call int64) {
 	if err := s.spool.Remove(ctx, id, call); err != nil {
 		s.log.Warn("remove spooled cell output", "session", id, "call", call, "err", err)
 	}
+}
+
+// kernelWasLive says whether albedo believed the session's kernel held the
+// globals of earlier cells.
+func (s *Service) kernelWasLive(st *sessionState) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.kernelLive
 }
 
 // markKernelUsed records that the session's kernel now holds state the

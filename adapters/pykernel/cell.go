@@ -21,9 +21,8 @@ const (
 
 // Notes for the model about its kernel.
 const (
-	restartNote = "The python kernel was restarted: variables, imports and definitions from earlier cells are gone."
-	goneNote    = "The python kernel stopped; the next cell starts a fresh one, without the variables, imports and definitions of earlier cells."
-	killedNote  = "The python kernel did not stop within 2s of the interrupt and was killed; the next cell starts a fresh one, without the variables, imports and definitions of earlier cells."
+	goneNote   = "The python kernel stopped; the next cell starts a fresh one, without the variables, imports and definitions of earlier cells."
+	killedNote = "The python kernel did not stop within 2s of the interrupt and was killed; the next cell starts a fresh one, without the variables, imports and definitions of earlier cells."
 )
 
 // liveInterval is how often what a running cell printed is handed on.

@@ -62,9 +62,9 @@
 // the job's pid, "job_ended" when its process exits, and "job_wake" when
 // nothing read that end (await, wait(), exit_code, stop()); a job ending
 // during a cell is judged when the cell ends. The daemon passes a wake to
-// Options.OnJobEnd, counts running jobs (RunningJobs; the idle timer spares
-// a kernel with any) and kills every job's process group when the kernel
-// is killed or exits, and removes the spool folder. A kernel whose daemon
+// Options.OnJobEnd, counts running jobs (RunningJobs; the daemon's idle
+// reaper spares a kernel with any) and kills every job's process group when
+// the kernel is killed or exits, and removes the spool folder. A kernel whose daemon
 // died kills its jobs' groups before its own. A job started at the very
 // moment its kernel is killed may escape before its pid is reported.
 //
@@ -92,8 +92,8 @@
 // 250ms; a kernel that has not finished the cell 2 seconds later is killed,
 // and the result's Notes say so. A kernel that exits during a cell gives
 // status "error" saying how it exited. The first result of a fresh kernel
-// in a session that had one before carries a note that the globals are
-// gone.
+// in a session that had one before is marked Fresh: the kernel reports the
+// fact, and the domain decides what the model is told of it.
 //
 // # Trace
 //

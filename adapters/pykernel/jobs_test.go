@@ -3,7 +3,6 @@ package pykernel
 import (
 	"bytes"
 	"context"
-	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
@@ -215,29 +214,6 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
-}
-
-func TestIdleTimerSparesAKernelWithRunningJobs(t *testing.T) {
-	var logs syncBuffer
-	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	k := newKernels(t, Options{IdleTimeout: 20 * time.Millisecond, Logger: log})
-	dir := t.TempDir()
-	run(t, k, "idle", dir, `x = 42
-j = run("sleep 100")`)
-	pid := pidOf(k, "idle")
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(logs.String(), "kept an idle python kernel for its jobs") {
-		if time.Now().After(deadline) {
-			t.Fatal("the idle timer never came")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	if pidOf(k, "idle") != pid || !alive(pid) {
-		t.Fatal("the kernel with a running job was stopped")
-	}
-	if res := run(t, k, "idle", dir, `j.stop(); x`); res.Value != "42" || len(res.Notes) != 0 {
-		t.Errorf("the kernel lost its globals: %+v", res)
-	}
 }
 
 // png23 is a 2×3 PNG.

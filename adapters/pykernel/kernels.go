@@ -73,7 +73,7 @@ func (k *Kernels) Run(ctx context.Context, cell albedo.Cell) (albedo.CellResult,
 	// A kernel that died before it took the cell (say, between cells) ran
 	// none of it: the cell goes to a fresh kernel, once.
 	for attempt := 0; ; attempt++ {
-		p, notes, err := k.kernel(ctx, s, cell.Workspace)
+		p, fresh, err := k.kernel(ctx, s, cell.Workspace)
 		if err != nil {
 			if ctx.Err() != nil {
 				return notStarted(), nil
@@ -85,9 +85,7 @@ func (k *Kernels) Run(ctx context.Context, cell albedo.Cell) (albedo.CellResult,
 		if !reached && attempt == 0 && ctx.Err() == nil {
 			continue
 		}
-		if notes != nil {
-			res.Notes = append(notes, res.Notes...)
-		}
+		res.Fresh = fresh
 		return res, nil
 	}
 }
@@ -163,9 +161,9 @@ func (k *Kernels) session(id string) (*session, error) {
 }
 
 // kernel returns the session's running kernel, starting a fresh one when
-// it has none, with the notes its first result carries. The caller holds
-// the session's turn.
-func (k *Kernels) kernel(ctx context.Context, s *session, workspace string) (*process, []string, error) {
+// it has none, and whether it is a fresh one after an earlier kernel of
+// the session was gone. The caller holds the session's turn.
+func (k *Kernels) kernel(ctx context.Context, s *session, workspace string) (*process, bool, error) {
 	k.mu.Lock()
 	p := s.proc
 	if p != nil && p.gone() {
@@ -180,30 +178,27 @@ func (k *Kernels) kernel(ctx context.Context, s *session, workspace string) (*pr
 		_ = unfit.stop(ctx)
 	}
 	if p != nil {
-		return p, nil, nil
+		return p, false, nil
 	}
 	p, err := k.start(ctx, s.id, workspace)
 	if err != nil {
-		return nil, nil, fmt.Errorf("starting the python kernel of session %s: %w", s.id, err)
+		return nil, false, fmt.Errorf("starting the python kernel of session %s: %w", s.id, err)
 	}
 	k.mu.Lock()
 	if k.closed {
 		k.mu.Unlock()
 		_ = p.stop(context.Background())
-		return nil, nil, ErrClosed
+		return nil, false, ErrClosed
 	}
 	s.proc = p
 	k.mu.Unlock()
-	var notes []string
-	if s.started {
-		notes = []string{restartNote}
-	}
+	fresh := s.started
 	s.started = true
-	return p, notes, nil
+	return p, fresh, nil
 }
 
-// settle forgets a kernel that is gone after a cell, and otherwise restarts
-// its idle timer. The caller holds the session's turn.
+// settle forgets a kernel that is gone after a cell. The caller holds the
+// session's turn.
 func (k *Kernels) settle(s *session, p *process) {
 	if p.gone() {
 		k.mu.Lock()
@@ -211,37 +206,7 @@ func (k *Kernels) settle(s *session, p *process) {
 			s.proc = nil
 		}
 		k.mu.Unlock()
-		return
 	}
-	if k.opts.IdleTimeout > 0 {
-		p.armIdle(k.opts.IdleTimeout, func() { k.reap(s, p) })
-	}
-}
-
-// reap stops a kernel that has been idle for Options.IdleTimeout, unless a
-// cell has taken it meanwhile.
-func (k *Kernels) reap(s *session, p *process) {
-	select {
-	case s.turn <- struct{}{}:
-	default:
-		return // a cell is running; it restarts the timer when done
-	}
-	defer func() { <-s.turn }()
-	k.mu.Lock()
-	if s.proc != p {
-		k.mu.Unlock()
-		return
-	}
-	if p.runningJobs() > 0 {
-		k.mu.Unlock()
-		p.log.Debug("kept an idle python kernel for its jobs", "jobs", p.runningJobs())
-		p.armIdle(k.opts.IdleTimeout, func() { k.reap(s, p) })
-		return
-	}
-	s.proc = nil
-	k.mu.Unlock()
-	p.log.Info("stopping an idle python kernel", "idle", k.opts.IdleTimeout)
-	_ = p.stop(context.Background())
 }
 
 // notStarted is the result of a cell interrupted before it began.

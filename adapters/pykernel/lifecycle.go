@@ -20,7 +20,6 @@ func (p *process) wait(cmd *exec.Cmd) {
 	}
 	p.state = cmd.ProcessState
 	p.cancel()
-	p.stopIdle()
 	close(p.exited)
 	p.log.Info("python kernel exited", "state", p.state.String())
 	_ = p.ctl.Close()
@@ -49,7 +48,6 @@ func (p *process) interrupt() {
 
 // kill ends the kernel and its process group at once.
 func (p *process) kill() {
-	p.stopIdle()
 	select {
 	case <-p.exited:
 		return
@@ -92,32 +90,11 @@ func (p *process) gone() bool {
 	}
 }
 
-// stoppedOnPurpose reports whether Stop, Close or the idle timer ended the
-// kernel.
+// stoppedOnPurpose reports whether Stop or Close ended the kernel.
 func (p *process) stoppedOnPurpose() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.stopped
-}
-
-// armIdle (re)starts the idle timer, which calls f after d.
-func (p *process) armIdle(d time.Duration, f func()) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.idle == nil {
-		p.idle = time.AfterFunc(d, f)
-		return
-	}
-	p.idle.Reset(d)
-}
-
-// stopIdle stops the idle timer.
-func (p *process) stopIdle() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.idle != nil {
-		p.idle.Stop()
-	}
 }
 
 // closeAll closes files, ignoring errors.

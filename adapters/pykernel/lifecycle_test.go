@@ -40,11 +40,11 @@ func TestKernelDeathIsAResult(t *testing.T) {
 				t.Errorf("notes = %q", res.Notes)
 			}
 			next := run(t, k, "s", workspace, "'kept' in globals()")
-			if next.Value != "False" || len(next.Notes) != 1 || next.Notes[0] != restartNote {
-				t.Errorf("next = %q, notes %q; want False with the restart note", next.Value, next.Notes)
+			if next.Value != "False" || !next.Fresh || len(next.Notes) != 0 {
+				t.Errorf("next = %q, fresh %v, notes %q; want False from a fresh kernel, without notes (the domain tells the model)", next.Value, next.Fresh, next.Notes)
 			}
-			if after := run(t, k, "s", workspace, "1"); len(after.Notes) != 0 {
-				t.Errorf("the cell after has notes %q", after.Notes)
+			if after := run(t, k, "s", workspace, "1"); len(after.Notes) != 0 || after.Fresh {
+				t.Errorf("the cell after has notes %q, fresh %v", after.Notes, after.Fresh)
 			}
 		})
 	}
@@ -59,8 +59,8 @@ func TestKernelDeathBetweenCells(t *testing.T) {
 		t.Fatalf("kernel %d did not exit", pid)
 	}
 	res := run(t, k, "s", workspace, "'os' in globals()")
-	if res.Value != "False" || len(res.Notes) != 1 || res.Notes[0] != restartNote {
-		t.Errorf("after the death: %q %q, notes %q", res.Value, res.Error, res.Notes)
+	if res.Value != "False" || !res.Fresh || len(res.Notes) != 0 {
+		t.Errorf("after the death: %q %q, fresh %v, notes %q", res.Value, res.Error, res.Fresh, res.Notes)
 	}
 }
 
@@ -71,8 +71,8 @@ func TestStop(t *testing.T) {
 		t.Fatalf("Stop without a kernel: %v", err)
 	}
 	first := run(t, k, "s", workspace, "x = 1")
-	if len(first.Notes) != 0 {
-		t.Errorf("first result has notes %q", first.Notes)
+	if len(first.Notes) != 0 || first.Fresh {
+		t.Errorf("first result has notes %q, fresh %v", first.Notes, first.Fresh)
 	}
 	pid := pidOf(k, "s")
 	if err := k.Stop(t.Context(), "s"); err != nil {
@@ -82,8 +82,8 @@ func TestStop(t *testing.T) {
 		t.Errorf("kernel %d still runs after Stop", pid)
 	}
 	res := run(t, k, "s", workspace, "'x' in globals()")
-	if res.Value != "False" || len(res.Notes) != 1 || res.Notes[0] != restartNote {
-		t.Errorf("after Stop: %q, notes %q", res.Value, res.Notes)
+	if res.Value != "False" || !res.Fresh || len(res.Notes) != 0 {
+		t.Errorf("after Stop: %q, fresh %v, notes %q", res.Value, res.Fresh, res.Notes)
 	}
 }
 
@@ -121,28 +121,6 @@ func TestCloseLeavesNoProcess(t *testing.T) {
 	}
 	if _, err := k.Run(t.Context(), albedo.Cell{SessionID: "a", Workspace: workspace, Code: "1"}); !errors.Is(err, ErrClosed) {
 		t.Errorf("Run after Close: %v, want ErrClosed", err)
-	}
-}
-
-func TestIdleKernelsStop(t *testing.T) {
-	const idle = time.Second
-	k := newKernels(t, Options{IdleTimeout: idle})
-	workspace := t.TempDir()
-	run(t, k, "s", workspace, "x = 1")
-	pid := pidOf(k, "s")
-	// Cells keep it alive.
-	for range 3 {
-		time.Sleep(idle / 4)
-		if res := run(t, k, "s", workspace, "x"); res.Value != "1" {
-			t.Fatalf("kernel lost its globals while busy: %q %q", res.Value, res.Notes)
-		}
-	}
-	if !waitGone(pid, 3*idle) {
-		t.Fatalf("idle kernel %d still runs", pid)
-	}
-	res := run(t, k, "s", workspace, "'x' in globals()")
-	if res.Value != "False" || len(res.Notes) != 1 || res.Notes[0] != restartNote {
-		t.Errorf("after the idle stop: %q, notes %q", res.Value, res.Notes)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"os"
-	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
 )
@@ -34,10 +33,6 @@ type Options struct {
 	// Env is the base environment that kernels take their allowed variables
 	// from (see the package documentation); os.Environ() when nil.
 	Env []string
-	// IdleTimeout stops a kernel that has run no cell for this long, unless
-	// background jobs run in it; its session's next cell starts a fresh
-	// one. Zero never stops kernels.
-	IdleTimeout time.Duration
 	// OutputLimit caps, in bytes, the output kept of one cell, and likewise
 	// its value and error; DefaultOutputLimit when zero or negative.
 	OutputLimit int
@@ -77,9 +72,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.IdleTimeout < 0 {
-		o.IdleTimeout = 0
 	}
 	return o
 }

@@ -70,8 +70,7 @@ type process struct {
 	mu      sync.Mutex
 	cell    *cellState
 	nextID  int64
-	stopped bool // ended on purpose: Stop, Close or the idle timer
-	idle    *time.Timer
+	stopped bool // ended on purpose: Stop or Close
 	jobs    jobState
 }
 
