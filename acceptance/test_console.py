@@ -362,7 +362,9 @@ class ConsoleTest(unittest.TestCase):
         def script(request):
             if after_tool(request):
                 return text("vent filed")
-            return python("await vent('harness', 'the fixture is slow', suggestion='cache the fixture')")
+            if user_texts(request)[-1] == "complain":
+                return python("await vent('harness', 'the fixture is slow', suggestion='cache the fixture')")
+            return text("noted")
 
         provider = Provider(script)
         self.addCleanup(provider.close)
@@ -371,11 +373,21 @@ class ConsoleTest(unittest.TestCase):
             console.wait_for(PROMPT)
             console.say("complain")
             console.wait_for("vent filed", "idle")
+            # The session's title follows its latest message; the vent
+            # keeps the one it had when it filed.
+            console.say("moving on")
+            console.wait_for("noted", "idle")
             console.say("/vents")
             # "1 vent, 1 open" is the ledger's own line: the session screen
             # shows the vent's text too, until the console has switched.
             screen = console.wait_for("the fixture is slow", "cache the fixture", "1 vent, 1 open")
             self.assertIn("harness", screen)
+            session = self.only_session(app)
+            # The detail pane may wrap the label: compare without the breaks.
+            flat = " ".join(re.sub(r"[│┃|]", " ", screen).split())
+            self.assertIn(f"“complain” ({session}, now “moving on”)", flat)
+            with app.api("/extensions/paperclips/items") as response:
+                self.assertEqual(json.load(response)["items"][0]["value"]["session_title"], "complain")
             console.type("r")
             console.wait_for("reply to #")
             console.type("cached it for you")

@@ -36,7 +36,12 @@ type Vent struct {
 	// SessionID and Workspace say who filed the vent; SessionID may be empty.
 	SessionID string
 	Workspace string
-	Reply     string
+	// SessionTitle is the filing session's title when it filed the vent,
+	// stored with it; "" for a vent filed before albedo kept it, or by a
+	// tool outside albedo. albedo hands such a vent out with the session's
+	// current title instead, when the session still exists.
+	SessionTitle string
+	Reply        string
 	// Resolution is the model's note when it resolved the vent.
 	Resolution         string
 	ResolvingSessionID string

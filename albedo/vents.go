@@ -32,7 +32,7 @@ func (s *Service) FileVent(ctx context.Context, sessionID string, n NewVent) (Ve
 	}
 	v := Vent{Topic: n.Topic, Title: n.Title, Message: n.Message, Suggestion: n.Suggestion, Status: VentOpen, SessionID: sessionID}
 	if sess, err := s.store.Session(ctx, sessionID); err == nil {
-		v.Workspace = sess.Workspace
+		v.Workspace, v.SessionTitle = sess.Workspace, sess.Title
 	}
 	if v.Title == "" {
 		v.Title = v.displayTitle()
@@ -241,22 +241,28 @@ func (s *Service) PendingReplies(ctx context.Context, sessionID string) (int, er
 	return n, nil
 }
 
-// shown readies vents to be handed out: each gets its display title and
-// the name of the session that filed it, looked up once per session.
+// shown readies vents to be handed out: each gets its display title, the
+// name of the session that filed it, and, when the vent does not hold the
+// session's title at filing time, the session's current title; sessions
+// are looked up once each.
 func (s *Service) shown(ctx context.Context, vents ...*Vent) {
-	names := make(map[string]string)
+	type filer struct{ name, title string }
+	filers := make(map[string]filer)
 	for _, v := range vents {
 		v.Title = v.displayTitle()
 		if v.SessionID == "" {
 			continue
 		}
-		name, ok := names[v.SessionID]
+		f, ok := filers[v.SessionID]
 		if !ok {
 			if sess, err := s.store.Session(ctx, v.SessionID); err == nil {
-				name = sess.Name
+				f = filer{name: sess.Name, title: sess.Title}
 			}
-			names[v.SessionID] = name
+			filers[v.SessionID] = f
 		}
-		v.SessionName = name
+		v.SessionName = f.name
+		if v.SessionTitle == "" {
+			v.SessionTitle = f.title
+		}
 	}
 }

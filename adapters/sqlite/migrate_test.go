@@ -317,3 +317,40 @@ func TestUpgradeFromVersion3KeepsItems(t *testing.T) {
 		t.Fatalf("flagged item after upgrade = %+v, %v", got, err)
 	}
 }
+
+func TestUpgradeFromVersion7KeepsVentsWithoutAFilingTitle(t *testing.T) {
+	path := testPath(t)
+	db := rawDB(t, path)
+	all := migrations()
+	for _, stmts := range all[:7] {
+		for _, stmt := range stmts {
+			if _, err := db.Exec(stmt); err != nil {
+				t.Fatalf("build a version 7 file: %v", err)
+			}
+		}
+	}
+	for _, stmt := range []string{
+		`INSERT INTO paperclips (topic, message, cwd, session) VALUES ('bug', 'filed before', '/w', 's0')`,
+		`PRAGMA user_version = 7`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t, path)
+	ctx := context.Background()
+	old, err := s.Vent(ctx, 1)
+	if err != nil || old.Message != "filed before" || old.SessionID != "s0" || old.SessionTitle != "" {
+		t.Fatalf("vent after upgrade = %+v, %v; want it whole, without a filing title", old, err)
+	}
+	filed, err := s.InsertVent(ctx, albedo.Vent{Topic: "bug", Message: "filed after", SessionID: "s0", SessionTitle: "the title then"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Vent(ctx, filed.ID); err != nil || got.SessionTitle != "the title then" {
+		t.Errorf("vent filed after the upgrade = %+v, %v", got, err)
+	}
+}

@@ -3,7 +3,7 @@ package sqlite
 // SchemaVersion is the schema version this package writes, kept in the
 // database's PRAGMA user_version. Version 0 is an empty file or one written
 // by albedo before versioning, holding only a sessions table.
-const SchemaVersion = 7
+const SchemaVersion = 8
 
 // nowMillis is an SQL expression for the current Unix time in milliseconds.
 // It avoids unixepoch(), which SQLite only gained in 3.38, so that older
@@ -191,5 +191,10 @@ func migrations() [SchemaVersion][]string {
 			)`,
 			`CREATE INDEX requests_session ON requests (session_id, id)`,
 		},
+
+		// 8: the filing session's title when it filed a vent. Vents filed
+		// before, or by tools outside albedo, hold '' and are shown with the
+		// session's current title.
+		{`ALTER TABLE paperclips ADD COLUMN session_title TEXT NOT NULL DEFAULT ''`},
 	}
 }

@@ -27,6 +27,7 @@ type ventRow struct {
 	Reply            string `bun:"reply"`
 	Resolution       string `bun:"resolution"`
 	ResolvingSession string `bun:"resolving_session"`
+	SessionTitle     string `bun:"session_title"`
 	Revision         int64  `bun:"revision"`
 	CreatedAt        int64  `bun:"created_at"`
 	UpdatedAt        int64  `bun:"updated_at"`
@@ -35,7 +36,7 @@ type ventRow struct {
 // ventWritten are the columns a write of a vent sets, in writtenArgs
 // order; the store keeps id, revision and times itself.
 const ventWritten = `topic, title, message, suggestion, status, session, cwd,
-	reply, resolution, resolving_session`
+	reply, resolution, resolving_session, session_title`
 
 // ventColumns is the select list that ventRow.fields scans into.
 const ventColumns = `id, ` + ventWritten + `, revision, created_at, updated_at`
@@ -46,7 +47,7 @@ const ventColumns = `id, ` + ventWritten + `, revision, created_at, updated_at`
 func (r *ventRow) writtenArgs() []any {
 	return []any{
 		r.Topic, r.Title, r.Message, r.Suggestion, r.Status, textArg(r.Session),
-		r.Workspace, r.Reply, r.Resolution, r.ResolvingSession,
+		r.Workspace, r.Reply, r.Resolution, r.ResolvingSession, r.SessionTitle,
 	}
 }
 
@@ -55,7 +56,7 @@ func (r *ventRow) fields() []any {
 	return []any{
 		&r.ID, &r.Topic, &r.Title, &r.Message, &r.Suggestion, &r.Status,
 		(*nullText)(&r.Session), &r.Workspace, &r.Reply, &r.Resolution,
-		&r.ResolvingSession, &r.Revision, &r.CreatedAt, &r.UpdatedAt,
+		&r.ResolvingSession, &r.SessionTitle, &r.Revision, &r.CreatedAt, &r.UpdatedAt,
 	}
 }
 
@@ -82,6 +83,7 @@ func newVentRow(v *albedo.Vent) ventRow {
 		Reply:            v.Reply,
 		Resolution:       v.Resolution,
 		ResolvingSession: v.ResolvingSessionID,
+		SessionTitle:     v.SessionTitle,
 		Revision:         v.Revision,
 	}
 }
@@ -100,6 +102,7 @@ func (r *ventRow) vent() albedo.Vent {
 		Reply:              r.Reply,
 		Resolution:         r.Resolution,
 		ResolvingSessionID: r.ResolvingSession,
+		SessionTitle:       r.SessionTitle,
 		Revision:           r.Revision,
 		CreatedAt:          fromMillis(r.CreatedAt),
 		UpdatedAt:          fromMillis(r.UpdatedAt),
@@ -118,7 +121,7 @@ func (s *Store) InsertVent(ctx context.Context, v albedo.Vent) (albedo.Vent, err
 	now := time.Now().UnixMilli()
 	row.CreatedAt, row.UpdatedAt = now, now
 	err := s.write.DB.QueryRowContext(ctx, `INSERT INTO paperclips (`+ventWritten+`,
-		revision, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		revision, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		RETURNING id`, append(row.writtenArgs(), row.Revision, row.CreatedAt, row.UpdatedAt)...).Scan(&row.ID)
 	if err != nil {
 		return albedo.Vent{}, fmt.Errorf("insert vent: %w", unavailable(err))
@@ -183,7 +186,7 @@ func updateVent(ctx context.Context, tx bun.Tx, v albedo.Vent) (albedo.Vent, err
 	// Every column but the ones the store keeps: id, revision and times.
 	args := append(row.writtenArgs(), time.Now().UnixMilli(), v.ID, v.Revision)
 	err := tx.Tx.QueryRowContext(ctx, `UPDATE paperclips SET (`+ventWritten+`) =
-		(?, ?, ?, ?, ?, ?, ?, ?, ?, ?), revision = revision + 1, updated_at = ?
+		(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), revision = revision + 1, updated_at = ?
 		WHERE id = ? AND revision = ? RETURNING `+ventColumns, args...).Scan(row.fields()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return albedo.Vent{}, ventMissed(ctx, tx, v.ID, v.Revision)

@@ -19,6 +19,8 @@ func newVent(message string) albedo.Vent {
 		Status:     albedo.VentOpen,
 		SessionID:  "s0",
 		Workspace:  "/work/s0",
+		// The filing session's title when it filed the vent.
+		SessionTitle: "fix the flaky job",
 	}
 }
 

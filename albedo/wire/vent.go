@@ -24,7 +24,11 @@ type Vent struct {
 	// SessionID is the filing session, nil when unknown.
 	SessionID *string `json:"session_id"`
 	// SessionName is the filing session's name, when it has one.
-	SessionName        string  `json:"session_name,omitempty"`
+	SessionName string `json:"session_name,omitempty"`
+	// SessionTitle is the filing session's title when it filed the vent
+	// (its current title for a vent filed before albedo kept it), when
+	// known.
+	SessionTitle       string  `json:"session_title,omitempty"`
 	Workspace          string  `json:"workspace"`
 	Reply              string  `json:"reply"`
 	Resolution         string  `json:"resolution"`

@@ -130,8 +130,13 @@ func showVent(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 	}
 	fmt.Fprintf(e.stdout, "#%s %s\n%s · %s · filed %s\n", v.ID, v.Title, v.Status, v.Topic, v.Created().Format(time.DateTime))
 	session := v.Session()
-	if v.SessionName != "" {
+	switch {
+	case v.SessionName != "" && v.SessionTitle != "":
+		session = fmt.Sprintf("%s “%s” (%s)", v.SessionName, v.SessionTitle, session)
+	case v.SessionName != "":
 		session = v.SessionName + " (" + session + ")"
+	case v.SessionTitle != "":
+		session = "“" + v.SessionTitle + "” (" + session + ")"
 	}
 	for _, f := range []struct{ name, value string }{
 		{"Message", v.Message}, {"Suggestion", v.Suggestion}, {"Session", session}, {"Workspace", v.Workspace},

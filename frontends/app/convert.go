@@ -93,7 +93,8 @@ func vent(v albedo.Vent) wire.Vent {
 	return wire.Vent{
 		ID: strconv.FormatInt(v.ID, 10), Title: v.Title, Topic: v.Topic, Status: string(v.Status),
 		Message: v.Message, Suggestion: v.Suggestion, SessionID: optional(v.SessionID), SessionName: v.SessionName,
-		Workspace: v.Workspace, Reply: v.Reply, Resolution: v.Resolution,
+		SessionTitle: v.SessionTitle,
+		Workspace:    v.Workspace, Reply: v.Reply, Resolution: v.Resolution,
 		ResolvingSessionID: optional(v.ResolvingSessionID), Revision: v.Revision,
 		CreatedAt: v.CreatedAt.UnixMilli(), UpdatedAt: v.UpdatedAt.UnixMilli(),
 	}

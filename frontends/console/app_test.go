@@ -247,7 +247,7 @@ func TestConsolePickerAndVents(t *testing.T) {
 	f := newFakeDaemon(t)
 	f.vents = []client.Vent{
 		{ID: "1", Title: "old complaint", Topic: "bug", Status: "open", Message: "the old message"},
-		{ID: "2", Title: "new complaint", Topic: "harness", Status: "open", Message: "it is slow", Suggestion: "cache it", SessionID: ptr("s2"), Workspace: "/w2"},
+		{ID: "2", Title: "new complaint", Topic: "harness", Status: "open", Message: "it is slow", Suggestion: "cache it", SessionID: ptr("s2"), SessionTitle: "what s2 was about", Workspace: "/w2"},
 	}
 	f.events["s2"] = []client.Event{{Type: "user", Seq: 1, Text: "in s2"}}
 	s, wait := startConsole(t, f, Options{Workspace: "/w"})
@@ -257,7 +257,7 @@ func TestConsolePickerAndVents(t *testing.T) {
 		t.Errorf("sessions out of order:\n%s", screen)
 	}
 	s.typeText("v")
-	s.waitFor(t, "#2", "new complaint", "it is slow", "cache it", "“newer” (s2)", "/w2")
+	s.waitFor(t, "#2", "new complaint", "it is slow", "cache it", "“what s2 was about” (s2, now “newer”)", "/w2")
 	s.typeText("r")
 	s.waitFor(t, "reply to #2:")
 	s.typeText("on it")

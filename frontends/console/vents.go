@@ -186,36 +186,55 @@ func ventDetail(x client.Vent, sessions map[string]client.Session) string {
 	}
 	field("Message", x.Message)
 	field("Suggestion", x.Suggestion)
-	field("Filed by", sessionLabel(x.Session(), x.SessionName, sessions))
+	field("Filed by", sessionLabel(x.Session(), x.SessionName, x.SessionTitle, sessions))
 	field("Workspace", x.Workspace)
 	field("Reply", x.Reply)
 	if x.Resolution != "" {
 		by := ""
 		if x.ResolvingSessionID != nil {
-			by = " (by " + sessionLabel(*x.ResolvingSessionID, "", sessions) + ")"
+			by = " (by " + sessionLabel(*x.ResolvingSessionID, "", "", sessions) + ")"
 		}
 		field("Resolution", x.Resolution+by)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// sessionLabel names a session the way the user knows it.
-func sessionLabel(id, name string, sessions map[string]client.Session) string {
+// sessionLabel names a session the way the user knows it: by its name,
+// then by title, the one it had when it filed the vent (filed) where known,
+// saying what it is called now when that differs, or that it is gone.
+func sessionLabel(id, name, filed string, sessions map[string]client.Session) string {
 	if id == "" {
 		return "an unknown session"
 	}
 	s, ok := sessions[id]
-	switch {
-	case name != "":
-		return name + " (" + id + ")"
-	case ok && s.Name != "":
-		return s.Name + " (" + id + ")"
-	case ok:
-		return "“" + truncate(s.Title, 60) + "” (" + id + ")"
-	case sessions != nil:
-		return id + " (gone)"
+	if name == "" && ok {
+		name = s.Name
 	}
-	return id
+	title := filed
+	if title == "" && ok {
+		title = s.Title
+	}
+	var who []string
+	if name != "" {
+		who = append(who, name)
+	}
+	if title != "" {
+		who = append(who, "“"+truncate(title, 60)+"”")
+	}
+	notes := []string{id}
+	switch {
+	case ok && title != "" && s.Title != title:
+		notes = append(notes, "now “"+truncate(s.Title, 60)+"”")
+	case !ok && sessions != nil:
+		notes = append(notes, "gone")
+	}
+	if len(who) == 0 && len(notes) == 1 {
+		return id
+	}
+	if len(who) == 0 {
+		return id + " (" + strings.Join(notes[1:], ", ") + ")"
+	}
+	return strings.Join(who, " ") + " (" + strings.Join(notes, ", ") + ")"
 }
 
 // keys handles the ledger's keys.
