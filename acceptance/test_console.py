@@ -62,6 +62,24 @@ def colours_before(screen, word):
     return set(re.findall(r"\d+", found.group(1)))
 
 
+def round_tokens(n):
+    """A token count as the status line rounds it: 950, 84k, 1.2M."""
+    if n < 1000:
+        return str(n)
+    if n < 1_000_000:
+        return f"{(n + 500) // 1000}k"
+    return f"{n / 1_000_000:.1f}M"
+
+
+def brief_tokens(n):
+    """A token count as the status line writes totals: 950, 12.3k, 4.1M."""
+    if n < 1000:
+        return str(n)
+    if n < 1_000_000:
+        return f"{n / 1000:.1f}k"
+    return f"{n / 1_000_000:.1f}M"
+
+
 class ConsoleTest(unittest.TestCase):
     """The console is a client of the daemon like any other."""
 
@@ -355,6 +373,39 @@ class ConsoleTest(unittest.TestCase):
             screen = again.wait_for("finished while you were away", "idle")
             for expected in ("❯ work without me", "latch released", session):
                 self.assertIn(expected, screen)
+            again.say("/quit")
+            again.wait_gone()
+
+    def test_attaching_to_an_idle_session_shows_its_context_at_once(self):
+        provider = Provider(lambda request: text("hello back"))
+        self.addCleanup(provider.close)
+
+        def window(app):
+            config = json.loads((app.home / "config.json").read_text())
+            config["providers"]["fixture"]["contextWindow"] = 200000
+            (app.home / "config.json").write_text(json.dumps(config))
+
+        with Albedo(provider, prepare=window) as app:
+            console = self.open(app)
+            console.wait_for(PROMPT)
+            console.say("hello")
+            console.wait_for("hello back", "idle", "ctx ")
+            console.keys("C-d")
+            console.wait_gone()
+            session = self.only_session(app)
+            with app.api(f"/sessions/{session}/context") as response:
+                context = json.load(response)
+            with app.api(f"/sessions/{session}?tail=0") as response:
+                usage = json.load(response)["session"]["usage"]
+            self.assertEqual(context["window"], 200000)
+            figure = (f"ctx {context['percent']:.0f}% · {round_tokens(context['used'])}/200k · "
+                      f"{brief_tokens(usage['input_tokens'])} in · {brief_tokens(usage['output_tokens'])} out")
+
+            # No request runs after attaching: the figure comes from the
+            # daemon's measure, not from a live status event.
+            again = self.open(app, "attach", session)
+            screen = again.wait_for("hello back", "idle", figure)
+            self.assertEqual(len(provider.requests), 1, screen)
             again.say("/quit")
             again.wait_gone()
 

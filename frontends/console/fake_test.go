@@ -39,10 +39,16 @@ type fakeDaemon struct {
 	dials int
 	// hidden are the sessions deleted or archived: left out of listings.
 	hidden map[string]bool
+	// usage sums each session's requests, as the status events published
+	// report them; contexts is each session's context measure, as the
+	// latest status event gave it. Tests may set both.
+	usage    map[string]client.UsageTotals
+	contexts map[string]client.Context
 }
 
 func newFakeDaemon(t *testing.T) *fakeDaemon {
-	f := &fakeDaemon{t: t, events: map[string][]client.Event{}, subs: map[string][]chan client.Event{}, hidden: map[string]bool{}}
+	f := &fakeDaemon{t: t, events: map[string][]client.Event{}, subs: map[string][]chan client.Event{}, hidden: map[string]bool{},
+		usage: map[string]client.UsageTotals{}, contexts: map[string]client.Context{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /sessions", f.sessions)
 	mux.HandleFunc("GET /sessions/{id}", f.session)
@@ -54,6 +60,11 @@ func newFakeDaemon(t *testing.T) *fakeDaemon {
 		writeJSON(w, map[string]any{"deleted": r.PathValue("id")})
 	})
 	mux.HandleFunc("GET /sessions/{id}/stream", f.stream)
+	mux.HandleFunc("GET /sessions/{id}/context", func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		writeJSON(w, f.contexts[r.PathValue("id")])
+	})
 	mux.HandleFunc("GET /sessions/{id}/status", func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
@@ -166,6 +177,16 @@ func (f *fakeDaemon) publish(id string, events ...client.Event) {
 		if ev.Type == "status" && ev.Running != nil {
 			f.running = *ev.Running
 		}
+		if u := ev.Usage; ev.Type == "status" && u != nil {
+			total := f.usage[id]
+			total.InputTokens += client.Tokens(u.InputTokens)
+			total.OutputTokens += client.Tokens(u.OutputTokens)
+			total.Requests++
+			f.usage[id] = total
+		}
+		if ev.Type == "status" && ev.Used != nil {
+			f.contexts[id] = client.Context{Used: ev.Used, Window: ev.Window, Percent: ev.Percent}
+		}
 		for _, ch := range f.subs[id] {
 			ch <- ev
 		}
@@ -209,7 +230,7 @@ func (f *fakeDaemon) session(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, map[string]any{
-		"session": client.Session{ID: id, Workspace: "/w", Provider: "fixture", Model: "fixture-model", Title: "a title"},
+		"session": client.Session{ID: id, Workspace: "/w", Provider: "fixture", Model: "fixture-model", Title: "a title", Usage: f.usage[id]},
 		"running": f.running, "events": []client.Event{},
 		"glances": []map[string]any{{"extension": "model"}},
 	})

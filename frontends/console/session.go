@@ -156,11 +156,13 @@ func (s *sessionScreen) follow(ctx context.Context, gen int, id string) {
 			continue
 		}
 		detail, derr := cl.Session(ctx, id, 0)
+		measure, merr := cl.Context(ctx, id)
 		reconnected := attempt > 0
 		resumed := last > 0
 		s.post(gen, func() {
 			if derr == nil {
 				s.setInfo(detail)
+				s.setUsage(detail.Session.Usage, measure, merr)
 			}
 			if resumed {
 				for _, ev := range stream.Snapshot {
@@ -230,6 +232,42 @@ func (s *sessionScreen) setInfo(d client.SessionDetail) {
 	}
 }
 
+// setUsage shows what the daemon says the session's requests cost and how
+// full its context is; the live status events add to it from then on. A
+// context the daemon could not tell (err) leaves the measure as it was.
+func (s *sessionScreen) setUsage(totals client.UsageTotals, measure client.Context, err error) {
+	u := &s.t.Usage
+	u.Input, u.Output, u.Requests = totals.InputTokens, totals.OutputTokens, int(totals.Requests)
+	if err != nil {
+		return
+	}
+	u.Context, u.Window, u.Percent = 0, 0, 0
+	if measure.Used != nil {
+		u.Context = *measure.Used
+	}
+	if measure.Window != nil {
+		u.Window = *measure.Window
+	}
+	if measure.Percent != nil {
+		u.Percent = *measure.Percent
+	}
+}
+
+// reloadUsage reads the session's usage and context again once a turn
+// ended: requests the live events did not show (a summary, say) count
+// too, and the measure follows a compaction.
+func (s *sessionScreen) reloadUsage() {
+	gen, id, cl := s.gen, s.id, s.c.client()
+	go func() {
+		detail, err := cl.Session(s.c.ctx, id, 0)
+		if err != nil {
+			return
+		}
+		measure, merr := cl.Context(s.c.ctx, id)
+		s.post(gen, func() { s.setUsage(detail.Session.Usage, measure, merr) })
+	}()
+}
+
 // trackTurn keeps turnStart as live events come: a turn starts when the
 // session is seen to start running.
 func (s *sessionScreen) trackTurn(wasRunning bool) {
@@ -260,6 +298,9 @@ func (s *sessionScreen) apply(ev client.Event) {
 	s.trackTurn(wasRunning)
 	if ev.Type == client.EventUser && ev.Source == "" {
 		s.info.Title = strings.TrimSpace(ev.Text)
+	}
+	if ev.Type == client.EventTurn {
+		s.reloadUsage()
 	}
 	switch {
 	case ev.Type == client.EventTurn && s.note == "interrupting…",
