@@ -52,6 +52,26 @@ class FullOnce:
             return text("done")
 
 
+def check_compaction_shown(test, app, session, history, summary):
+    """One compaction item in the history and one event in the stream's
+    snapshot, alike, with the summary and figures; the title unchanged."""
+    items = [i for i in history["items"] if i["kind"] == "compaction"]
+    test.assertEqual(len(items), 1, history["items"])
+    item = items[0]
+    test.assertEqual(item["summary"], summary)
+    test.assertNotIn("text", item)
+    test.assertGreater(item["items"], 0)
+    test.assertGreater(item["tokens_before"], item["tokens_after"])
+    test.assertGreater(item["tokens_after"], 0)
+    events = [e for e in app.events(session) if e["type"] == "compaction"]
+    test.assertEqual(events, [{"type": "compaction", "seq": item["seq"], "timestamp": item["timestamp"], "summary": summary,
+                               "items": item["items"], "tokens_before": item["tokens_before"], "tokens_after": item["tokens_after"]}])
+    with app.api(f"/sessions/{session}") as response:
+        title = json.load(response)["title"]
+    users = [i["text"] for i in history["items"] if i["kind"] == "user" and not i.get("source")]
+    test.assertEqual(title, users[-1], "the title is the latest message's")
+
+
 class ContextFullTest(unittest.TestCase):
     def check(self, protocol):
         script = FullOnce()
@@ -81,6 +101,7 @@ class ContextFullTest(unittest.TestCase):
             self.assertEqual(after["items"][: len(before["items"])], before["items"], "earlier history unchanged")
             self.assertEqual(kinds.count("user"), 3)
             self.assertEqual(kinds.count("tool_call"), 3)
+            check_compaction_shown(self, app, session, after, "the user asked for first and second; both printed")
 
     def test_responses(self):
         self.check("responses")
@@ -119,7 +140,10 @@ class CompactCommandTest(unittest.TestCase):
             app.idle(session)
             self.assertEqual(len(provider.requests), sent + 1)
             self.assertTrue(is_summary(provider.requests[-1]["request"]))
-            self.assertEqual(app.history(session), history, "/compact changed the history")
+            compacted = app.history(session)
+            self.assertEqual(compacted["items"][: len(history["items"])], history["items"], "/compact changed the history")
+            self.assertEqual([i["kind"] for i in compacted["items"][len(history["items"]) :]], ["compaction"], "/compact added more than its event")
+            check_compaction_shown(self, app, session, compacted, "the user asked for first and second; both printed")
 
             app.prompt(session, "third")
             app.idle(session)

@@ -76,8 +76,12 @@ func (s *Service) compact(ctx context.Context, id string, items []Item, ep Endpo
 		return Compaction{}, Errorf(EProvider, "%s (%s) answered the summary request with no text", ep.Provider, ep.Model)
 	}
 	c := plan.stated(items, id, strings.Join(parts, "\n\n"), strategy, s.now())
-	if err := s.store.SaveCompaction(context.WithoutCancel(ctx), c); err != nil {
-		return Compaction{}, fmt.Errorf("record compaction of session %s: %w", id, err)
+	before := inputTokens(ProjectFor(items, ep))
+	if prevOK {
+		before = inputTokens(ProjectCompacted(items, prev, ep))
+	}
+	if err := s.recordCompaction(context.WithoutCancel(ctx), c, items, ep, before); err != nil {
+		return Compaction{}, err
 	}
 	return c, nil
 }

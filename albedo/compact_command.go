@@ -50,18 +50,7 @@ func (s *Service) compactCommand(ctx context.Context, id string, _ json.RawMessa
 	if err != nil {
 		return nil, err
 	}
-	runCtx, cancel := context.WithCancelCause(context.Background())
-	t := &turn{cancel: cancel, done: make(chan struct{})}
-	st.turn = t
-	st.busy.Store(true)
-	s.workers.Add(1)
-	st.hub.publish(statusEvent(true))
-	go func() {
-		defer s.workers.Done()
-		defer close(t.done)
-		defer cancel(nil)
-		s.runCompaction(runCtx, st, id, items, ep)
-	}()
+	s.startRun(st, func(ctx context.Context) { s.runCompaction(ctx, st, id, items, ep) })
 	return CompactResult{Started: true}, nil
 }
 

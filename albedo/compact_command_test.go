@@ -48,6 +48,9 @@ func TestCompactCommand(t *testing.T) {
 			if err != nil || c.Users != 1 || c.Strategy != albedo.CompactManual {
 				t.Fatalf("compaction state = %+v, %v", c, err)
 			}
+			if evs := compactionEvents(albedo.Events(r.history(sess.ID))); len(evs) != 1 || evs[0].Summary != c.Summary || evs[0].Items != c.Items {
+				t.Errorf("compaction events after /compact = %+v; want one for %+v", evs, c)
+			}
 			last := r.provider.Requests()[r.provider.RequestCount()-1]
 			if !isSummary(t, last) || !strings.Contains(lastUserText(t, last.Input), "first") || strings.Contains(lastUserText(t, last.Input), "second") {
 				t.Errorf("the /compact request is not a summary of the first unit: %s", lastUserText(t, last.Input))
@@ -85,5 +88,8 @@ func TestCompactInterruptedChangesNothing(t *testing.T) {
 	}
 	if errs := ofKind(r.history(sess.ID), albedo.KindError); len(errs) != 0 {
 		t.Errorf("errors after an interrupt: %+v", errs)
+	}
+	if evs := compactionEvents(albedo.Events(r.history(sess.ID))); len(evs) != 0 {
+		t.Errorf("compaction events after an interrupt: %+v", evs)
 	}
 }

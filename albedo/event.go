@@ -81,6 +81,8 @@ func EventOf(it Item, code string) Event {
 		ev.Type, ev.Status, ev.Text = wire.EventTurn, it.Text, ""
 	case KindNote:
 		ev.Type, ev.Name = wire.EventNote, it.ToolName
+	case KindCompaction:
+		compactionEvent(&ev, it)
 	}
 	return ev
 }

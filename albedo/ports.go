@@ -142,6 +142,10 @@ type Commit struct {
 	// stored revision equals Vent.Revision (EStale otherwise, and nothing
 	// of the change lands).
 	Vent *Vent
+	// Compaction, when not nil, replaces the compaction state of the
+	// session (SessionID) whole, as SaveCompaction does; a missing session
+	// is ENotFound.
+	Compaction *Compaction
 }
 
 // Committed is what a Commit assigned.

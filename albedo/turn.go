@@ -30,6 +30,14 @@ const (
 // startTurn runs a turn in the background. The caller holds st.mu and has
 // recorded the session as running.
 func (s *Service) startTurn(st *sessionState, id string) {
+	s.startRun(st, func(ctx context.Context) { s.runTurn(ctx, st, id) })
+}
+
+// startRun runs what a session does as a turn (a turn, or a /compact) in
+// the background: the session is busy, subscribers hear it run, an
+// interrupt or Close cancels ctx, and Close waits for it. The caller holds
+// st.mu.
+func (s *Service) startRun(st *sessionState, run func(ctx context.Context)) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	t := &turn{cancel: cancel, done: make(chan struct{})}
 	st.turn = t
@@ -40,7 +48,7 @@ func (s *Service) startTurn(st *sessionState, id string) {
 		defer s.workers.Done()
 		defer close(t.done)
 		defer cancel(nil)
-		s.runTurn(ctx, st, id)
+		run(ctx)
 	}()
 }
 

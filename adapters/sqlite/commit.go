@@ -14,13 +14,14 @@ import (
 // for change.SessionID (Session.ID by default). Items or messages for a
 // session that does not exist are ENotFound, and nothing of the change
 // lands. Zero session times are stored as the current time. A vent in the
-// change is written as UpdateVent writes it, in the same transaction.
+// change is written as UpdateVent writes it, and a compaction state as
+// SaveCompaction writes it, in the same transaction.
 func (s *Store) Commit(ctx context.Context, change albedo.Commit) (albedo.Committed, error) {
 	sessionID := change.SessionID
 	if sessionID == "" && change.Session != nil {
 		sessionID = change.Session.ID
 	}
-	touchesSession := len(change.Items) > 0 || len(change.Enqueue) > 0 || len(change.Dequeue) > 0
+	touchesSession := len(change.Items) > 0 || len(change.Enqueue) > 0 || len(change.Dequeue) > 0 || change.Compaction != nil
 	if change.Session == nil && change.Vent == nil && !touchesSession {
 		return albedo.Committed{}, nil
 	}
@@ -48,7 +49,7 @@ func (s *Store) Commit(ctx context.Context, change albedo.Commit) (albedo.Commit
 				return err
 			}
 		}
-		if len(change.Items) > 0 || len(change.Enqueue) > 0 {
+		if len(change.Items) > 0 || len(change.Enqueue) > 0 || change.Compaction != nil {
 			if change.Session == nil || change.Session.ID != sessionID {
 				ok, err := sessionExists(ctx, tx.Tx, sessionID)
 				if err != nil {
@@ -75,6 +76,11 @@ func (s *Store) Commit(ctx context.Context, change albedo.Commit) (albedo.Commit
 		}
 		if len(change.Dequeue) > 0 {
 			if err := dequeue(ctx, tx, sessionID, change.Dequeue); err != nil {
+				return err
+			}
+		}
+		if change.Compaction != nil {
+			if err := upsertCompaction(ctx, tx, sessionID, *change.Compaction); err != nil {
 				return err
 			}
 		}

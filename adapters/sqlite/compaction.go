@@ -53,8 +53,6 @@ func (s *Store) Compaction(ctx context.Context, sessionID string) (albedo.Compac
 func (s *Store) SaveCompaction(ctx context.Context, c albedo.Compaction) error {
 	s.writing.Lock()
 	defer s.writing.Unlock()
-	r := compactionRow{SessionID: c.SessionID, Users: c.Users, Fingerprint: c.Fingerprint, Items: c.Items,
-		Strategy: c.Strategy, At: c.At, Summary: c.Summary}
 	err := s.write.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		ok, err := sessionExists(ctx, tx, c.SessionID)
 		if err != nil {
@@ -63,12 +61,20 @@ func (s *Store) SaveCompaction(ctx context.Context, c albedo.Compaction) error {
 		if !ok {
 			return sessionNotFound(c.SessionID)
 		}
-		_, err = tx.Tx.ExecContext(ctx, upsertCompactionSQL,
-			r.SessionID, r.Users, r.Fingerprint, r.Items, r.Strategy, r.At, r.Summary)
-		return err
+		return upsertCompaction(ctx, tx, c.SessionID, c)
 	})
 	if err != nil {
 		return fmt.Errorf("save compaction state of session %s: %w", c.SessionID, err)
+	}
+	return nil
+}
+
+// upsertCompaction replaces the compaction state of session id with c
+// inside tx; the caller checked that the session exists.
+func upsertCompaction(ctx context.Context, tx bun.Tx, id string, c albedo.Compaction) error {
+	_, err := tx.Tx.ExecContext(ctx, upsertCompactionSQL, id, c.Users, c.Fingerprint, c.Items, c.Strategy, c.At, c.Summary)
+	if err != nil {
+		return fmt.Errorf("write compaction state of session %s: %w", id, err)
 	}
 	return nil
 }

@@ -5,9 +5,9 @@ import (
 	"fmt"
 )
 
-// Event types. User, message, thinking, tool_call, tool, error, turn and
-// note events are durable: they stand for a transcript item and carry its
-// Seq.
+// Event types. User, message, thinking, tool_call, tool, error, turn,
+// note and compaction events are durable: they stand for a transcript
+// item and carry its Seq.
 // Delta, queued, status and output events exist only on a live stream.
 const (
 	EventUser     = "user"
@@ -21,6 +21,12 @@ const (
 	// such as a search the provider ran itself: Name is its type, Text
 	// what it did.
 	EventNote = "note"
+	// EventCompaction (durable) says the start of the conversation was
+	// summarised for the model's next requests: Summary is the summary,
+	// Items how many transcript items it stands in for, TokensBefore and
+	// TokensAfter the estimated size of the request's input before and
+	// after. The transcript itself is unchanged.
+	EventCompaction = "compaction"
 	// EventDelta carries a streamed fragment (Kind says of what).
 	EventDelta = "delta"
 	// EventQueued says a message was queued for the next model request.
@@ -100,6 +106,12 @@ type Event struct {
 	// Call is the Seq of the tool call whose running cell printed the text
 	// of an output event.
 	Call int64 `json:"call,omitempty"`
+	// Summary, Items, TokensBefore and TokensAfter describe a compaction
+	// event (see EventCompaction); tokens are estimated as bytes/4.
+	Summary      string `json:"summary,omitempty"`
+	Items        int    `json:"items,omitempty"`
+	TokensBefore int64  `json:"tokens_before,omitempty"`
+	TokensAfter  int64  `json:"tokens_after,omitempty"`
 }
 
 // Durable reports whether the event stands for a stored transcript item.

@@ -83,8 +83,9 @@ type Image struct {
 
 // HistoryItem is one transcript item as GET /sessions/{id}/history shows
 // it. Kind is user, reasoning, assistant, tool_call, tool_result,
-// tool_image (an image a cell showed, after its tool_result), error or
-// turn.
+// tool_image (an image a cell showed, after its tool_result), error,
+// turn, note or compaction (with Summary, Items, TokensBefore and
+// TokensAfter as its event has them).
 type HistoryItem struct {
 	Seq       int64         `json:"seq"`
 	Kind      string        `json:"kind"`
@@ -97,6 +98,12 @@ type HistoryItem struct {
 	Content   []ContentPart `json:"content,omitempty"`
 	Protocol  string        `json:"protocol,omitempty"`
 	Timestamp int64         `json:"timestamp"`
+	// Summary, Items, TokensBefore and TokensAfter describe a compaction
+	// item (see EventCompaction).
+	Summary      string `json:"summary,omitempty"`
+	Items        int    `json:"items,omitempty"`
+	TokensBefore int64  `json:"tokens_before,omitempty"`
+	TokensAfter  int64  `json:"tokens_after,omitempty"`
 }
 
 // ToolRef names the tool of a call or result.

@@ -56,6 +56,9 @@ func history(items []albedo.Item) []wire.HistoryItem {
 			h.CallID, h.Tool, h.Arguments, h.Text = it.CallID, &wire.ToolRef{Name: it.ToolName}, it.Arguments, ""
 		case albedo.KindToolImage:
 			h.CallID, h.Tool = it.CallID, &wire.ToolRef{Name: it.ToolName}
+		case albedo.KindCompaction:
+			f := it.Figures()
+			h.Text, h.Summary, h.Items, h.TokensBefore, h.TokensAfter = "", it.Text, f.Items, f.TokensBefore, f.TokensAfter
 		case albedo.KindToolOutput:
 			h.Kind, h.CallID, h.Tool, h.Text = "tool_result", it.CallID, &wire.ToolRef{Name: it.ToolName}, ""
 			if it.Result != nil {

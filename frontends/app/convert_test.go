@@ -36,6 +36,7 @@ func TestShapes(t *testing.T) {
 		{Seq: 1, Kind: albedo.KindToolCall, CallID: "c1", ToolName: "python", Arguments: `{"code":"1"}`},
 		{Seq: 2, Kind: albedo.KindToolOutput, CallID: "c1", ToolName: "python", Text: "{}", Result: &res},
 		{Seq: 3, Kind: albedo.KindToolOutput, CallID: "c2", ToolName: "python", Text: albedo.BranchOutput},
+		{Seq: 4, Kind: albedo.KindCompaction, Text: "the summary", Raw: json.RawMessage(`{"items":3,"tokens_before":900,"tokens_after":120}`), Timestamp: 5},
 	})
 	tests := []struct {
 		name string
@@ -50,6 +51,7 @@ func TestShapes(t *testing.T) {
 			[]string{"created_at", "id", "message", "reply", "resolution", "resolving_session_id", "revision", "session_id", "status", "suggestion", "title", "topic", "updated_at", "workspace"}},
 		{"call", history[0], []string{"arguments", "call_id", "kind", "seq", "timestamp", "tool"}},
 		{"result", history[1], []string{"call_id", "content", "kind", "seq", "timestamp", "tool"}},
+		{"compaction", history[3], []string{"items", "kind", "seq", "summary", "timestamp", "tokens_after", "tokens_before"}},
 	}
 	for _, tt := range tests {
 		if got := keys(t, tt.v); !slices.Equal(got, tt.want) {
@@ -64,6 +66,12 @@ func TestShapes(t *testing.T) {
 	}
 	if c := history[2].Content; len(c) != 1 || c[0].Kind != "text" || c[0].Text != albedo.BranchOutput {
 		t.Errorf("unexecuted branch output content = %+v", c)
+	}
+	if h := history[3]; h.Kind != "compaction" || h.Summary != "the summary" || h.Items != 3 || h.TokensBefore != 900 || h.TokensAfter != 120 {
+		t.Errorf("compaction history item = %+v", h)
+	}
+	if ev := albedo.EventOf(albedo.Item{Seq: 4, Kind: albedo.KindCompaction, Text: "the summary", Raw: json.RawMessage(`{"items":3,"tokens_before":900,"tokens_after":120}`), Timestamp: 5}, ""); !slices.Equal(keys(t, ev), []string{"items", "seq", "summary", "timestamp", "tokens_after", "tokens_before", "type"}) {
+		t.Errorf("compaction event keys = %v", keys(t, ev))
 	}
 	if got := wire.ETag(12); got != `"12"` {
 		t.Errorf("ETag = %s", got)

@@ -32,10 +32,12 @@ const (
 	EventError    = wire.EventError
 	EventTurn     = wire.EventTurn
 	EventNote     = wire.EventNote
-	EventDelta    = wire.EventDelta
-	EventUnqueued = wire.EventUnqueued
-	EventQueued   = wire.EventQueued
-	EventStatus   = wire.EventStatus
+	// EventCompaction says the conversation's start was summarised.
+	EventCompaction = wire.EventCompaction
+	EventDelta      = wire.EventDelta
+	EventUnqueued   = wire.EventUnqueued
+	EventQueued     = wire.EventQueued
+	EventStatus     = wire.EventStatus
 	// EventOverflow ends a stream whose reader fell too far behind:
 	// subscribe again with SubscribeOptions.After to resume.
 	EventOverflow = wire.EventOverflow

@@ -305,7 +305,7 @@ func keyHelp() [][2]string {
 		{"Up, Down", "recall sent messages"},
 		{"Esc, Ctrl-C", "interrupt the running turn (Ctrl-C clears the input when idle)"},
 		{"PgUp, PgDn, Shift-Up/Down", "scroll; scrolling to the end follows again"},
-		{"Ctrl-T", "show or fold thinking and long cell output"},
+		{"Ctrl-T", "show or fold thinking, summaries and long cell output"},
 		{"Ctrl-D", "detach: the session goes on in the daemon"},
 		{"Tab", "complete a slash command"},
 		{"Enter, Ctrl-E, Ctrl-X", "when messages wait after an interrupt: send them now, edit the last, drop the last"},

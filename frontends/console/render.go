@@ -70,6 +70,8 @@ func layout(b *Block, o layoutOptions) []line {
 		l.label(b.Seq)
 	case BlockThinking:
 		l.thinking(b)
+	case BlockCompaction:
+		l.compaction(b)
 	case BlockTool:
 		l.tool(b)
 	case BlockError:
@@ -169,6 +171,21 @@ func (l *layouter) thinking(b *Block) {
 		}
 	default:
 		l.rows = append(l.rows, line{{"∴ ", th.thinking}, {fmt.Sprintf("thinking · %s (Ctrl-T shows)", plural(len(rows), "line")), th.thinking}})
+	}
+}
+
+// compaction lays out a summary of the earlier conversation: folded to
+// one row unless details are on, like thinking.
+func (l *layouter) compaction(b *Block) {
+	th := l.th
+	head := "compacted · " + b.Figures
+	if !l.o.detail {
+		l.rows = append(l.rows, line{{"≡ ", th.thinking}, {head + " (Ctrl-T shows the summary)", th.thinking}})
+		return
+	}
+	l.rows = append(l.rows, line{{"≡ ", th.thinking}, {head, th.thinking}})
+	for _, r := range wrap(sanitize(strings.TrimSpace(b.Text)), l.o.width-2) {
+		l.rows = append(l.rows, line{{"  ", th.thinking}, {r, th.thinking}})
 	}
 }
 

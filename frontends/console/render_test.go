@@ -57,6 +57,19 @@ func TestLayout(t *testing.T) {
 			want:   "\n∴ thinking\n  one\n  two",
 		},
 		{
+			name:  "folded compaction",
+			block: &Block{Kind: BlockCompaction, Seq: 5, Text: "we fixed\nmain.go", Figures: "12 items · ~3.4k → ~800 tokens"},
+			width: 80,
+			want:  "\n≡ compacted · 12 items · ~3.4k → ~800 tokens (Ctrl-T shows the summary)",
+		},
+		{
+			name:   "unfolded compaction",
+			block:  &Block{Kind: BlockCompaction, Seq: 5, Text: "we fixed\nmain.go", Figures: "12 items · ~3.4k → ~800 tokens"},
+			width:  80,
+			detail: true,
+			want:   "\n≡ compacted · 12 items · ~3.4k → ~800 tokens\n  we fixed\n  main.go",
+		},
+		{
 			name: "finished cell",
 			block: &Block{Kind: BlockTool, Seq: 4, Name: "python", Code: "print(open('a').read())",
 				Cell: &client.CellResult{Status: "ok", Output: "hello\n", Value: "3"}, Trace: "read a · changed b"},

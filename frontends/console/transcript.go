@@ -28,6 +28,10 @@ const (
 	BlockTurn
 	// BlockNotice is the console's own message, such as a command's result.
 	BlockNotice
+	// BlockCompaction is a summary that stands in for the start of the
+	// conversation in the model's requests: Text is the summary, Figures
+	// what it stands in for. Folded like thinking.
+	BlockCompaction
 )
 
 // Block is one thing the transcript shows: a message, a cell, a note.
@@ -63,6 +67,9 @@ type Block struct {
 	Status string
 	// Failed marks a notice that reports an error.
 	Failed bool
+	// Figures sums a compaction up: the items it stands in for and the
+	// estimated tokens of a request before and after it.
+	Figures string
 
 	// rev counts changes; layouts are cached per rev.
 	rev int
@@ -164,6 +171,8 @@ func (t *Transcript) Apply(ev client.Event) bool {
 		t.toolResult(ev)
 	case client.EventNote:
 		t.add(&Block{Kind: BlockNotice, Seq: ev.Seq, Text: ev.Text})
+	case client.EventCompaction:
+		t.add(&Block{Kind: BlockCompaction, Seq: ev.Seq, Text: ev.Summary, Timestamp: ev.Timestamp, Figures: compactionFigures(ev)})
 	case client.EventOutput:
 		return t.printed(ev)
 	case client.EventError:
@@ -443,7 +452,7 @@ func (b *Block) String() string {
 		s.WriteString("#")
 		s.WriteString(itoa(b.Seq))
 	}
-	for _, part := range []string{b.Source, b.Name, b.Code, b.Text, b.Status, b.Trace} {
+	for _, part := range []string{b.Source, b.Name, b.Code, b.Figures, b.Text, b.Status, b.Trace} {
 		if part != "" {
 			s.WriteString(" ")
 			s.WriteString(part)
@@ -475,6 +484,14 @@ func (k BlockKind) String() string {
 		return "turn"
 	case BlockNotice:
 		return "notice"
+	case BlockCompaction:
+		return "compaction"
 	}
 	return "block"
+}
+
+// compactionFigures sums up a compaction event: "12 items · ~3.4k → ~800
+// tokens".
+func compactionFigures(ev client.Event) string {
+	return plural(ev.Items, "item") + " · ~" + tokens(ev.TokensBefore) + " → ~" + tokens(ev.TokensAfter) + " tokens"
 }

@@ -144,6 +144,15 @@ func TestTranscriptApply(t *testing.T) {
 			want: "user#1 daemon restart albedo restarted\nerror#2 ask fixture: 500\nturn#3 failed\n",
 		},
 		{
+			name: "a compaction shows its figures and summary",
+			events: []client.Event{
+				{Type: "user", Seq: 1, Text: "third"},
+				{Type: "compaction", Seq: 2, Timestamp: 7, Summary: "we fixed main.go", Items: 12, TokensBefore: 3400, TokensAfter: 800},
+				{Type: "message", Seq: 3, Text: "done"},
+			},
+			want: "user#1 third\ncompaction#2 12 items · ~3.4k → ~800 tokens we fixed main.go\nassistant#3 done\n",
+		},
+		{
 			name: "a broken result is shown plainly",
 			events: []client.Event{
 				{Type: "tool", Seq: 3, CallID: "c9", Status: "ok", Result: "{"},
