@@ -27,15 +27,18 @@ func (s *Service) compaction(ctx context.Context, id string, items []Item) (Comp
 
 // projectInput projects items for ep, starting from the session's summary
 // when it has a compaction state that applies.
+// What the session's last request projected is kept and extended (see
+// projectionCache).
 func (s *Service) projectInput(ctx context.Context, id string, items []Item, ep Endpoint) ([]json.RawMessage, error) {
-	c, ok, err := s.compaction(ctx, id, items)
-	if err != nil {
-		return nil, err
+	c, err := s.store.Compaction(ctx, id)
+	var comp *Compaction
+	switch {
+	case err == nil:
+		comp = &c
+	case ErrorCode(err) != ENotFound:
+		return nil, fmt.Errorf("read compaction state of session %s: %w", id, err)
 	}
-	if !ok {
-		return ProjectFor(items, ep), nil
-	}
-	return ProjectCompacted(items, c, ep), nil
+	return s.state(id).cache.projected.project(items, comp, ep), nil
 }
 
 // compact summarises every unit of items but the newest that no summary

@@ -213,6 +213,9 @@ type ModelRequest struct {
 	Instructions string
 	// Input is the transcript projected into Endpoint.Protocol: the
 	// "messages" array of Chat Completions or the "input" array of Responses.
+	// Each element is one valid JSON value; providers send them as they are
+	// and never change them (the service may hand the same elements to
+	// later requests).
 	Input []json.RawMessage
 	Tools []Tool
 	// SessionID names the session the request is for; providers use it as

@@ -48,69 +48,93 @@ const UnpairedOutput = "no output was recorded for this call"
 // second output of one call, is dropped. The images a cell showed follow
 // its output.
 func pairCalls(items []Item) []Item {
-	first := make(map[string]Item)
-	images := make(map[string][]Item) // the images each call's cell showed
+	p := newPairer(items)
+	for _, it := range items {
+		p.add(it)
+	}
+	p.flush()
+	return p.out
+}
+
+// pairer is pairCalls one item at a time: out grows as items are added,
+// and is whole after a last flush. It looks up outputs and images in the
+// items it was made for.
+type pairer struct {
+	first  map[string]Item   // the first output of each call
+	images map[string][]Item // the images each call's cell showed
+	done   map[string]bool
+	open   []Item // calls of the current reply still waiting for output
+	// answering is set once the current reply's outputs began.
+	answering bool
+	out       []Item
+}
+
+func newPairer(items []Item) *pairer {
+	p := &pairer{first: make(map[string]Item), images: make(map[string][]Item), done: make(map[string]bool),
+		out: make([]Item, 0, len(items))}
 	for _, it := range items {
 		switch it.Kind {
 		case KindToolOutput:
-			if _, seen := first[it.CallID]; !seen {
-				first[it.CallID] = it
+			if _, seen := p.first[it.CallID]; !seen {
+				p.first[it.CallID] = it
 			}
 		case KindToolImage:
 			if it.Image != nil {
-				images[it.CallID] = append(images[it.CallID], it)
+				p.images[it.CallID] = append(p.images[it.CallID], it)
 			}
 		}
 	}
-	out := make([]Item, 0, len(items))
-	done := make(map[string]bool)
-	var open []Item // calls of the current reply still waiting for output
-	answering := false
-	flush := func() {
-		answering = false
-		for _, c := range open {
-			o, ok := first[c.CallID]
-			if !ok {
-				o = Item{Kind: KindToolOutput, CallID: c.CallID, ToolName: c.ToolName, Text: UnpairedOutput}
-			}
-			out = append(out, o)
-			out = append(out, images[c.CallID]...)
-			done[c.CallID] = true
+	return p
+}
+
+// settled reports whether no call waits for its output.
+func (p *pairer) settled() bool { return len(p.open) == 0 }
+
+// flush gives every open call its output (or one saying there is none).
+func (p *pairer) flush() {
+	p.answering = false
+	for _, c := range p.open {
+		o, ok := p.first[c.CallID]
+		if !ok {
+			o = Item{Kind: KindToolOutput, CallID: c.CallID, ToolName: c.ToolName, Text: UnpairedOutput}
 		}
-		open = open[:0]
+		p.out = append(p.out, o)
+		p.out = append(p.out, p.images[c.CallID]...)
+		p.done[c.CallID] = true
 	}
-	for _, it := range items {
-		if !it.Kind.Conversational() {
-			continue
-		}
-		switch it.Kind {
-		case KindToolCall:
-			if done[it.CallID] || slices.ContainsFunc(open, func(c Item) bool { return c.CallID == it.CallID }) {
-				continue
-			}
-			if answering {
-				flush() // a call after outputs starts a new reply
-			}
-			open = append(open, it)
-			out = append(out, it)
-		case KindToolImage:
-			continue // follows its output
-		case KindToolOutput:
-			if done[it.CallID] || !slices.ContainsFunc(open, func(c Item) bool { return c.CallID == it.CallID }) {
-				continue
-			}
-			out = append(out, first[it.CallID])
-			out = append(out, images[it.CallID]...)
-			done[it.CallID] = true
-			open = removeCall(open, it.CallID)
-			answering = true
-		default:
-			flush()
-			out = append(out, it)
-		}
+	p.open = p.open[:0]
+}
+
+// add pairs the next item.
+func (p *pairer) add(it Item) {
+	if !it.Kind.Conversational() {
+		return
 	}
-	flush()
-	return out
+	switch it.Kind {
+	case KindToolCall:
+		if p.done[it.CallID] || slices.ContainsFunc(p.open, func(c Item) bool { return c.CallID == it.CallID }) {
+			return
+		}
+		if p.answering {
+			p.flush() // a call after outputs starts a new reply
+		}
+		p.open = append(p.open, it)
+		p.out = append(p.out, it)
+	case KindToolImage:
+		// follows its output
+	case KindToolOutput:
+		if p.done[it.CallID] || !slices.ContainsFunc(p.open, func(c Item) bool { return c.CallID == it.CallID }) {
+			return
+		}
+		p.out = append(p.out, p.first[it.CallID])
+		p.out = append(p.out, p.images[it.CallID]...)
+		p.done[it.CallID] = true
+		p.open = removeCall(p.open, it.CallID)
+		p.answering = true
+	default:
+		p.flush()
+		p.out = append(p.out, it)
+	}
 }
 
 func removeCall(open []Item, id string) []Item {

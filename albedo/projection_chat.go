@@ -10,72 +10,96 @@ import "encoding/json"
 // cannot carry images: the images cells showed follow the tool messages of
 // their reply as one user message, marked as the tool's.
 func projectChat(items []Item, reasoningFrom int) []json.RawMessage {
-	var out []json.RawMessage
-	var text, reasoning *string
-	var calls [][]byte
-	var shown []Item
-	flushImages := func() {
-		if len(shown) > 0 {
-			out = append(out, chatToolImages(shown))
-			shown = nil
-		}
+	p := chatProjector{from: reasoningFrom}
+	for _, it := range items {
+		p.add(it)
 	}
-	flush := func() {
-		flushImages()
-		if text == nil && calls == nil {
-			return
-		}
-		msg := newObject().str("role", "assistant")
-		if text != nil {
-			msg.str("content", *text)
-		} else {
-			msg.raw("content", []byte("null"))
-		}
-		if reasoning != nil {
-			msg.str("reasoning_content", *reasoning)
-		}
-		if calls != nil {
-			msg.raw("tool_calls", jsonArray(calls...))
-		}
-		out = append(out, msg.done())
-		text, calls, reasoning = nil, nil, nil
+	p.flush()
+	return p.out
+}
+
+// chatProjector is projectChat one item at a time: out grows as items are
+// added, and is whole after a last flush.
+type chatProjector struct {
+	out             []json.RawMessage
+	text, reasoning *string
+	calls           [][]byte
+	shown           []Item
+	// from is the index of the first item whose reasoning is sent; i is
+	// the index of the next item.
+	from, i int
+}
+
+// idle reports whether nothing waits to be merged into a message: what
+// was added so far is all in out.
+func (p *chatProjector) idle() bool {
+	return p.text == nil && p.reasoning == nil && p.calls == nil && len(p.shown) == 0
+}
+
+func (p *chatProjector) flushImages() {
+	if len(p.shown) > 0 {
+		p.out = append(p.out, chatToolImages(p.shown))
+		p.shown = nil
 	}
-	for i, it := range items {
-		switch it.Kind {
-		case KindReasoning:
-			if i >= reasoningFrom && it.Text != "" {
-				if text != nil || calls != nil {
-					flush()
-				}
-				r := it.Text
-				if reasoning != nil {
-					r = *reasoning + "\n\n" + r
-				}
-				reasoning = &r
-			}
-			continue
-		case KindAssistant:
-			if calls != nil || text != nil {
-				flush()
-			}
-			t := it.Text
-			text = &t
-		case KindToolCall:
-			calls = append(calls, chatCall(it))
-		case KindToolOutput:
-			if text != nil || calls != nil {
-				flush()
-			}
-			out = append(out, newObject().str("role", "tool").str("tool_call_id", it.CallID).str("content", it.Text).done())
-		case KindToolImage:
-			shown = append(shown, it)
-		case KindUser:
-			flush()
-			out = append(out, chatUser(it))
-		}
+}
+
+// flush ends the assistant message being merged, if any.
+func (p *chatProjector) flush() {
+	p.flushImages()
+	if p.text == nil && p.calls == nil {
+		return
 	}
-	flush()
-	return out
+	msg := newObject().str("role", "assistant")
+	if p.text != nil {
+		msg.str("content", *p.text)
+	} else {
+		msg.raw("content", []byte("null"))
+	}
+	if p.reasoning != nil {
+		msg.str("reasoning_content", *p.reasoning)
+	}
+	if p.calls != nil {
+		msg.raw("tool_calls", jsonArray(p.calls...))
+	}
+	p.out = append(p.out, msg.done())
+	p.text, p.calls, p.reasoning = nil, nil, nil
+}
+
+// add projects the next item.
+func (p *chatProjector) add(it Item) {
+	i := p.i
+	p.i++
+	switch it.Kind {
+	case KindReasoning:
+		if i >= p.from && it.Text != "" {
+			if p.text != nil || p.calls != nil {
+				p.flush()
+			}
+			r := it.Text
+			if p.reasoning != nil {
+				r = *p.reasoning + "\n\n" + r
+			}
+			p.reasoning = &r
+		}
+	case KindAssistant:
+		if p.calls != nil || p.text != nil {
+			p.flush()
+		}
+		t := it.Text
+		p.text = &t
+	case KindToolCall:
+		p.calls = append(p.calls, chatCall(it))
+	case KindToolOutput:
+		if p.text != nil || p.calls != nil {
+			p.flush()
+		}
+		p.out = append(p.out, newObject().str("role", "tool").str("tool_call_id", it.CallID).str("content", it.Text).done())
+	case KindToolImage:
+		p.shown = append(p.shown, it)
+	case KindUser:
+		p.flush()
+		p.out = append(p.out, chatUser(it))
+	}
 }
 
 // chatToolImages is the user message that carries the images cells
@@ -91,7 +115,9 @@ func chatToolImages(shown []Item) json.RawMessage {
 }
 
 func chatCall(it Item) json.RawMessage {
-	if it.Protocol == ProtocolChatCompletions && len(it.Raw) > 0 {
+	// Raw JSON is sent as it is, so only when it is JSON (see
+	// responsesProjector.add).
+	if it.Protocol == ProtocolChatCompletions && len(it.Raw) > 0 && json.Valid(it.Raw) {
 		return it.Raw
 	}
 	fn := newObject().str("name", it.ToolName).str("arguments", it.Arguments).done()

@@ -6,34 +6,66 @@ import "encoding/json"
 // Responses provider replays as it came; reasoning from elsewhere is not
 // sent.
 func projectResponses(items []Item) []json.RawMessage {
-	out := make([]json.RawMessage, 0, len(items))
-	for i, it := range items {
-		native := it.Protocol == ProtocolResponses && len(it.Raw) > 0
-		switch it.Kind {
-		case KindReasoning:
-			if native && replayableReasoning(it.Raw) {
-				out = append(out, it.Raw)
-			}
-		case KindAssistant:
-			if native {
-				out = append(out, it.Raw)
-				continue
-			}
-			out = append(out, ResponsesMessage(it.Text, "completed"))
-		case KindToolCall:
-			if native {
-				out = append(out, it.Raw)
-				continue
-			}
-			out = append(out, newObject().str("type", "function_call").str("call_id", it.CallID).
-				str("name", it.ToolName).str("arguments", it.Arguments).done())
-		case KindToolOutput:
-			out = append(out, responsesOutput(it, shownAfter(items[i+1:], it.CallID)))
-		case KindUser:
-			out = append(out, responsesUser(it))
-		}
+	p := responsesProjector{out: make([]json.RawMessage, 0, len(items))}
+	for _, it := range items {
+		p.add(it)
 	}
-	return out
+	p.settle()
+	return p.out
+}
+
+// responsesProjector is projectResponses one item at a time. An output
+// waits for the images that follow it (pairCalls puts a cell's images
+// right after its output) until the next other item or settle.
+type responsesProjector struct {
+	out     []json.RawMessage
+	pending *Item
+	shown   []Item
+}
+
+// settle projects the output that waits for its images, if any.
+func (p *responsesProjector) settle() {
+	if p.pending != nil {
+		p.out = append(p.out, responsesOutput(*p.pending, p.shown))
+		p.pending, p.shown = nil, nil
+	}
+}
+
+// add projects the next item.
+func (p *responsesProjector) add(it Item) {
+	if p.pending != nil {
+		if it.Kind == KindToolImage && it.CallID == p.pending.CallID {
+			p.shown = append(p.shown, it)
+			return
+		}
+		p.settle()
+	}
+	// Raw JSON is sent as it is, so only when it is JSON; a provider
+	// encoded it, but a store may hold anything.
+	native := it.Protocol == ProtocolResponses && len(it.Raw) > 0 && json.Valid(it.Raw)
+	switch it.Kind {
+	case KindReasoning:
+		if native && replayableReasoning(it.Raw) {
+			p.out = append(p.out, it.Raw)
+		}
+	case KindAssistant:
+		if native {
+			p.out = append(p.out, it.Raw)
+			return
+		}
+		p.out = append(p.out, ResponsesMessage(it.Text, "completed"))
+	case KindToolCall:
+		if native {
+			p.out = append(p.out, it.Raw)
+			return
+		}
+		p.out = append(p.out, newObject().str("type", "function_call").str("call_id", it.CallID).
+			str("name", it.ToolName).str("arguments", it.Arguments).done())
+	case KindToolOutput:
+		p.pending = &it
+	case KindUser:
+		p.out = append(p.out, responsesUser(it))
+	}
 }
 
 // responsesOutput is a function_call_output: its text, or, when the cell
@@ -48,16 +80,6 @@ func responsesOutput(it Item, shown []Item) json.RawMessage {
 		parts = append(parts, newObject().str("type", "input_image").str("image_url", dataURL(img.Image)).done())
 	}
 	return out.raw("output", jsonArray(parts...)).done()
-}
-
-// shownAfter returns the images of call at the start of items, where
-// pairCalls put them.
-func shownAfter(items []Item, call string) []Item {
-	n := 0
-	for n < len(items) && items[n].Kind == KindToolImage && items[n].CallID == call {
-		n++
-	}
-	return items[:n]
 }
 
 func responsesUser(it Item) json.RawMessage {

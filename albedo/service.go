@@ -126,7 +126,7 @@ func New(opts Options) *Service {
 		opts.Workspaces = noWorkspaces{}
 	}
 	s := &Service{
-		store:        opts.Store,
+		store:        newStatesStore(opts.Store),
 		provider:     opts.Provider,
 		kernel:       opts.Kernel,
 		spool:        opts.Spool,

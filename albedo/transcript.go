@@ -18,6 +18,9 @@ type transcriptCache struct {
 	valid bool
 	// bytes approximates the memory the items hold.
 	bytes int
+	// projected is what the last model request made of the items; it
+	// lives and is dropped with them.
+	projected projectionCache
 }
 
 // cachedSessions bounds how many idle sessions keep their transcript in
@@ -114,14 +117,17 @@ func (c *transcriptCache) forget() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.items, c.valid, c.bytes = nil, false, 0
+	c.projected.drop()
 }
 
-// forgetIfBig drops the cache when it holds a long transcript.
+// forgetIfBig drops the cache when it holds a long transcript or a long
+// projection of it.
 func (c *transcriptCache) forgetIfBig() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.bytes > bigTranscript {
+	if c.bytes > bigTranscript || c.projected.size() > bigTranscript {
 		c.items, c.valid, c.bytes = nil, false, 0
+		c.projected.drop()
 	}
 }
 

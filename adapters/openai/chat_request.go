@@ -7,10 +7,9 @@ import (
 	"github.com/albedo-agent/albedo/albedo"
 )
 
-// chatRequest is the body of a Chat Completions request.
+// chatRequest is the body of a Chat Completions request, less its model
+// and messages, which newBody lays out around it.
 type chatRequest struct {
-	Model           string            `json:"model"`
-	Messages        []json.RawMessage `json:"messages"`
 	Tools           []chatTool        `json:"tools,omitempty"`
 	Stream          bool              `json:"stream"`
 	StreamOptions   chatStreamOptions `json:"stream_options"`
@@ -42,26 +41,24 @@ type chatMessage struct {
 
 // chatBody encodes req as a streaming Chat Completions request. The
 // instructions become a leading system message.
-func chatBody(req albedo.ModelRequest) ([]byte, error) {
+func chatBody(req albedo.ModelRequest) (*requestBody, error) {
 	body := chatRequest{
-		Model:           req.Endpoint.Model,
-		Messages:        make([]json.RawMessage, 0, len(req.Input)+1),
 		Stream:          true,
 		StreamOptions:   chatStreamOptions{IncludeUsage: true},
 		ReasoningEffort: req.Endpoint.Effort,
 		PromptCacheKey:  cacheKey(req),
 	}
+	var system []byte
 	if req.Instructions != "" {
-		body.Messages = append(body.Messages, mustMarshal(chatMessage{Role: "system", Content: req.Instructions}))
+		system = mustMarshal(chatMessage{Role: "system", Content: req.Instructions})
 	}
-	body.Messages = append(body.Messages, req.Input...)
 	for _, t := range req.Tools {
 		body.Tools = append(body.Tools, chatTool{
 			Type:     "function",
 			Function: chatFunction{Name: t.Name, Description: t.Description, Parameters: parameters(t)},
 		})
 	}
-	b, err := json.Marshal(body)
+	b, err := newBody(req.Endpoint.Model, "messages", system, req.Input, nil, body)
 	if err != nil {
 		return nil, fmt.Errorf("encoding chat completions request: %w", err)
 	}

@@ -95,7 +95,7 @@ func (c *Client) Stream(ctx context.Context, req albedo.ModelRequest, onDelta fu
 	ep := req.Endpoint
 	var (
 		path string
-		body []byte
+		body *requestBody
 		dec  decoder
 		err  error
 	)
@@ -119,7 +119,7 @@ func (c *Client) Stream(ctx context.Context, req albedo.ModelRequest, onDelta fu
 		return albedo.ModelReply{}, albedo.Errorf(albedo.EConfig, "%s: base URL %q is not an absolute http(s) URL", who(ep), ep.BaseURL)
 	}
 	reply, err := c.exchange(ctx, ep, target, body, dec, onDelta, req.OnAttempt)
-	if ep.Protocol == albedo.ProtocolResponses && refusesInclude(err, body) {
+	if ep.Protocol == albedo.ProtocolResponses && refusesInclude(err, body.asksInclude) {
 		// Sent once more without it; the provider is remembered.
 		c.log.Warn("provider refused \"include\"; asking without it from now on", "provider", ep.Provider, "error", err)
 		c.noInclude.remember(ep)

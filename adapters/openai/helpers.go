@@ -20,15 +20,6 @@ func parameters(t albedo.Tool) json.RawMessage {
 	return t.Parameters
 }
 
-// input returns the items of a request, never nil, so that they encode as
-// an array.
-func input(items []json.RawMessage) []json.RawMessage {
-	if items == nil {
-		return []json.RawMessage{}
-	}
-	return items
-}
-
 // newCallID returns an id for a tool call whose provider sent none.
 func newCallID() string {
 	return "call_" + rand.Text()

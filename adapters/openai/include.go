@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bytes"
 	"errors"
 	"net/http"
 	"strings"
@@ -38,11 +37,11 @@ func (r *includeRefusals) remember(ep albedo.Endpoint) {
 }
 
 // refusesInclude reports whether err is a provider's refusal of a request
-// body that asked for "include": a 400 or 422 answer whose message names
+// body that asked for "include" (asked): a 400 or 422 answer whose message names
 // the parameter or what it asked for.
-func refusesInclude(err error, body []byte) bool {
+func refusesInclude(err error, asked bool) bool {
 	var e *albedo.Error
-	if !errors.As(err, &e) || !bytes.Contains(body, []byte(`"include":`)) {
+	if !errors.As(err, &e) || !asked {
 		return false
 	}
 	status, _ := e.Details["status"].(int)

@@ -7,16 +7,15 @@ import (
 	"github.com/albedo-agent/albedo/albedo"
 )
 
-// responsesRequest is the body of a Responses request.
+// responsesRequest is the body of a Responses request, less its model and
+// input, which newBody lays out around it.
 type responsesRequest struct {
-	Model        string            `json:"model"`
-	Input        []json.RawMessage `json:"input"`
-	Instructions string            `json:"instructions,omitempty"`
-	Tools        []responsesTool   `json:"tools,omitempty"`
-	Stream       bool              `json:"stream"`
-	Store        bool              `json:"store"`
-	Reasoning    *responsesEffort  `json:"reasoning,omitempty"`
-	Include      []string          `json:"include,omitempty"`
+	Instructions string           `json:"instructions,omitempty"`
+	Tools        []responsesTool  `json:"tools,omitempty"`
+	Stream       bool             `json:"stream"`
+	Store        bool             `json:"store"`
+	Reasoning    *responsesEffort `json:"reasoning,omitempty"`
+	Include      []string         `json:"include,omitempty"`
 	// PromptCacheKey is the session id: requests of one session share a
 	// prompt cache.
 	PromptCacheKey string `json:"prompt_cache_key,omitempty"`
@@ -45,11 +44,9 @@ const includeEncrypted = "reasoning.encrypted_content"
 // summary and, unless withInclude is false, for the reasoning's encrypted
 // content, which is what lets a reasoning item be sent back when nothing
 // is stored.
-func responsesBody(req albedo.ModelRequest, withInclude bool) ([]byte, error) {
+func responsesBody(req albedo.ModelRequest, withInclude bool) (*requestBody, error) {
 	ep := req.Endpoint
 	body := responsesRequest{
-		Model:          ep.Model,
-		Input:          unstored(input(req.Input)),
 		Instructions:   req.Instructions,
 		Stream:         true,
 		Store:          false,
@@ -66,9 +63,10 @@ func responsesBody(req albedo.ModelRequest, withInclude bool) ([]byte, error) {
 			Type: "function", Name: t.Name, Description: t.Description, Parameters: parameters(t),
 		})
 	}
-	b, err := json.Marshal(body)
+	b, err := newBody(ep.Model, "input", nil, req.Input, unstored(req.Input), body)
 	if err != nil {
 		return nil, fmt.Errorf("encoding responses request: %w", err)
 	}
+	b.asksInclude = len(body.Include) > 0
 	return b, nil
 }

@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -19,13 +18,13 @@ const maxErrorBody = 64 << 10
 // timer runs from the first attempt to the end of the stream: every byte
 // received re-arms it, and when it fires the request is cancelled. Every
 // attempt is reported to report as it ends.
-func (c *Client) exchange(parent context.Context, ep albedo.Endpoint, url string, body []byte, dec decoder, onDelta func(albedo.Delta), report func(albedo.Attempt)) (albedo.ModelReply, error) {
+func (c *Client) exchange(parent context.Context, ep albedo.Endpoint, url string, body *requestBody, dec decoder, onDelta func(albedo.Delta), report func(albedo.Attempt)) (albedo.ModelReply, error) {
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
 	idle := time.AfterFunc(c.idle, func() { cancel(errIdle) })
 	defer idle.Stop()
 
-	att := attempts{report: report, bytes: int64(len(body))}
+	att := attempts{report: report, bytes: body.Len()}
 	resp, err := c.open(ctx, ep, url, body, idle, onDelta, &att)
 	if err != nil {
 		err = c.interrupted(parent, ctx, ep, err)
@@ -93,7 +92,7 @@ func (c *Client) interrupted(parent, ctx context.Context, ep albedo.Endpoint, er
 // exponential backoff, and telling onDelta of each retry. Errors are
 // provider errors or the context's. Each attempt that is retried is
 // reported to att as it ends.
-func (c *Client) open(ctx context.Context, ep albedo.Endpoint, url string, body []byte, idle *time.Timer, onDelta func(albedo.Delta), att *attempts) (*http.Response, error) {
+func (c *Client) open(ctx context.Context, ep albedo.Endpoint, url string, body *requestBody, idle *time.Timer, onDelta func(albedo.Delta), att *attempts) (*http.Response, error) {
 	for attempt := 0; ; attempt++ {
 		idle.Reset(c.idle)
 		att.begin()
@@ -150,11 +149,14 @@ func (c *Client) open(ctx context.Context, ep albedo.Endpoint, url string, body 
 }
 
 // send makes one attempt.
-func (c *Client) send(ctx context.Context, ep albedo.Endpoint, url string, body []byte) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+func (c *Client) send(ctx context.Context, ep albedo.Endpoint, url string, body *requestBody) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, body.reader())
 	if err != nil {
 		return nil, err
 	}
+	// The body streams from its pieces; its length is known.
+	req.ContentLength = body.Len()
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(body.reader()), nil }
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
 	if ep.APIKey != "" {

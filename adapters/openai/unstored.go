@@ -10,16 +10,22 @@ import (
 // id the provider gave it would make the provider look that id up and
 // refuse the whole request. Such ids are left out; the items are otherwise
 // sent exactly as they were received (reasoning keeps its encrypted
-// content, calls their call_id).
-func unstored(items []json.RawMessage) []json.RawMessage {
-	out := make([]json.RawMessage, len(items))
+// content, calls their call_id). It returns, by index, the items that
+// change; the others are sent as they are.
+func unstored(items []json.RawMessage) map[int][]byte {
+	var changed map[int][]byte
 	for i, raw := range items {
-		out[i] = raw
-		if bytes.Contains(raw, []byte(`"id"`)) {
-			out[i] = withoutTopLevelID(raw)
+		if !bytes.Contains(raw, []byte(`"id"`)) {
+			continue
+		}
+		if out := withoutTopLevelID(raw); len(out) != len(raw) {
+			if changed == nil {
+				changed = make(map[int][]byte)
+			}
+			changed[i] = out
 		}
 	}
-	return out
+	return changed
 }
 
 // withoutTopLevelID returns the JSON object raw without its top-level "id"

@@ -1,0 +1,139 @@
+package albedo
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+)
+
+// statesBackend is a Store that holds compaction states only and counts
+// its reads; a read of the session named in block waits for release.
+type statesBackend struct {
+	Store
+	mu      sync.Mutex
+	states  map[string]Compaction
+	reads   int
+	block   string
+	reading chan struct{}
+	release chan struct{}
+}
+
+func (b *statesBackend) Compaction(_ context.Context, id string) (Compaction, error) {
+	b.mu.Lock()
+	b.reads++
+	c, ok := b.states[id]
+	block := b.block == id
+	b.mu.Unlock()
+	if block {
+		b.reading <- struct{}{}
+		<-b.release
+	}
+	if !ok {
+		return Compaction{}, Errorf(ENotFound, "no compaction state for session %s", id)
+	}
+	return c, nil
+}
+
+func (b *statesBackend) SaveCompaction(_ context.Context, c Compaction) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.states[c.SessionID] = c
+	return nil
+}
+
+func (b *statesBackend) DeleteSession(_ context.Context, id string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.states, id)
+	return nil
+}
+
+func TestStatesStoreKeepsWhatItReadAndWrote(t *testing.T) {
+	ctx := context.Background()
+	state := func(id, summary string) Compaction { return Compaction{SessionID: id, Summary: summary, Users: 1} }
+	tests := []struct {
+		name string
+		// run acts on the store and returns the state read last.
+		run       func(s *statesStore) (Compaction, error)
+		want      string // summary; "" means ENotFound
+		wantReads int
+	}{
+		{"a session without state is read once", func(s *statesStore) (Compaction, error) {
+			s.Compaction(ctx, "a")
+			return s.Compaction(ctx, "a")
+		}, "", 1},
+		{"a state is read once", func(s *statesStore) (Compaction, error) {
+			s.Store.SaveCompaction(ctx, state("a", "one"))
+			s.Compaction(ctx, "a")
+			return s.Compaction(ctx, "a")
+		}, "one", 1},
+		{"a saved state replaces the kept one without a read", func(s *statesStore) (Compaction, error) {
+			s.Compaction(ctx, "a")
+			s.SaveCompaction(ctx, state("a", "two"))
+			return s.Compaction(ctx, "a")
+		}, "two", 1},
+		{"a deleted session's state is forgotten", func(s *statesStore) (Compaction, error) {
+			s.SaveCompaction(ctx, state("a", "one"))
+			s.DeleteSession(ctx, "a")
+			return s.Compaction(ctx, "a")
+		}, "", 1},
+		{"sessions do not share states", func(s *statesStore) (Compaction, error) {
+			s.SaveCompaction(ctx, state("a", "one"))
+			return s.Compaction(ctx, "b")
+		}, "", 1},
+		{"past the bound the oldest state is read again", func(s *statesStore) (Compaction, error) {
+			for i := range compactionStates + 1 {
+				s.Compaction(ctx, fmt.Sprint(i))
+			}
+			s.Compaction(ctx, fmt.Sprint(compactionStates))
+			return s.Compaction(ctx, "0")
+		}, "", compactionStates + 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &statesBackend{states: map[string]Compaction{}}
+			s := newStatesStore(b)
+			c, err := tt.run(s)
+			if tt.want == "" && ErrorCode(err) != ENotFound {
+				t.Errorf("got %+v, %v; want ENotFound", c, err)
+			}
+			if tt.want != "" && (err != nil || c.Summary != tt.want) {
+				t.Errorf("got %+v, %v; want summary %q", c, err, tt.want)
+			}
+			if b.reads != tt.wantReads {
+				t.Errorf("%d reads of the store, want %d", b.reads, tt.wantReads)
+			}
+			if len(s.states) > compactionStates || len(s.order) != len(s.states) {
+				t.Errorf("keeps %d states in an order of %d", len(s.states), len(s.order))
+			}
+		})
+	}
+}
+
+// A read that started before a save answers what it read, but does not
+// keep it: the next read sees the saved state.
+func TestStatesStoreDoesNotKeepAReadThatRacedAWrite(t *testing.T) {
+	ctx := context.Background()
+	b := &statesBackend{states: map[string]Compaction{}, block: "a", reading: make(chan struct{}), release: make(chan struct{})}
+	s := newStatesStore(b)
+	done := make(chan error)
+	go func() {
+		_, err := s.Compaction(ctx, "a")
+		done <- err
+	}()
+	<-b.reading
+	if err := s.SaveCompaction(ctx, Compaction{SessionID: "a", Summary: "new", Users: 1}); err != nil {
+		t.Fatal(err)
+	}
+	close(b.release)
+	if err := <-done; ErrorCode(err) != ENotFound {
+		t.Fatalf("the raced read answered %v, want what it read (none)", err)
+	}
+	b.mu.Lock()
+	b.block = ""
+	b.mu.Unlock()
+	if c, err := s.Compaction(ctx, "a"); err != nil || c.Summary != "new" {
+		t.Fatalf("after the save: %+v, %v", c, err)
+	}
+}
