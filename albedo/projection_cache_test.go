@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/fixtures/fakes"
 	"pgregory.net/rapid"
 )
 
@@ -203,5 +204,67 @@ func TestProjectIgnoresRawThatIsNotJSON(t *testing.T) {
 				t.Fatalf("the call or the text is missing:\n%s", whole)
 			}
 		})
+	}
+}
+
+// TestEveryRequestIsAFreshProjection drives sessions through what changes
+// a request: tool rounds, /compact, a /model switch to the other protocol,
+// a restart, a fork and a delete of another session. Every turn request
+// the provider receives carries exactly what projecting the stored
+// transcript afresh, from its compaction state, gives.
+func TestEveryRequestIsAFreshProjection(t *testing.T) {
+	r := newRig(t, nil)
+	requests := 0
+	r.provider = fakes.NewProvider(func(req albedo.ModelRequest) fakes.Reply {
+		if req.Instructions == albedo.SummaryInstructions {
+			return fakes.Text("SUMMARY so far")
+		}
+		requests++
+		items, err := r.store.Items(r.ctx, req.SessionID, 0, 0)
+		if err != nil {
+			t.Errorf("read the transcript: %v", err)
+			return fakes.Text("done")
+		}
+		var comp *albedo.Compaction
+		if c, err := r.store.Compaction(r.ctx, req.SessionID); err == nil {
+			comp = &c
+		}
+		if want := reference(items, comp, req.Endpoint); !sameInput(req.Input, want) {
+			t.Errorf("request %d (%s, compacted %v) carries\n%s\nwant\n%s", requests, req.Endpoint.Protocol, comp != nil, join(req.Input), join(want))
+		}
+		if requests%4 == 0 {
+			return fakes.Text("done")
+		}
+		return fakes.Python("1").WithReasoning("a thought")
+	})
+	r.svc = r.newService()
+	sess := r.session(respProvider)
+	other := r.session(chatProvider)
+	r.turn(sess.ID, "first")
+	r.turn(other.ID, "elsewhere")
+	r.turn(sess.ID, "second")
+	if out, err := r.svc.RunCommand(r.ctx, sess.ID, "/compact", nil); err != nil || !out.(albedo.CompactResult).Started {
+		t.Fatalf("/compact = %#v, %v", out, err)
+	}
+	r.waitIdle(sess.ID)
+	r.turn(sess.ID, "third")
+	if _, err := r.svc.SwitchModel(r.ctx, sess.ID, chatProvider, "chat-model", nil); err != nil {
+		t.Fatal(err)
+	}
+	r.turn(sess.ID, "fourth")
+	if err := r.svc.DeleteSession(r.ctx, other.ID); err != nil {
+		t.Fatal(err)
+	}
+	r.svc = r.newService()
+	r.turn(sess.ID, "fifth")
+	answers := ofKind(r.history(sess.ID), albedo.KindAssistant)
+	branch, err := r.svc.Fork(r.ctx, sess.ID, answers[len(answers)-1].Seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.turn(branch.ID, "sixth")
+	r.turn(sess.ID, "seventh")
+	if requests < 30 {
+		t.Fatalf("only %d turn requests were checked", requests)
 	}
 }
