@@ -12,9 +12,10 @@ const compactionStates = 256
 
 // statesStore is the service's Store with each session's compaction state
 // kept in memory once read, since every model request needs it: only this
-// service writes it, through SaveCompaction (which keeps the state
-// written) or DeleteSession (which forgets it). A change that writes a
-// compaction state by another method must forget the session's entry too.
+// service writes it, through SaveCompaction or a Commit carrying one
+// (which keep the state written) or DeleteSession (which forgets it). A
+// change that writes a compaction state by another method must forget the
+// session's entry too.
 type statesStore struct {
 	Store
 	mu     sync.Mutex
@@ -70,6 +71,29 @@ func (s *statesStore) SaveCompaction(ctx context.Context, c Compaction) error {
 		s.keep(c.SessionID, keptState{c: c})
 	}
 	return err
+}
+
+// Commit commits c and, when it carries a compaction state, keeps that
+// state once stored.
+func (s *statesStore) Commit(ctx context.Context, c Commit) (Committed, error) {
+	if c.Compaction == nil {
+		return s.Store.Commit(ctx, c)
+	}
+	// The state is stored as the session's, whatever its SessionID says.
+	state := *c.Compaction
+	state.SessionID = c.SessionID
+	if state.SessionID == "" && c.Session != nil {
+		state.SessionID = c.Session.ID
+	}
+	s.forget(state.SessionID)
+	done, err := s.Store.Commit(ctx, c)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.version++
+	if err == nil {
+		s.keep(state.SessionID, keptState{c: state})
+	}
+	return done, err
 }
 
 // DeleteSession deletes the session and forgets its state.

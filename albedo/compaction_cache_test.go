@@ -42,6 +42,17 @@ func (b *statesBackend) SaveCompaction(_ context.Context, c Compaction) error {
 	return nil
 }
 
+func (b *statesBackend) Commit(_ context.Context, c Commit) (Committed, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if c.Compaction != nil {
+		comp := *c.Compaction
+		comp.SessionID = c.SessionID
+		b.states[c.SessionID] = comp
+	}
+	return Committed{}, nil
+}
+
 func (b *statesBackend) DeleteSession(_ context.Context, id string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -73,6 +84,17 @@ func TestStatesStoreKeepsWhatItReadAndWrote(t *testing.T) {
 			s.SaveCompaction(ctx, state("a", "two"))
 			return s.Compaction(ctx, "a")
 		}, "two", 1},
+		{"a state committed with a transcript item replaces the kept one without a read", func(s *statesStore) (Compaction, error) {
+			s.Compaction(ctx, "a")
+			c := state("a", "three")
+			s.Commit(ctx, Commit{SessionID: "a", Items: []Item{{Kind: KindCompaction}}, Compaction: &c})
+			return s.Compaction(ctx, "a")
+		}, "three", 1},
+		{"a commit without a state keeps the kept one", func(s *statesStore) (Compaction, error) {
+			s.SaveCompaction(ctx, state("a", "one"))
+			s.Commit(ctx, Commit{SessionID: "a", Items: []Item{{Kind: KindUser}}})
+			return s.Compaction(ctx, "a")
+		}, "one", 0},
 		{"a deleted session's state is forgotten", func(s *statesStore) (Compaction, error) {
 			s.SaveCompaction(ctx, state("a", "one"))
 			s.DeleteSession(ctx, "a")
