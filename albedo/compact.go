@@ -41,44 +41,41 @@ func (s *Service) projectInput(ctx context.Context, id string, items []Item, ep 
 	return s.state(id).cache.projected.project(items, comp, ep), nil
 }
 
-// compact summarises every unit of items but the newest that no summary
-// covers yet, through one request to the session's own provider and model
-// with no tools, and stores the new state only once the summary came back.
-// A failure changes nothing.
-func (s *Service) compact(ctx context.Context, id string, items []Item, ep Endpoint, strategy string) (Compaction, error) {
+// evictionScope says how much of a transcript a compaction keeps and how
+// large its summary requests may be.
+type evictionScope struct {
+	// keep is how many of the newest units stay verbatim, at least one.
+	keep int
+	// window is the model's context window in tokens, 0 when unknown:
+	// evicted history larger than half of it is summarised in chunks of at
+	// most half of it.
+	window int64
+}
+
+// compact summarises the units of items that no summary covers yet, all
+// but the newest scope.keep, through requests to the session's own
+// provider and model with no tools (one per chunk, each carrying the
+// summary so far forward), and stores the new state only once the last
+// summary came back. A failure changes nothing.
+func (s *Service) compact(ctx context.Context, id string, items []Item, ep Endpoint, strategy string, scope evictionScope) (Compaction, error) {
 	prev, prevOK, err := s.compaction(ctx, id, items)
 	if err != nil {
 		return Compaction{}, err
 	}
-	plan, ok := planEviction(items, prev, prevOK)
+	plan, ok := planEviction(items, prev, prevOK, scope.keep)
 	if !ok {
 		return Compaction{}, errNothingToCompact
 	}
-	previous := ""
+	summary := ""
 	if prevOK {
-		previous = prev.Summary
+		summary = prev.Summary
 	}
-	text := RenderEvicted(previous, items[plan.from:plan.to])
-	req := ModelRequest{
-		Endpoint:     ep,
-		Instructions: SummaryInstructions,
-		Input:        ProjectFor([]Item{{Kind: KindUser, Text: text}}, ep),
-		SessionID:    id,
-	}
-	reply, err := s.provider.Stream(ctx, req, func(Delta) {})
-	if err != nil {
-		return Compaction{}, fmt.Errorf("ask %s (%s) for a summary: %w", ep.Provider, ep.Model, err)
-	}
-	var parts []string
-	for _, it := range reply.Items {
-		if it.Kind == KindAssistant && strings.TrimSpace(it.Text) != "" {
-			parts = append(parts, strings.TrimSpace(it.Text))
+	for _, chunk := range evictedChunks(items[plan.from:plan.to], scope.window/2) {
+		if summary, err = s.summarise(ctx, id, ep, summary, chunk); err != nil {
+			return Compaction{}, err
 		}
 	}
-	if len(parts) == 0 {
-		return Compaction{}, Errorf(EProvider, "%s (%s) answered the summary request with no text", ep.Provider, ep.Model)
-	}
-	c := plan.stated(items, id, strings.Join(parts, "\n\n"), strategy, s.now())
+	c := plan.stated(items, id, summary, strategy, s.now())
 	before := inputTokens(ProjectFor(items, ep))
 	if prevOK {
 		before = inputTokens(ProjectCompacted(items, prev, ep))
@@ -89,12 +86,42 @@ func (s *Service) compact(ctx context.Context, id string, items []Item, ep Endpo
 	return c, nil
 }
 
+// summarise makes one summary request: previous and the evicted items in,
+// the new summary out. The request is a ledger row of kind summary; an
+// answer with no text is a failure.
+func (s *Service) summarise(ctx context.Context, id string, ep Endpoint, previous string, evicted []Item) (string, error) {
+	req := ModelRequest{
+		Endpoint:     ep,
+		Instructions: SummaryInstructions,
+		Input:        ProjectFor([]Item{{Kind: KindUser, Text: RenderEvicted(previous, evicted)}}, ep),
+		SessionID:    id,
+	}
+	rows := s.newLedger(id, RequestSummary, ep, conversational(evicted), req)
+	req.OnAttempt = rows.attempt
+	reply, err := s.provider.Stream(ctx, req, func(Delta) {})
+	rows.finish(ctx, reply, err)
+	if err != nil {
+		return "", fmt.Errorf("ask %s (%s) for a summary: %w", ep.Provider, ep.Model, err)
+	}
+	var parts []string
+	for _, it := range reply.Items {
+		if it.Kind == KindAssistant && strings.TrimSpace(it.Text) != "" {
+			parts = append(parts, strings.TrimSpace(it.Text))
+		}
+	}
+	if len(parts) == 0 {
+		return "", Errorf(EProvider, "%s (%s) answered the summary request with no text", ep.Provider, ep.Model)
+	}
+	return strings.Join(parts, "\n\n"), nil
+}
+
 // retryCompacted answers a request the provider refused as larger than its
-// context: one forced compaction, then one retry of the request. If that
-// fails too, the error says what was tried.
-func (s *Service) retryCompacted(ctx context.Context, id string, items []Item, req ModelRequest, full error, onDelta func(Delta)) (ModelReply, error) {
+// context: one forced compaction that keeps only the newest unit, then one
+// retry of the request, a ledger row like the first. If that fails too,
+// the error says what was tried.
+func (s *Service) retryCompacted(ctx context.Context, id string, items []Item, req ModelRequest, full error, onDelta func(Delta), window int64) (ModelReply, error) {
 	s.log.Info("context full: compacting", "session", id, "err", full)
-	if _, err := s.compact(ctx, id, items, req.Endpoint, CompactForced); err != nil {
+	if _, err := s.compact(ctx, id, items, req.Endpoint, CompactForced, evictionScope{keep: 1, window: window}); err != nil {
 		return ModelReply{}, &Error{Code: EProvider, Details: ErrorDetails(full), Message: fmt.Sprintf(
 			"the request did not fit the model's context (%s), and compacting the earlier conversation failed: %s",
 			ErrorMessage(full), ErrorMessage(err))}
@@ -104,7 +131,10 @@ func (s *Service) retryCompacted(ctx context.Context, id string, items []Item, r
 		return ModelReply{}, err
 	}
 	req.Input = input
+	rows := s.newLedger(id, RequestTurn, req.Endpoint, conversational(items), req)
+	req.OnAttempt = rows.attempt
 	reply, err := s.provider.Stream(ctx, req, onDelta)
+	rows.finish(ctx, reply, err)
 	if err != nil && ContextFull(err) {
 		return reply, &Error{Code: EProvider, Details: ErrorDetails(err), Message: "the request did not fit the model's context even after " +
 			"compacting the earlier conversation into a summary and retrying once: " + ErrorMessage(err)}

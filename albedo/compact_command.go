@@ -16,7 +16,9 @@ type CompactResult struct {
 // compactCommand runs /compact: on an idle session with units to evict it
 // starts a compaction that runs like a turn (the session is running,
 // status events say so, and an interrupt cancels it with no state change)
-// and evicts everything but the newest unit. A session with nothing to
+// and evicts everything but the tail (the newest units that fit in the
+// tail share of the context window; only the newest unit when the window
+// is unknown). A session with nothing to
 // compact gets {"started": false} and no provider request.
 func (s *Service) compactCommand(ctx context.Context, id string, _ json.RawMessage) (any, error) {
 	st, err := s.existing(ctx, id)
@@ -43,22 +45,23 @@ func (s *Service) compactCommand(ctx context.Context, id string, _ json.RawMessa
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := planEviction(items, prev, prevOK); !ok {
-		return CompactResult{Reason: ErrorMessage(errNothingToCompact)}, nil
-	}
 	ep, err := s.endpoint(ctx, st, sess)
 	if err != nil {
 		return nil, err
 	}
-	s.startRun(st, func(ctx context.Context) { s.runCompaction(ctx, st, id, items, ep) })
+	scope := s.compactScope(items, ep, s.window(ctx, sess).tokens())
+	if _, ok := planEviction(items, prev, prevOK, scope.keep); !ok {
+		return CompactResult{Reason: ErrorMessage(errNothingToCompact)}, nil
+	}
+	s.startRun(st, func(ctx context.Context) { s.runCompaction(ctx, st, id, items, ep, scope) })
 	return CompactResult{Started: true}, nil
 }
 
 // runCompaction asks for the summary of a /compact and ends it: a failure
 // is recorded as an error item, an interrupt changes nothing, and messages
 // that arrived meanwhile start a turn.
-func (s *Service) runCompaction(ctx context.Context, st *sessionState, id string, items []Item, ep Endpoint) {
-	_, err := s.compact(ctx, id, items, ep, CompactManual)
+func (s *Service) runCompaction(ctx context.Context, st *sessionState, id string, items []Item, ep Endpoint, scope evictionScope) {
+	_, err := s.compact(ctx, id, items, ep, CompactManual, scope)
 	if err != nil && ctx.Err() == nil && !errors.Is(err, errNothingToCompact) {
 		s.log.Warn("compaction failed", "session", id, "err", err)
 		if _, aerr := s.append(context.WithoutCancel(ctx), st, id, Item{Kind: KindError, Text: ErrorMessage(err), Timestamp: s.now()}); aerr != nil {

@@ -11,6 +11,9 @@ const (
 	CompactForced = "forced"
 	// CompactManual: someone ran /compact.
 	CompactManual = "manual"
+	// CompactAuto: the next request reached the trigger share of the
+	// context window.
+	CompactAuto = "auto"
 )
 
 // Compaction is a session's compaction state: a summary that stands in
@@ -90,19 +93,22 @@ func (c Compaction) cutIndex(items []Item) (int, bool) {
 }
 
 // evictionPlan says what a new compaction summarises: the items from the
-// previous cut up to the new one, which keeps only the newest unit (the
-// tail). ok is false when there is nothing new to summarise.
+// previous cut up to the new one, which keeps the newest units (the tail).
+// ok is false when there is nothing new to summarise.
 type evictionPlan struct {
 	from, to int
 	users    int
 }
 
-func planEviction(items []Item, prev Compaction, prevValid bool) (evictionPlan, bool) {
+// planEviction plans the eviction of every unit of items but the newest
+// keep (at least one) that prev, when valid, does not cover yet.
+func planEviction(items []Item, prev Compaction, prevValid bool, keep int) (evictionPlan, bool) {
+	keep = max(keep, 1)
 	starts := unitStarts(items)
-	if len(starts) < 2 {
+	if len(starts) <= keep {
 		return evictionPlan{}, false
 	}
-	p := evictionPlan{users: len(starts) - 1, to: starts[len(starts)-1]}
+	p := evictionPlan{users: len(starts) - keep, to: starts[len(starts)-keep]}
 	if prevValid {
 		if prev.Users >= p.users {
 			return evictionPlan{}, false

@@ -1,6 +1,7 @@
 package albedo
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -24,41 +25,81 @@ func RenderEvicted(previous string, items []Item) string {
 	}
 	b.WriteString("\n</previous-summary>\n<newly-evicted-history>\n")
 	for _, it := range items {
-		switch it.Kind {
-		case KindUser:
-			who := "user"
-			if it.Source != "" {
-				who = "system note (" + it.Source + ")"
-			}
-			fmt.Fprintf(&b, "[%s]\n%s\n", who, cutText(it.Text))
-			for _, n := range it.Notes {
-				fmt.Fprintf(&b, "[system note]\n%s\n", cutText(n))
-			}
-			if it.Image != nil {
-				fmt.Fprintf(&b, "[image: %s, %dx%d, %d bytes]\n", it.Image.MimeType, it.Image.Width, it.Image.Height, it.Image.Bytes)
-			}
-		case KindReasoning:
-			if it.Text != "" {
-				fmt.Fprintf(&b, "[assistant reasoning]\n%s\n", cutText(it.Text))
-			}
-		case KindAssistant:
-			fmt.Fprintf(&b, "[assistant]\n%s\n", cutText(it.Text))
-		case KindToolCall:
-			code := CallCode(it)
-			if code == "" {
-				code = it.Arguments
-			}
-			fmt.Fprintf(&b, "[%s call %s]\n%s\n", it.ToolName, it.CallID, cutText(code))
-		case KindToolOutput:
-			fmt.Fprintf(&b, "[output of %s]\n%s\n", it.CallID, cutText(it.Text))
-		case KindToolImage:
-			if it.Image != nil {
-				fmt.Fprintf(&b, "[image shown by %s: %s, %dx%d, %d bytes]\n", it.CallID, it.Image.MimeType, it.Image.Width, it.Image.Height, it.Image.Bytes)
-			}
-		}
+		b.WriteString(renderItem(it))
 	}
 	b.WriteString("</newly-evicted-history>")
 	return b.String()
+}
+
+// renderItem renders one evicted item as RenderEvicted shows it; items the
+// model never sees render as "".
+func renderItem(it Item) string {
+	var b strings.Builder
+	switch it.Kind {
+	case KindUser:
+		who := "user"
+		if it.Source != "" {
+			who = "system note (" + it.Source + ")"
+		}
+		fmt.Fprintf(&b, "[%s]\n%s\n", who, cutText(it.Text))
+		for _, n := range it.Notes {
+			fmt.Fprintf(&b, "[system note]\n%s\n", cutText(n))
+		}
+		if it.Image != nil {
+			fmt.Fprintf(&b, "[image: %s, %dx%d, %d bytes]\n", it.Image.MimeType, it.Image.Width, it.Image.Height, it.Image.Bytes)
+		}
+	case KindReasoning:
+		if it.Text != "" {
+			fmt.Fprintf(&b, "[assistant reasoning]\n%s\n", cutText(it.Text))
+		}
+	case KindAssistant:
+		fmt.Fprintf(&b, "[assistant]\n%s\n", cutText(it.Text))
+	case KindToolCall:
+		code := CallCode(it)
+		if code == "" {
+			code = it.Arguments
+		}
+		fmt.Fprintf(&b, "[%s call %s]\n%s\n", it.ToolName, it.CallID, cutText(code))
+	case KindToolOutput:
+		fmt.Fprintf(&b, "[output of %s]\n%s\n", it.CallID, cutText(it.Text))
+	case KindToolImage:
+		if it.Image != nil {
+			fmt.Fprintf(&b, "[image shown by %s: %s, %dx%d, %d bytes]\n", it.CallID, it.Image.MimeType, it.Image.Width, it.Image.Height, it.Image.Bytes)
+		}
+	}
+	return b.String()
+}
+
+// evictedChunks splits evicted items into the chunks that summary
+// requests carry one by one: each renders to at most limit tokens by the
+// estimate (the bytes of the rendered text as a JSON string, divided by
+// 4), except a chunk of one item that alone is larger. limit <= 0 is one
+// chunk.
+func evictedChunks(items []Item, limit int64) [][]Item {
+	if limit <= 0 || len(items) == 0 {
+		return [][]Item{items}
+	}
+	var chunks [][]Item
+	from, size := 0, int64(0)
+	for i, it := range items {
+		n := EstimateTokens(jsonStringSize(renderItem(it)))
+		if i > from && size+n > limit {
+			chunks = append(chunks, items[from:i])
+			from, size = i, 0
+		}
+		size += n
+	}
+	return append(chunks, items[from:])
+}
+
+// jsonStringSize is how many bytes s takes as a JSON string, quotes
+// included, as encoding/json writes it.
+func jsonStringSize(s string) int64 {
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return int64(len(s))
+	}
+	return int64(len(raw))
 }
 
 // cutText caps s at maxRenderedText bytes on a character boundary, with a

@@ -140,10 +140,19 @@ type windowInfo struct {
 	problems []string
 }
 
+// tokens is the window in tokens, 0 when it is unknown.
+func (w windowInfo) tokens() int64 {
+	if w.window == nil {
+		return 0
+	}
+	return *w.window
+}
+
 // window finds the context window of a session's model: the provider's
 // "contextWindow" in the configuration, else the model catalog's.
 func (s *Service) window(ctx context.Context, sess Session) windowInfo {
 	var info windowInfo
+	info.problems = append(info.problems, s.compactRules.problems...)
 	cfg, err := s.config.Load(ctx)
 	if err != nil {
 		info.problems = append(info.problems, "the configuration could not be read: "+ErrorMessage(err))

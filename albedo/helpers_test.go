@@ -37,6 +37,9 @@ type rig struct {
 	clock     *fakes.Clock
 	svc       *albedo.Service
 	workspace string
+	// tune, when set, adjusts the options of every service newService
+	// makes.
+	tune func(*albedo.Options)
 }
 
 // newRig returns a service whose provider answers with script. Two
@@ -64,7 +67,11 @@ func newRig(t *testing.T, script func(albedo.ModelRequest) fakes.Reply) *rig {
 // newService returns another service over the rig's ports, as a restarted
 // daemon would have.
 func (r *rig) newService() *albedo.Service {
-	svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: r.store, Provider: r.provider, Kernel: r.kernel, Config: r.config, Clock: r.clock})
+	opts := albedo.Options{Workspaces: localfs.Workspaces{}, Store: r.store, Provider: r.provider, Kernel: r.kernel, Config: r.config, Clock: r.clock}
+	if r.tune != nil {
+		r.tune(&opts)
+	}
+	svc := albedo.New(opts)
 	r.t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 		defer cancel()

@@ -112,14 +112,15 @@ func redactKey(msg, key string) string {
 }
 
 // requestSize estimates the size of a request's body from what it
-// carries.
+// carries: its instructions and texts as JSON strings, its input as
+// projected, and its tools.
 func requestSize(req ModelRequest) int64 {
-	n := int64(len(req.Instructions))
+	n := jsonStringSize(req.Instructions)
 	for _, raw := range req.Input {
 		n += int64(len(raw)) + 1
 	}
 	for _, t := range req.Tools {
-		n += int64(len(t.Name) + len(t.Description) + len(t.Parameters))
+		n += jsonStringSize(t.Name) + jsonStringSize(t.Description) + int64(len(t.Parameters))
 	}
 	return n
 }

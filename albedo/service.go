@@ -37,6 +37,9 @@ type Options struct {
 	// Catalog, when not nil, gives the context windows of models whose
 	// provider configuration names none.
 	Catalog ModelCatalog
+	// Compaction says when a session compacts on its own and how much it
+	// keeps verbatim; zero means the defaults.
+	Compaction CompactionSettings
 	// CellTimeout applies to cells whose call names no timeout; zero
 	// means DefaultCellTimeout.
 	CellTimeout time.Duration
@@ -70,6 +73,7 @@ type Service struct {
 	instructions string
 	projectFiles InstructionSource
 	catalog      ModelCatalog
+	compactRules compactionRules
 	cellTimeout  time.Duration
 	kernelIdle   time.Duration
 	sandbox      Sandbox
@@ -137,6 +141,7 @@ func New(opts Options) *Service {
 		instructions: opts.Instructions,
 		projectFiles: opts.ProjectInstructions,
 		catalog:      opts.Catalog,
+		compactRules: opts.Compaction.rules(),
 		cellTimeout:  opts.CellTimeout,
 		kernelIdle:   opts.KernelIdle,
 		sandbox:      opts.Sandbox,

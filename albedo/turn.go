@@ -132,6 +132,10 @@ func (s *Service) step(ctx context.Context, st *sessionState, id string, instr *
 		Tools:        []Tool{PythonTool()},
 		SessionID:    id,
 	}
+	window := s.window(ctx, sess).tokens()
+	if req, err = s.autoCompact(ctx, id, items, req, window); err != nil {
+		return s.failed(ctx, st, id, err)
+	}
 	onDelta := func(d Delta) {
 		st.hub.publish(Event{Type: wire.EventDelta, Kind: string(d.Kind), Text: d.Text})
 	}
@@ -140,7 +144,7 @@ func (s *Service) step(ctx context.Context, st *sessionState, id string, instr *
 	reply, err := s.provider.Stream(ctx, req, onDelta)
 	rows.finish(ctx, reply, err)
 	if err != nil && ctx.Err() == nil && ContextFull(err) {
-		reply, err = s.retryCompacted(ctx, id, items, req, err, onDelta)
+		reply, err = s.retryCompacted(ctx, id, items, req, err, onDelta, window)
 	}
 	// A long transcript is not held while the model answers: the request
 	// has what it needs, and the next step reads the transcript again.

@@ -102,6 +102,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 		Config:              config,
 		ProjectInstructions: instructions,
 		Catalog:             catalog,
+		Compaction:          compaction(dir),
 		Clock:               opts.Clock,
 		Logger:              opts.Logger,
 		Instructions:        opts.Instructions,

@@ -58,3 +58,29 @@ func (e Extensions) InstructionsEnabled() (bool, error) {
 	}
 	return doc.Enabled == nil || *doc.Enabled, nil
 }
+
+// CompactionSettings are the "compaction" settings of extensions.json as
+// written: nil for a member that is absent. Whether the values make sense
+// is the domain's to judge.
+type CompactionSettings struct {
+	TriggerPercent *float64
+	TailPercent    *float64
+}
+
+// Compaction reads "compaction": {"triggerPercent": number,
+// "tailPercent": number}. A member of the wrong type is an error naming
+// it; the settings are then absent (the defaults).
+func (e Extensions) Compaction() (CompactionSettings, error) {
+	raw, ok := e["compaction"]
+	if !ok {
+		return CompactionSettings{}, nil
+	}
+	var doc struct {
+		TriggerPercent *float64 `json:"triggerPercent"`
+		TailPercent    *float64 `json:"tailPercent"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return CompactionSettings{}, fmt.Errorf("%s: \"compaction\" must be {\"triggerPercent\": number, \"tailPercent\": number}: %w", ExtensionsFile, err)
+	}
+	return CompactionSettings(doc), nil
+}

@@ -1,0 +1,68 @@
+package albedo
+
+import "fmt"
+
+// Default compaction settings: compact when the next request reaches 90%
+// of the context window, and keep the newest units that fit in 25% of it
+// verbatim.
+const (
+	DefaultTriggerPercent = 90
+	DefaultTailPercent    = 25
+)
+
+// CompactionSettings are the "compaction" settings of extensions.json as
+// read, before they are checked: nil means the default.
+type CompactionSettings struct {
+	// TriggerPercent is the share of the context window that the next
+	// request reaches when albedo compacts first.
+	TriggerPercent *float64
+	// TailPercent is the share of the context window the newest units kept
+	// verbatim may fill (at least one unit is kept).
+	TailPercent *float64
+	// Problem says what was wrong reading the settings, "" when nothing
+	// was.
+	Problem string
+}
+
+// compactionRules are the checked compaction settings.
+type compactionRules struct {
+	trigger, tail float64
+	// problems say in words which settings were invalid and so replaced by
+	// their defaults.
+	problems []string
+}
+
+// rules checks the settings: a trigger must be above 0 and at most 100, a
+// tail above 0 and below the trigger. An invalid value is replaced by its
+// default, and a problem says so.
+func (c CompactionSettings) rules() compactionRules {
+	r := compactionRules{trigger: DefaultTriggerPercent, tail: DefaultTailPercent}
+	if c.Problem != "" {
+		r.problems = append(r.problems, c.Problem)
+	}
+	if t := c.TriggerPercent; t != nil {
+		if *t > 0 && *t <= 100 {
+			r.trigger = *t
+		} else {
+			r.problems = append(r.problems, fmt.Sprintf(
+				"compaction.triggerPercent in extensions.json must be above 0 and at most 100, not %g: using %d", *t, DefaultTriggerPercent))
+		}
+	}
+	if t := c.TailPercent; t != nil {
+		switch {
+		case *t <= 0 || *t >= 100:
+			r.problems = append(r.problems, fmt.Sprintf(
+				"compaction.tailPercent in extensions.json must be above 0 and below 100, not %g: using %d", *t, DefaultTailPercent))
+		case *t >= r.trigger:
+			r.problems = append(r.problems, fmt.Sprintf(
+				"compaction.tailPercent in extensions.json (%g) must be below triggerPercent (%g): using %d", *t, r.trigger, DefaultTailPercent))
+		default:
+			r.tail = *t
+		}
+	}
+	if r.tail >= r.trigger {
+		// A default tail above a small trigger: keep half of what triggers.
+		r.tail = r.trigger / 2
+	}
+	return r
+}
