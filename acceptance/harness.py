@@ -187,7 +187,8 @@ class Provider:
     ``script(request_json)`` is called once per model request and returns a
     reply from ``text()`` or ``python()``. Every request whose path ends in
     ``/chat/completions`` or ``/responses`` is recorded in ``requests`` as
-    ``{"path", "authorization", "model", "request"}`` in arrival order; the
+    ``{"path", "authorization", "model", "request", "bytes"}`` (``bytes``: the
+    size of the body as received) in arrival order; the
     protocol of the answer follows the path. ``url`` is the server's base
     address, to which tests may append prefixes such as ``/alpha/v1``.
     """
@@ -210,7 +211,7 @@ class Provider:
         self._thread.start()
         self._closed = False
 
-    def _record(self, path: str, authorization, request: dict) -> int:
+    def _record(self, path: str, authorization, request: dict, size: int = 0) -> int:
         """Appends one request and returns its 1-based number."""
         with self._lock:
             self.requests.append(
@@ -219,6 +220,7 @@ class Provider:
                     "authorization": authorization,
                     "model": request.get("model") if isinstance(request, dict) else None,
                     "request": request,
+                    "bytes": size,
                 }
             )
             return len(self.requests)
@@ -294,7 +296,7 @@ class _ProviderHandler(http.server.BaseHTTPRequestHandler):
         except ValueError as error:
             self._json(400, {"error": {"message": f"request is not JSON: {error}"}})
             return
-        number = self.owner._record(path, self.headers.get("Authorization"), request)
+        number = self.owner._record(path, self.headers.get("Authorization"), request, len(raw))
         WIRE_CHECKS.check(route, request)
         try:
             reply = self.owner.script(request)

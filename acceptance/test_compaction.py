@@ -165,3 +165,177 @@ class CompactCommandTest(unittest.TestCase):
             self.assertEqual(json.load(caught.exception)["code"], "busy")
             app.api(f"/sessions/{session}/interrupt", {}).close()
             app.idle(session)
+
+
+WINDOW = 6000
+KILO = "print('y' * 1000)"
+
+
+def entries(request):
+    return request.get("input") or request.get("messages") or []
+
+
+def outputs_since_user(request) -> int:
+    """How many tool outputs follow the request's last user message."""
+    count = 0
+    for entry in reversed(entries(request)):
+        if entry.get("role") == "user":
+            break
+        if entry.get("type") == "function_call_output" or entry.get("role") == "tool":
+            count += 1
+    return count
+
+
+def calls_paired(test, request) -> None:
+    """Fails unless every call of a request has its output and every output its call."""
+    calls, outputs = set(), set()
+    for entry in entries(request):
+        if entry.get("type") == "function_call":
+            calls.add(entry["call_id"])
+        for call in entry.get("tool_calls") or []:
+            calls.add(call["id"])
+        if entry.get("type") == "function_call_output":
+            outputs.add(entry["call_id"])
+        if entry.get("role") == "tool":
+            outputs.add(entry["tool_call_id"])
+    test.assertEqual(calls, outputs, "a call without its output, or an output without its call")
+
+
+class ToolRounds:
+    """Answers each user message through three python rounds printing about
+    1 KB each, then text; a summary request gets a numbered summary."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.summaries = 0
+
+    def __call__(self, request):
+        with self.lock:
+            if is_summary(request):
+                self.summaries += 1
+                return text(f"SUMMARY #{self.summaries}")
+            if outputs_since_user(request) < 3:
+                return python(KILO)
+            return text("done")
+
+
+def content_text(entry) -> str:
+    """The text of a message whose content is a string or a list of parts."""
+    content = entry.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(part.get("text", "") for part in content or [])
+
+
+class AutomaticCompactionTest(unittest.TestCase):
+    """A 6,000-token window, 20 user messages each answered through three
+    tool rounds of ~1 KB: compaction keeps every request in the window."""
+
+    def check(self, protocol):
+        script = ToolRounds()
+        with Provider(script) as provider:
+            providers = {
+                "fixture": {
+                    "baseUrl": provider.url,
+                    "apiKey": "fixture-key",
+                    "model": "fixture-model",
+                    "protocol": protocol,
+                    "contextWindow": WINDOW,
+                }
+            }
+            with Albedo(provider, providers=providers) as app:
+                session = app.session()
+                snapshots = []
+                for n in range(1, 21):
+                    app.prompt(session, f"message {n}").close()
+                    app.idle(session, timeout=60)
+                    if n % 5 == 0:
+                        snapshots.append(app.history(session)["items"])
+
+                summaries = 0
+                latest = "(none)"
+                for number, record in enumerate(provider.requests):
+                    request = record["request"]
+                    self.assertLessEqual(record["bytes"] // 4, WINDOW, f"request {number} is larger than the window")
+                    if is_summary(request):
+                        said = body_text(request)
+                        self.assertIn(f"<previous-summary>\\n{latest}\\n</previous-summary>", said, "the summary so far is carried forward")
+                        summaries += 1
+                        latest = f"SUMMARY #{summaries}"
+                        continue
+                    calls_paired(self, request)
+                    if summaries:
+                        self.assertIn(f"[summary of the earlier conversation]\\n{latest}", body_text(request))
+                self.assertGreaterEqual(summaries, 2, "the session compacted more than once")
+                self.assertEqual(len(provider.requests), 80 + summaries)
+
+                items = app.history(session)["items"]
+                for snapshot in snapshots:
+                    self.assertEqual(items[: len(snapshot)], snapshot, "compaction changed the history")
+                kinds = [item["kind"] for item in items]
+                self.assertEqual(kinds.count("user"), 20)
+                self.assertEqual(kinds.count("tool_call"), 60)
+                self.assertNotIn("error", kinds)
+                outputs = [
+                    json.loads(part["value"])["output"]
+                    for item in items
+                    if item["kind"] == "tool_result"
+                    for part in item["content"]
+                    if part.get("field") == "result"
+                ]
+                self.assertEqual(outputs, ["y" * 1000 + "\n"] * 60, "all 60 rounds byte for byte")
+
+                with app.api(f"/sessions/{session}/requests?limit=200") as response:
+                    rows = json.load(response)["rows"]
+                self.assertEqual(sum(row["kind"] == "summary" for row in rows), summaries)
+                self.assertEqual(sum(row["kind"] == "turn" for row in rows), 80)
+
+    def test_responses(self):
+        self.check("responses")
+
+    def test_chat_completions(self):
+        self.check("chat_completions")
+
+
+class CompactionAcrossProtocolsTest(unittest.TestCase):
+    def test_compact_switch_protocol_restart(self):
+        """Compact under Responses, /model to a Chat Completions provider,
+        restart: the next request starts from the same summary, and no new
+        summary is asked for."""
+        script = FullOnce()
+        script.refused = 1
+        with Provider(script) as provider:
+            providers = {
+                "resp": {"baseUrl": provider.url + "/resp/v1", "apiKey": "k1", "model": "resp-model", "protocol": "responses"},
+                "chat": {"baseUrl": provider.url + "/chat/v1", "apiKey": "k2", "model": "chat-model", "protocol": "chat_completions"},
+            }
+            with Albedo(provider, providers=providers) as app:
+                session = app.session()
+                for message in ("first", "second"):
+                    app.prompt(session, message).close()
+                    app.idle(session)
+                with app.api(f"/sessions/{session}/commands", {"name": "/compact"}) as response:
+                    self.assertEqual(json.load(response), {"result": {"started": True}})
+                app.idle(session)
+                self.assertTrue(is_summary(provider.requests[-1]["request"]))
+                self.assertIn("/resp/v1/", provider.requests[-1]["path"])
+                with app.api(f"/sessions/{session}/commands", {"name": "/model", "args": {"provider": "chat", "model": "chat-model"}}) as response:
+                    self.assertEqual(json.load(response)["result"]["protocol"], "chat_completions")
+                app.restart()
+                sent = len(provider.requests)
+                app.prompt(session, "third").close()
+                app.idle(session)
+
+                after = provider.requests[sent:]
+                self.assertTrue(after)
+                for record in after:
+                    self.assertIn("/chat/v1/", record["path"])
+                    self.assertFalse(is_summary(record["request"]), "a new summary was asked for")
+                    messages = record["request"]["messages"]
+                    users = [m for m in messages if m.get("role") == "user"]
+                    self.assertTrue(content_text(users[0]).startswith("[summary of the earlier conversation]\nthe user asked for first and second"), users[0])
+                    said = [content_text(m) for m in users[1:]]
+                    self.assertEqual(len(said), 2, said)
+                    self.assertEqual(said[0], "second")
+                    self.assertTrue(said[1].startswith("third"), said)  # the restart adds the kernel note
+                    calls_paired(self, record["request"])
