@@ -361,3 +361,57 @@ func TestCompactionSettingsProblemsAreShown(t *testing.T) {
 		})
 	}
 }
+
+func TestCompactCommandKeepsTheTailOfTheWindow(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// answer is the size of each answer in bytes; with a 6,000-token
+		// window the tail is 1,500 tokens.
+		answer int
+		// users is how many user messages the summary should stand for,
+		// 0 when there is nothing to compact.
+		users int
+	}{
+		{"three small units all fit in the tail", 100, 0},
+		{"units of ~650 tokens: the newest two stay", 2500, 1},
+		{"units larger than the tail: only the newest stays", 8000, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig(t, func(req albedo.ModelRequest) fakes.Reply {
+				if isSummary(t, req) {
+					return fakes.Text("SUMMARY")
+				}
+				return fakes.Text(strings.Repeat("a", tc.answer))
+			})
+			r.tune = func(o *albedo.Options) { o.Compaction.TriggerPercent = ptr(100.0) }
+			r.windowed(smallWindow * 10)
+			sess := r.session(respProvider)
+			for _, m := range []string{"one", "two", "three"} {
+				r.turn(sess.ID, m)
+			}
+			// The window shrinks (as after a /model switch) so that the
+			// tail share of it is 1,500 tokens.
+			r.windowed(smallWindow)
+			before := r.provider.RequestCount()
+			out, err := r.svc.RunCommand(r.ctx, sess.ID, "/compact", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := out.(albedo.CompactResult)
+			if res.Started != (tc.users > 0) {
+				t.Fatalf("/compact = %+v; want started %v", res, tc.users > 0)
+			}
+			r.waitIdle(sess.ID)
+			c, err := r.store.Compaction(r.ctx, sess.ID)
+			if tc.users == 0 {
+				if n := r.provider.RequestCount() - before; n != 0 || albedo.ErrorCode(err) != albedo.ENotFound {
+					t.Errorf("nothing to compact made %d requests and state %+v, %v", n, c, err)
+				}
+				return
+			}
+			if err != nil || c.Users != tc.users {
+				t.Errorf("compaction state %+v, %v; want %d user messages summarised", c, err, tc.users)
+			}
+		})
+	}
+}
