@@ -133,6 +133,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	c.app.EnableMouse(!opts.NoMouse).EnablePaste(true).SetRoot(c.pages, true).SetInputCapture(c.keys)
 	c.app.SetBeforeDrawFunc(func(tcell.Screen) bool {
 		c.session.fitInput()
+		c.picker.fitStatus()
 		return false
 	})
 	c.app.SetAfterDrawFunc(func(tcell.Screen) {

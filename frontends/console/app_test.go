@@ -460,3 +460,16 @@ func TestConsoleOffersToSendEditOrDropWaitingMessages(t *testing.T) {
 func tokenCount(n int64) *int64 { return &n }
 
 func percent(p float64) *float64 { return &p }
+
+func TestPickerShowsAHintWhole(t *testing.T) {
+	f := newFakeDaemon(t)
+	f.createErr = map[string]any{"code": "no_provider",
+		"error": "no model provider is configured: add one with /login in the console, or in a shell with\n    albedo login"}
+	s, _ := startConsole(t, f, Options{Workspace: "/w"}) // no SaveProvider: no form to open
+	s.waitFor(t, "2 sessions")
+	s.typeText("n")
+	screen := s.waitFor(t, "no model provider is configured")
+	if !strings.Contains(screen, "\n    albedo login") {
+		t.Errorf("the hint's command is not on a line of its own:\n%s", screen)
+	}
+}

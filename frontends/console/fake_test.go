@@ -44,6 +44,8 @@ type fakeDaemon struct {
 	// latest status event gave it. Tests may set both.
 	usage    map[string]client.UsageTotals
 	contexts map[string]client.Context
+	// createErr, when set, is the error body that refuses a new session.
+	createErr map[string]any
 }
 
 func newFakeDaemon(t *testing.T) *fakeDaemon {
@@ -51,6 +53,16 @@ func newFakeDaemon(t *testing.T) *fakeDaemon {
 		usage: map[string]client.UsageTotals{}, contexts: map[string]client.Context{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /sessions", f.sessions)
+	mux.HandleFunc("POST /sessions", func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if f.createErr != nil {
+			w.WriteHeader(http.StatusConflict)
+			writeJSON(w, f.createErr)
+			return
+		}
+		writeJSON(w, client.Session{ID: "s3", Workspace: "/w", Provider: "fixture", Model: "fixture-model"})
+	})
 	mux.HandleFunc("GET /sessions/{id}", f.session)
 	mux.HandleFunc("PATCH /sessions/{id}", f.rename)
 	mux.HandleFunc("DELETE /sessions/{id}", func(w http.ResponseWriter, r *http.Request) {

@@ -50,6 +50,21 @@ func newPickerScreen(c *Console) *pickerScreen {
 	return p
 }
 
+// fitStatus gives the status line the rows its text takes, so that a
+// message, such as a hint naming a command on a line of its own, is never
+// cut at the window's edge. It runs before each frame.
+func (p *pickerScreen) fitStatus() {
+	_, _, w, _ := p.table.GetInnerRect()
+	if w <= 0 {
+		w = 80 // not drawn yet
+	}
+	rows := len(wrap(p.status.GetText(true), w))
+	p.root.ResizeItem(p.status, min(max(rows, 1), maxStatusRows), 0)
+}
+
+// maxStatusRows bounds the picker's status line.
+const maxStatusRows = 6
+
 // load fetches the sessions.
 func (p *pickerScreen) load() {
 	p.status.SetText("[::d]loading…")
