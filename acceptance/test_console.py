@@ -242,6 +242,45 @@ class ConsoleTest(unittest.TestCase):
             screen = console.wait_for("done spinning", "idle")
             self.assertNotIn("· cell", screen)
 
+    def test_a_running_cells_output_shows_as_it_prints(self):
+        latch = "steps.latch"
+
+        def script(request):
+            if after_tool(request):
+                return text("all steps done")
+            return python("print('first step done', flush=True)\n" + latched(latch))
+
+        provider = Provider(script)
+        self.addCleanup(provider.close)
+        with Albedo(provider) as app:
+            console = self.open(app)
+            console.wait_for(PROMPT)
+            console.say("work in steps")
+            # The cell still runs (it waits for the latch) and its first
+            # line is on screen already, under the cell's code.
+            screen = console.wait_for("├ output", "│ first step done", "running…", "· cell")
+            self.assertNotIn("│ latch released", screen)
+            (app.workspace / latch).write_text("")
+            console.wait_for("│ first step done", "│ latch released", "all steps done", "idle")
+
+    def test_tab_completes_a_slash_command(self):
+        provider = Provider(lambda request: text("unused"))
+        self.addCleanup(provider.close)
+        with Albedo(provider) as app:
+            console = self.open(app)
+            console.wait_for(PROMPT)
+            console.type("/na")
+            console.keys("Tab")
+            console.wait_for("❯ /name")
+            console.type("reviewer")
+            console.wait_for("❯ /name reviewer")
+            console.keys("Enter")
+            session = self.only_session(app)
+            console.wait_for("reviewer")
+            with app.api(f"/sessions/{session}?view=configuration") as response:
+                self.assertEqual(json.load(response)["name"], "reviewer")
+            self.assertEqual(provider.requests, [])
+
     def test_the_status_line_says_when_the_provider_is_retried(self):
         failures = []
 
