@@ -229,6 +229,14 @@ class LongAnswerProvider:
         self.server.server_close()
 
 
+def peak_rss_mb(pid):
+    """The daemon's peak RSS (VmHWM) in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError(f"no VmHWM in /proc/{pid}/status")
+
+
 @exclusive
 class DeadReaderTest(unittest.TestCase):
     def test_a_50_mib_answer_with_a_dead_reader(self):
@@ -247,6 +255,9 @@ class DeadReaderTest(unittest.TestCase):
                     f"GET /sessions/{session}/stream HTTP/1.1\r\nHost: x\r\n"
                     f"Authorization: Bearer {app.connection['token']}\r\n\r\n".encode()
                 )
+                pid = app.connection["pid"]
+                # The peak from here on: VmHWM is reset to the current RSS.
+                Path(f"/proc/{pid}/clear_refs").write_text("5")
                 app.prompt(session, "a long answer please").close()
                 served = 0
                 while True:
@@ -259,6 +270,8 @@ class DeadReaderTest(unittest.TestCase):
                     if not running:
                         break
                 self.assertGreater(served, 0)
+                # The answer is held about once, and stored a piece at a time.
+                self.assertLess(peak_rss_mb(pid), 150, "peak RSS in MB while a 50 MiB answer streamed")
                 answer = [i for i in app.history(session)["items"] if i["kind"] == "assistant"][-1]
                 self.assertEqual(len(answer["text"]), 50 * MIB)
                 # The dead reader finally reads: its stream ends with overflow.

@@ -53,11 +53,7 @@ func MeasureContext(last *RequestRow, transcript []Item, protocol Protocol) Cont
 		}
 		seen++
 	}
-	var appended int64
-	for _, raw := range Project(since, protocol) {
-		appended += int64(len(raw)) + 1
-	}
-	used += EstimateTokens(appended)
+	used += EstimateTokens(projectedSize(since, protocol))
 	return ContextSize{Used: &used, Source: source}
 }
 

@@ -72,7 +72,11 @@ type Item struct {
 	// Protocol is the protocol of the provider that produced the item, empty
 	// for items albedo made itself.
 	Protocol Protocol
-	Raw      json.RawMessage
+	// Raw is the provider-native JSON of a model item, replayed to a
+	// provider of the same protocol. Chat Completions answers and
+	// reasoning carry none: their native form is their text, which the
+	// projection sends as it is, so a long answer is not kept twice.
+	Raw json.RawMessage
 	// Flags say what albedo knows of a model item beyond its text.
 	Flags ItemFlags
 	// Timestamp is the Unix time in milliseconds when the item happened.

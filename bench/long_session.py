@@ -1,6 +1,7 @@
 """How heavy one long session makes the daemon: RSS and read speed.
 
     python3 bench/long_session.py [--items N] [--output-kib K] [--settle S]
+                                  [--answer-mib M] [--only session|answer]
 
 Builds a home of 1,000 sessions, one of which holds a transcript of about
 100 MiB (by default 6,447 python calls, each with an 8 KiB output, written
@@ -157,9 +158,12 @@ def main():
     parser.add_argument("--output-kib", type=int, default=8, help="KiB of output per cell")
     parser.add_argument("--settle", type=float, default=60, help="seconds to wait before the settled RSS")
     parser.add_argument("--answer-mib", type=int, default=50, help="MiB of the long streamed answer")
+    parser.add_argument("--only", choices=["session", "answer"], help="run only the long session or the long answer")
     args = parser.parse_args()
-    long_session(args)
-    long_answer(args)
+    if args.only != "answer":
+        long_session(args)
+    if args.only != "session":
+        long_answer(args)
 
 
 def long_answer(args):

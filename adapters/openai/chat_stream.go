@@ -57,8 +57,8 @@ type chatDecoder struct {
 	ep        albedo.Endpoint
 	onDelta   func(albedo.Delta)
 	log       *slog.Logger
-	text      strings.Builder
-	reasoning strings.Builder
+	text      textBuffer
+	reasoning textBuffer
 	refused   bool
 	think     *thinkSplitter
 	calls     []*chatCall
@@ -278,21 +278,19 @@ func (d *chatDecoder) partial() albedo.ModelReply {
 	return albedo.ModelReply{Items: items, Usage: d.usage}
 }
 
-// textItems returns the reasoning and the answer as items.
+// textItems returns the reasoning and the answer as items. They carry no
+// Raw: their native form follows from their text alone, and the projection
+// builds it from there, so a long answer is not held and stored twice.
 func (d *chatDecoder) textItems() []albedo.Item {
 	var items []albedo.Item
 	if s := d.reasoning.String(); s != "" {
 		items = append(items, albedo.Item{
 			Kind: albedo.KindReasoning, Text: s, Protocol: albedo.ProtocolChatCompletions,
-			Raw: mustMarshal(struct {
-				ReasoningContent string `json:"reasoning_content"`
-			}{s}),
 		})
 	}
 	if s := d.text.String(); s != "" {
 		it := albedo.Item{
 			Kind: albedo.KindAssistant, Text: s, Protocol: albedo.ProtocolChatCompletions,
-			Raw: mustMarshal(chatMessage{Role: "assistant", Content: s}),
 		}
 		if d.refused {
 			it.Flags |= albedo.FlagRefusal

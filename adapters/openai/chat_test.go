@@ -27,7 +27,7 @@ func TestChatStream(t *testing.T) {
 			name:   "reasoning and a chunked tool call",
 			blocks: chatCallStream("call-1"),
 			want: []wantItem{
-				{Kind: albedo.KindReasoning, Text: "reasoning about the task", Raw: `{"reasoning_content":"reasoning about the task"}`},
+				{Kind: albedo.KindReasoning, Text: "reasoning about the task"},
 				{Kind: albedo.KindToolCall, CallID: "call-1", ToolName: "python", Arguments: pythonArgs, Raw: callRaw},
 			},
 			usage:     albedo.Usage{InputTokens: new(int64(11)), OutputTokens: new(int64(22))},
@@ -37,7 +37,7 @@ func TestChatStream(t *testing.T) {
 		{
 			name:   "text answer",
 			blocks: chatText("finished"),
-			want:   []wantItem{{Kind: albedo.KindAssistant, Text: "finished", Raw: `{"role":"assistant","content":"finished"}`}},
+			want:   []wantItem{{Kind: albedo.KindAssistant, Text: "finished"}},
 			text:   "finished",
 		},
 		{
@@ -52,7 +52,7 @@ func TestChatStream(t *testing.T) {
 				data("[DONE]"),
 			},
 			want: []wantItem{
-				{Kind: albedo.KindReasoning, Text: "hm", Raw: `{"reasoning_content":"hm"}`},
+				{Kind: albedo.KindReasoning, Text: "hm"},
 				{Kind: albedo.KindAssistant, Text: "Running both."},
 				{Kind: albedo.KindToolCall, CallID: "a", ToolName: "first", Arguments: "{}", Raw: `{"id":"a","type":"function","function":{"name":"first","arguments":"{}"}}`},
 				{Kind: albedo.KindToolCall, CallID: "b", ToolName: "second", Arguments: `{"y":2}`},

@@ -2,7 +2,6 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -345,7 +344,7 @@ func checkReply(t *testing.T, label string, want wantReply, reply albedo.ModelRe
 		refusal = refusal || it.Flags&albedo.FlagRefusal != 0
 		truncated = truncated || it.Flags&albedo.FlagTruncated != 0
 		partial = partial || it.Flags&albedo.FlagPartial != 0
-		if len(it.Raw) == 0 || !json.Valid(it.Raw) || it.Protocol == "" {
+		if !hasNativeForm(it) || it.Protocol == "" {
 			t.Errorf("%s: item %s has no native JSON or protocol: %+v", label, it.Kind, it)
 		}
 	}

@@ -2,7 +2,6 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -64,7 +63,7 @@ func fuzzStream(t *testing.T, protocol albedo.Protocol, body []byte, cut uint16)
 		t.Fatalf("items %+v returned with error %q", want.Reply.Items, want.Err)
 	}
 	for _, it := range want.Reply.Items {
-		if it.Protocol != protocol || !json.Valid(it.Raw) {
+		if it.Protocol != protocol || !hasNativeForm(it) {
 			t.Fatalf("bad item %+v", it)
 		}
 		if it.Kind == albedo.KindToolCall && it.CallID == "" {

@@ -236,7 +236,25 @@ func checkItems(t *testing.T, got []albedo.Item, protocol albedo.Protocol, want 
 		if w.Raw != "" && !sameJSON(string(g.Raw), w.Raw) {
 			t.Errorf("item %d raw = %s, want %s", i, g.Raw, w.Raw)
 		}
+		if textIsNative(g) && len(g.Raw) > 0 {
+			t.Errorf("item %d (%s) carries raw %s besides its text", i, g.Kind, g.Raw)
+		}
 	}
+}
+
+// textIsNative reports whether an item's native form is its text alone,
+// so that it carries no Raw: Chat Completions answers and reasoning.
+func textIsNative(it albedo.Item) bool {
+	return it.Protocol == albedo.ProtocolChatCompletions && (it.Kind == albedo.KindAssistant || it.Kind == albedo.KindReasoning)
+}
+
+// hasNativeForm reports whether an item carries valid native JSON, or needs
+// none.
+func hasNativeForm(it albedo.Item) bool {
+	if textIsNative(it) {
+		return len(it.Raw) == 0
+	}
+	return len(it.Raw) > 0 && json.Valid(it.Raw)
 }
 
 // sameJSON reports whether a and b encode the same value.

@@ -13,8 +13,9 @@ import (
 // than formatting them into the statement, so that images travel as blobs.
 const insertItem = `INSERT INTO items (session_id, seq, kind, timestamp,
 	image_mime, image_width, image_height, image_bytes, text, source, notes,
-	call_id, tool_name, arguments, protocol, result, trace, raw, image_data, flags)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	call_id, tool_name, arguments, protocol, result, trace, raw, image_data, flags,
+	text_size)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // itemColumns is the select list that itemScanner reads. Transcripts are read
 // whole and often, so the list is shaped for the driver, whose cost is
@@ -24,13 +25,13 @@ const insertItem = `INSERT INTO items (session_id, seq, kind, timestamp,
 const itemColumns = `seq, kind, timestamp, image_mime IS NOT NULL,
 	nullif(text, ''), nullif(source, ''), notes, nullif(call_id, ''),
 	nullif(tool_name, ''), nullif(arguments, ''), nullif(protocol, ''),
-	result, trace, raw, flags`
+	result, trace, raw, flags, text_size`
 
 // itemColumnsNoResults is itemColumns without the cell results.
 const itemColumnsNoResults = `seq, kind, timestamp, image_mime IS NOT NULL,
 	nullif(text, ''), nullif(source, ''), notes, nullif(call_id, ''),
 	nullif(tool_name, ''), nullif(arguments, ''), nullif(protocol, ''),
-	NULL, NULL, raw, flags`
+	NULL, NULL, raw, flags, text_size`
 
 // itemImage is the image of one item.
 type itemImage struct {
@@ -59,18 +60,23 @@ func itemArgs(sessionID string, it *albedo.Item) ([]any, error) {
 		result, trace = string(r), string(t)
 	}
 	img := imageArgs(it.Image)
+	text, textSize := it.Text, int64(0)
+	if inPieces(it.Text) {
+		text, textSize = "", int64(len(it.Text))
+	}
 	return []any{
 		sessionID, it.Seq, string(it.Kind), it.Timestamp,
 		img.mime, img.width, img.height, img.bytes,
-		it.Text, it.Source, notes, it.CallID, it.ToolName, it.Arguments,
+		text, it.Source, notes, it.CallID, it.ToolName, it.Arguments,
 		string(it.Protocol), result, trace, textArg(string(it.Raw)), img.data, int64(it.Flags),
+		textSize,
 	}, nil
 }
 
 // itemScanner reads rows of itemColumns, reusing its buffers.
 type itemScanner struct {
-	cols [15]any
-	ptrs [15]any
+	cols [16]any
+	ptrs [16]any
 }
 
 // newItemScanner returns a scanner for rows of itemColumns.
@@ -82,12 +88,13 @@ func newItemScanner() *itemScanner {
 	return sc
 }
 
-// scan reads one row. It reports whether the item has an image, which the
+// scan reads one row. It reports whether the item has an image and the
+// size of a text kept in pieces (0 when the text is in the row), which the
 // caller reads separately.
-func (sc *itemScanner) scan(rows *sql.Rows) (albedo.Item, bool, error) {
+func (sc *itemScanner) scan(rows *sql.Rows) (albedo.Item, bool, int64, error) {
 	cols := &sc.cols
 	if err := rows.Scan(sc.ptrs[:]...); err != nil {
-		return albedo.Item{}, false, err
+		return albedo.Item{}, false, 0, err
 	}
 	it := albedo.Item{
 		Seq:       asInt(cols[0]),
@@ -103,21 +110,21 @@ func (sc *itemScanner) scan(rows *sql.Rows) (albedo.Item, bool, error) {
 	}
 	var err error
 	if it.Notes, err = parseNotes(asString(cols[6])); err != nil {
-		return albedo.Item{}, false, err
+		return albedo.Item{}, false, 0, err
 	}
 	if result := asString(cols[11]); result != "" {
 		it.Result = new(albedo.CellResult)
 		if err := json.Unmarshal([]byte(result), it.Result); err != nil {
-			return albedo.Item{}, false, fmt.Errorf("decode cell result: %w", err)
+			return albedo.Item{}, false, 0, fmt.Errorf("decode cell result: %w", err)
 		}
 		if trace := asString(cols[12]); trace != "" {
 			if err := json.Unmarshal([]byte(trace), &it.Result.Trace); err != nil {
-				return albedo.Item{}, false, fmt.Errorf("decode cell trace: %w", err)
+				return albedo.Item{}, false, 0, fmt.Errorf("decode cell trace: %w", err)
 			}
 		}
 	}
 	if raw := asString(cols[13]); raw != "" {
 		it.Raw = json.RawMessage(raw)
 	}
-	return it, asInt(cols[3]) != 0, nil
+	return it, asInt(cols[3]) != 0, asInt(cols[15]), nil
 }

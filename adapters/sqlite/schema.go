@@ -3,7 +3,7 @@ package sqlite
 // SchemaVersion is the schema version this package writes, kept in the
 // database's PRAGMA user_version. Version 0 is an empty file or one written
 // by albedo before versioning, holding only a sessions table.
-const SchemaVersion = 8
+const SchemaVersion = 9
 
 // nowMillis is an SQL expression for the current Unix time in milliseconds.
 // It avoids unixepoch(), which SQLite only gained in 3.38, so that older
@@ -196,5 +196,21 @@ func migrations() [SchemaVersion][]string {
 		// before, or by tools outside albedo, hold '' and are shown with the
 		// session's current title.
 		{`ALTER TABLE paperclips ADD COLUMN session_title TEXT NOT NULL DEFAULT ''`},
+
+		// 9: long texts in pieces. An item whose text_size is not 0 keeps its
+		// text in item_pieces, in order, text_size bytes in all, and '' in
+		// its text column: a long answer is written and read a piece at a
+		// time rather than bound and built whole in SQLite's memory.
+		{
+			`ALTER TABLE items ADD COLUMN text_size INTEGER NOT NULL DEFAULT 0`,
+			`CREATE TABLE item_pieces (
+				session_id TEXT NOT NULL,
+				seq INTEGER NOT NULL,
+				piece INTEGER NOT NULL,
+				text TEXT NOT NULL,
+				PRIMARY KEY (session_id, seq, piece),
+				FOREIGN KEY (session_id, seq) REFERENCES items (session_id, seq) ON DELETE CASCADE
+			) WITHOUT ROWID`,
+		},
 	}
 }

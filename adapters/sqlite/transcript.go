@@ -3,6 +3,7 @@ package sqlite
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -86,23 +87,35 @@ func selectItems(ctx context.Context, tx bun.Tx, sessionID string, q albedo.Item
 	var (
 		items  = make([]albedo.Item, 0, size)
 		imaged []int64
+		pieced []piecedText
 		sc     = newItemScanner()
 	)
 	for rows.Next() {
-		it, hasImage, err := sc.scan(rows)
+		it, hasImage, textSize, err := sc.scan(rows)
 		if err != nil {
 			return nil, fmt.Errorf("scan item after %d: %w", lastSeq(items), err)
 		}
 		if hasImage {
 			imaged = append(imaged, it.Seq)
 		}
+		if textSize > 0 {
+			pieced = append(pieced, piecedText{it.Seq, textSize})
+		}
 		items = append(items, it)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	rows.Close()
 	if q.Newest {
 		slices.Reverse(items)
+		slices.Reverse(pieced)
+		slices.Reverse(imaged)
+	}
+	if len(pieced) > 0 {
+		if err := attachPieces(ctx, tx.Tx, sessionID, items, pieced); err != nil {
+			return nil, err
+		}
 	}
 	if len(imaged) == 0 {
 		return items, nil
@@ -170,6 +183,7 @@ func appendItems(ctx context.Context, tx bun.Tx, sessionID string, items []albed
 		return nil, fmt.Errorf("prepare item insert: %w", err)
 	}
 	defer stmt.Close()
+	var pieces *sql.Stmt
 	out := make([]albedo.Item, len(items))
 	for i, it := range items {
 		it.Seq = last + int64(i) + 1
@@ -179,6 +193,17 @@ func appendItems(ctx context.Context, tx bun.Tx, sessionID string, items []albed
 		}
 		if _, err := stmt.ExecContext(ctx, args...); err != nil {
 			return nil, fmt.Errorf("insert item %d of session %s: %w", it.Seq, sessionID, err)
+		}
+		if inPieces(it.Text) {
+			if pieces == nil {
+				if pieces, err = tx.Tx.PrepareContext(ctx, insertPiece); err != nil {
+					return nil, fmt.Errorf("prepare piece insert: %w", err)
+				}
+				defer pieces.Close()
+			}
+			if err := insertPieces(ctx, pieces, sessionID, it.Seq, it.Text); err != nil {
+				return nil, fmt.Errorf("insert item %d of session %s: %w", it.Seq, sessionID, err)
+			}
 		}
 		out[i] = it
 	}

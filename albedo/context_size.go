@@ -1,0 +1,68 @@
+package albedo
+
+import "unicode/utf8"
+
+// longText is the size of a text past which measuring a projection counts
+// its encoded size instead of encoding it.
+const longText = 64 << 10
+
+// projectedSize returns the bytes Project(items, protocol) would make,
+// each message followed by one separator byte. A long text is not
+// encoded: it is counted by jsonStringLen and projected as a one-byte
+// stand-in, so that measuring a 50 MiB answer does not build its JSON.
+// Where the projection joins a long text to another (notes, merged
+// reasoning) the count may differ from the real encoding by the few bytes
+// of an escape at the seam; it feeds an estimate.
+func projectedSize(items []Item, protocol Protocol) int64 {
+	var extra int64
+	var light []Item
+	for i, it := range items {
+		if len(it.Text) <= longText {
+			continue
+		}
+		if light == nil {
+			light = append([]Item(nil), items...)
+		}
+		light[i].Text = "x"
+		extra += int64(jsonStringLen(it.Text)) - int64(len(`"x"`))
+	}
+	if light == nil {
+		light = items
+	}
+	var size int64
+	for _, raw := range Project(light, protocol) {
+		size += int64(len(raw)) + 1
+	}
+	return size + extra
+}
+
+// jsonStringLen returns len(appendJSONString(nil, s)) without building it.
+func jsonStringLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c >= 0x20 && c != '"' && c != '\\':
+				n++
+			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+				n += 2
+			default:
+				n += len(`\u0000`)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			n += len(`\ufffd`)
+		case r == '\u2028' || r == '\u2029':
+			n += len(`\u2028`)
+		default:
+			n += size
+		}
+		i += size
+	}
+	return n
+}
