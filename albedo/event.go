@@ -61,13 +61,18 @@ func EventOf(it Item, code string) Event {
 		ev.Type, ev.CallID, ev.Name, ev.Code, ev.Text = wire.EventToolCall, it.CallID, it.ToolName, CallCode(it), ""
 	case KindToolOutput:
 		ev.Type, ev.CallID, ev.Name, ev.Code, ev.Text = wire.EventTool, it.CallID, it.ToolName, code, ""
-		result := it.Result
-		if result == nil {
-			result = &CellResult{Status: CellInterrupted, Output: it.Text}
+		var trace Trace
+		if it.ResultJSON != "" {
+			ev.Status, ev.Result, trace = resultStatus(it.ResultJSON), it.ResultJSON, decodeTrace(it.TraceJSON)
+		} else {
+			result := it.Result
+			if result == nil {
+				result = &CellResult{Status: CellInterrupted, Output: it.Text}
+			}
+			ev.Status = string(result.Status)
+			ev.Result = string(mustJSON(result))
+			trace = result.Trace
 		}
-		ev.Status = string(result.Status)
-		ev.Result = string(mustJSON(result))
-		trace := result.Trace
 		if trace.Activities == nil {
 			trace.Activities = []Activity{}
 		}

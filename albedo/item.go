@@ -69,6 +69,10 @@ type Item struct {
 	Arguments string
 	// Result is the structured outcome of a cell (tool outputs only).
 	Result *CellResult
+	// ResultJSON and TraceJSON are a cell's result and its trace as JSON,
+	// set instead of Result by a read for display (ItemQuery.Display);
+	// TraceJSON may be empty for a result with no trace.
+	ResultJSON, TraceJSON string
 	// Protocol is the protocol of the provider that produced the item, empty
 	// for items albedo made itself.
 	Protocol Protocol

@@ -15,10 +15,11 @@ const callLookback = 32
 const MaxHistoryPage = 500
 
 // ScanItems calls fn with a session's items with after < Seq <= upto (upto
-// 0: to the end), oldest first, in pages read from the store, images
-// without their data. A page is only valid during the call.
+// 0: to the end), oldest first, in pages read from the store for display
+// (see ItemQuery.Display), images without their data. A page is only
+// valid during the call.
 func (s *Service) ScanItems(ctx context.Context, id string, after, upto int64, fn func([]Item) error) error {
-	q := ItemQuery{After: after, Limit: pageItems}
+	q := ItemQuery{After: after, Limit: pageItems, Display: true}
 	if upto > 0 {
 		q.Before = upto + 1
 	}
@@ -49,7 +50,7 @@ func (s *Service) eventPages(ctx context.Context, id string, from, to int64, fn 
 	codes := map[string]string{}
 	if from > 0 {
 		// The outputs that open the range answer calls made before it.
-		before, err := s.store.ItemPage(ctx, id, ItemQuery{Before: from + 1, Limit: callLookback, Newest: true})
+		before, err := s.store.ItemPage(ctx, id, ItemQuery{Before: from + 1, Limit: callLookback, Newest: true, Display: true})
 		if err != nil {
 			return err
 		}
@@ -100,13 +101,14 @@ type HistoryPage struct {
 	Before int64
 }
 
-// HistoryPage returns a page of a session's history.
+// HistoryPage returns a page of a session's history, read for display
+// (see ItemQuery.Display).
 func (s *Service) HistoryPage(ctx context.Context, id string, q HistoryQuery) (HistoryPage, error) {
 	if q.Limit <= 0 || q.Limit > MaxHistoryPage {
 		q.Limit = MaxHistoryPage
 	}
 	newest := q.Before > 0 && q.After == 0
-	query := ItemQuery{After: q.After, Before: q.Before, Limit: q.Limit + 1, Newest: newest}
+	query := ItemQuery{After: q.After, Before: q.Before, Limit: q.Limit + 1, Newest: newest, Display: true}
 	if newest {
 		query.Limit = q.Limit
 	}

@@ -116,6 +116,12 @@ type ItemQuery struct {
 	// NoResults leaves cell results out (Result nil): a model request
 	// needs only the output text.
 	NoResults bool
+	// Display reads items to show them: a cell's result comes as the JSON
+	// the store holds (Item.ResultJSON and TraceJSON, Result nil), and a
+	// tool output that has a result comes without its text, which the
+	// result holds. A page shown to a client then carries results through
+	// without decoding and encoding each again.
+	Display bool
 }
 
 // Commit is one atomic write to the store.

@@ -33,6 +33,16 @@ const itemColumnsNoResults = `seq, kind, timestamp, image_mime IS NOT NULL,
 	nullif(tool_name, ''), nullif(arguments, ''), nullif(protocol, ''),
 	NULL, NULL, raw, flags, text_size`
 
+// itemColumnsDisplay is itemColumns for a read for display: a tool output
+// with a result has no text (the result holds it), results are passed on
+// as stored, and no item's native JSON is read.
+const itemColumnsDisplay = `seq, kind, timestamp, image_mime IS NOT NULL,
+	CASE WHEN kind = 'tool_output' AND result IS NOT NULL THEN NULL ELSE nullif(text, '') END,
+	nullif(source, ''), notes, nullif(call_id, ''),
+	nullif(tool_name, ''), nullif(arguments, ''), nullif(protocol, ''),
+	result, trace, NULL, flags,
+	CASE WHEN kind = 'tool_output' AND result IS NOT NULL THEN 0 ELSE text_size END`
+
 // itemImage is the image of one item.
 type itemImage struct {
 	bun.BaseModel `bun:"table:items,alias:i"`
@@ -77,11 +87,14 @@ func itemArgs(sessionID string, it *albedo.Item) ([]any, error) {
 type itemScanner struct {
 	cols [16]any
 	ptrs [16]any
+	// display keeps results as their stored JSON (itemColumnsDisplay).
+	display bool
 }
 
-// newItemScanner returns a scanner for rows of itemColumns.
-func newItemScanner() *itemScanner {
-	sc := new(itemScanner)
+// newItemScanner returns a scanner for rows of itemColumns, or of
+// itemColumnsDisplay when display is set.
+func newItemScanner(display bool) *itemScanner {
+	sc := &itemScanner{display: display}
 	for i := range sc.cols {
 		sc.ptrs[i] = &sc.cols[i]
 	}
@@ -112,7 +125,9 @@ func (sc *itemScanner) scan(rows *sql.Rows) (albedo.Item, bool, int64, error) {
 	if it.Notes, err = parseNotes(asString(cols[6])); err != nil {
 		return albedo.Item{}, false, 0, err
 	}
-	if result := asString(cols[11]); result != "" {
+	if result := asString(cols[11]); result != "" && sc.display {
+		it.ResultJSON, it.TraceJSON = result, asString(cols[12])
+	} else if result != "" {
 		it.Result = new(albedo.CellResult)
 		if err := json.Unmarshal([]byte(result), it.Result); err != nil {
 			return albedo.Item{}, false, 0, fmt.Errorf("decode cell result: %w", err)

@@ -59,8 +59,11 @@ func selectItems(ctx context.Context, tx bun.Tx, sessionID string, q albedo.Item
 		return nil, err
 	}
 	columns := itemColumns
-	if q.NoResults {
+	switch {
+	case q.NoResults:
 		columns = itemColumnsNoResults
+	case q.Display:
+		columns = itemColumnsDisplay
 	}
 	// The values are bound as parameters: bun would splice them into the
 	// SQL text, which cannot carry every string.
@@ -88,7 +91,7 @@ func selectItems(ctx context.Context, tx bun.Tx, sessionID string, q albedo.Item
 		items  = make([]albedo.Item, 0, size)
 		imaged []int64
 		pieced []piecedText
-		sc     = newItemScanner()
+		sc     = newItemScanner(q.Display && !q.NoResults)
 	)
 	for rows.Next() {
 		it, hasImage, textSize, err := sc.scan(rows)

@@ -61,14 +61,25 @@ func history(items []albedo.Item) []wire.HistoryItem {
 			h.Text, h.Summary, h.Items, h.TokensBefore, h.TokensAfter = "", it.Text, f.Items, f.TokensBefore, f.TokensAfter
 		case albedo.KindToolOutput:
 			h.Kind, h.CallID, h.Tool, h.Text = "tool_result", it.CallID, &wire.ToolRef{Name: it.ToolName}, ""
-			if it.Result != nil {
+			switch {
+			case it.ResultJSON != "":
+				// Read for display: the stored JSON passes through.
+				trace := it.TraceJSON
+				if trace == "" {
+					trace = albedo.EmptyTraceJSON
+				}
+				h.Content = []wire.ContentPart{
+					{Kind: "json", Field: "result", Value: it.ResultJSON},
+					{Kind: "json", Field: "trace", Value: trace},
+				}
+			case it.Result != nil:
 				result, _ := json.Marshal(it.Result)
 				trace, _ := json.Marshal(it.Result.Trace)
 				h.Content = []wire.ContentPart{
 					{Kind: "json", Field: "result", Value: string(result)},
 					{Kind: "json", Field: "trace", Value: string(trace)},
 				}
-			} else {
+			default:
 				h.Content = []wire.ContentPart{{Kind: "text", Text: it.Text}}
 			}
 		}

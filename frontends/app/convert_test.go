@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -75,5 +76,26 @@ func TestShapes(t *testing.T) {
 	}
 	if got := wire.ETag(12); got != `"12"` {
 		t.Errorf("ETag = %s", got)
+	}
+}
+
+// A tool output read for display shows the same history item as one read
+// whole, with or without a trace.
+func TestHistoryOfADisplayedOutput(t *testing.T) {
+	for _, res := range []albedo.CellResult{
+		{Status: albedo.CellOK, Output: "hi\n"},
+		{Status: albedo.CellError, Output: "<a> \"b\"", Trace: albedo.Trace{Changes: []albedo.Change{{Path: "/w/a"}}}},
+	} {
+		whole := albedo.Item{Seq: 2, Kind: albedo.KindToolOutput, CallID: "c1", ToolName: "python", Text: res.Output, Result: &res}
+		result, _ := json.Marshal(&res)
+		shown := albedo.Item{Seq: 2, Kind: albedo.KindToolOutput, CallID: "c1", ToolName: "python", ResultJSON: string(result)}
+		if len(res.Trace.Changes) > 0 {
+			trace, _ := json.Marshal(res.Trace)
+			shown.TraceJSON = string(trace)
+		}
+		got, want := history([]albedo.Item{shown}), history([]albedo.Item{whole})
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("displayed %+v, whole %+v", got, want)
+		}
 	}
 }
