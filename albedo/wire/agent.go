@@ -55,6 +55,15 @@ type SessionAPI interface {
 	// Command runs a slash command with JSON-encodable args (nil: none)
 	// and returns its result as JSON.
 	Command(ctx context.Context, id, name string, args any) (json.RawMessage, error)
+	// FindSessions lists the sessions f matches, most recently updated
+	// first, and the cursor of the next page ("" on the last).
+	FindSessions(ctx context.Context, f SessionFilter) ([]Session, string, error)
+	// SetArchived archives a session (true) or brings it back (false), at
+	// the revision it reads.
+	SetArchived(ctx context.Context, id string, archived bool) (Config, error)
+	// DeleteSession deletes an idle session and everything kept for it
+	// but the vents it filed (CodeBusy while it runs a turn).
+	DeleteSession(ctx context.Context, id string) error
 }
 
 // TurnAPI talks to a session: messages, turns and their events.

@@ -111,3 +111,20 @@ type Sandbox struct {
 type OK struct {
 	OK bool `json:"ok"`
 }
+
+// SessionFilter chooses the sessions a search lists (GET /sessions with
+// q, workspace, archived, limit and cursor).
+type SessionFilter struct {
+	// Query matches a case-insensitive substring of the title or the
+	// name, or a prefix of the id; empty matches every session.
+	Query string
+	// Workspace, when set, matches that exact folder.
+	Workspace string
+	// Archived is "" or "false" (sessions not archived), "true" (archived
+	// ones only) or "all".
+	Archived string
+	// Limit bounds the page (0: every match); Cursor continues after the
+	// page that gave it.
+	Limit  int
+	Cursor string
+}

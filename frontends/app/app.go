@@ -240,13 +240,38 @@ func (a *App) SwitchModel(ctx context.Context, id, provider, model string) (wire
 }
 
 // FindSessions returns the sessions f selects, most recently updated
-// first, and the cursor of the next page ("" on the last).
-func (a *App) FindSessions(ctx context.Context, f albedo.SessionFilter) ([]wire.Session, string, error) {
-	list, next, err := a.svc.FindSessions(ctx, f)
+// first, and the cursor of the next page ("" on the last). An archived
+// value other than "", "false", "true" or "all", or a negative limit, is
+// EInvalid.
+func (a *App) FindSessions(ctx context.Context, f wire.SessionFilter) ([]wire.Session, string, error) {
+	filter := albedo.SessionFilter{Query: f.Query, Workspace: f.Workspace, Limit: f.Limit, Cursor: f.Cursor}
+	switch f.Archived {
+	case "", "false":
+	case "true":
+		filter.Archived = albedo.ArchivedOnly
+	case "all":
+		filter.Archived = albedo.ArchivedAll
+	default:
+		return nil, "", albedo.Errorf(albedo.EInvalid, "archived must be true, false or all, not %q", f.Archived)
+	}
+	if f.Limit < 0 {
+		return nil, "", albedo.Errorf(albedo.EInvalid, "limit must be a whole number, not %d", f.Limit)
+	}
+	list, next, err := a.svc.FindSessions(ctx, filter)
 	if err != nil {
 		return nil, "", err
 	}
 	return sessions(list), next, nil
+}
+
+// SetArchived archives a session or brings it back, at the revision it
+// reads: a concurrent change makes it EStale.
+func (a *App) SetArchived(ctx context.Context, id string, archived bool) (wire.Config, error) {
+	s, err := a.svc.Session(ctx, id)
+	if err != nil {
+		return wire.Config{}, err
+	}
+	return a.Configure(ctx, id, s.Revision, wire.ConfigPatch{Archived: &archived})
 }
 
 // DeleteSession removes a session and everything kept for it but the

@@ -6,23 +6,12 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+
+	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
 // SessionFilter chooses the sessions FindSessions lists.
-type SessionFilter struct {
-	// Query matches a case-insensitive substring of the title or the
-	// name, or a prefix of the id.
-	Query string
-	// Workspace matches that exact folder.
-	Workspace string
-	// Archived is "" (sessions not archived), "true" (archived ones only)
-	// or "all".
-	Archived string
-	// Limit bounds the page (0: every match); Cursor continues after the
-	// page that gave it.
-	Limit  int
-	Cursor string
-}
+type SessionFilter = wire.SessionFilter
 
 // FindSessions lists the sessions f matches, most recently updated first,
 // and the cursor of the next page ("" on the last).

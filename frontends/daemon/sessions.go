@@ -20,17 +20,7 @@ func answer[T any](c *gin.Context, status int, v T, err error) {
 }
 
 func (a *api) listSessions(c *gin.Context) {
-	f := albedo.SessionFilter{Query: c.Query("q"), Workspace: c.Query("workspace"), Cursor: c.Query("cursor")}
-	switch arch := c.Query("archived"); arch {
-	case "", "false":
-	case "true":
-		f.Archived = albedo.ArchivedOnly
-	case "all":
-		f.Archived = albedo.ArchivedAll
-	default:
-		invalid(c, "archived must be true, false or all, not %q", arch)
-		return
-	}
+	f := wire.SessionFilter{Query: c.Query("q"), Workspace: c.Query("workspace"), Archived: c.Query("archived"), Cursor: c.Query("cursor")}
 	limit, err := app.WholeNumber("limit", c.Query("limit"), 0)
 	if err != nil {
 		fail(c, err)
