@@ -377,10 +377,15 @@ class DeleteTest(unittest.TestCase):
                     fork = json.load(response)["id"]
                 database = app.home / "albedo.sqlite"
                 self.assertTrue(session_rows(database, session))
+                # Output a crash left spooled for the session goes with it.
+                spooled = app.home / "spool" / session
+                spooled.mkdir(parents=True, exist_ok=True)
+                (spooled / "7.head").write_text("printed before a crash\n")
                 reader = StreamReader(app, session)
                 reader.message()
                 with app.api(f"/sessions/{session}", method="DELETE") as response:
                     self.assertEqual(json.load(response), {"deleted": session})
+                self.assertFalse(spooled.exists(), "the deleted session's spool folder")
                 last = None
                 while (message := reader.message()) is not None:
                     last = message[1]

@@ -52,6 +52,18 @@ func (m *memSpool) Remove(_ context.Context, session string, call int64) error {
 	return nil
 }
 
+func (m *memSpool) RemoveSession(_ context.Context, session string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for key := range m.text {
+		if strings.HasPrefix(key, session+"/") {
+			delete(m.text, key)
+			m.removed = append(m.removed, key)
+		}
+	}
+	return nil
+}
+
 func (m *memSpool) has(session string, call int64) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()

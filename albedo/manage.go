@@ -35,6 +35,11 @@ func (s *Service) DeleteSession(ctx context.Context, id string) error {
 	if err := s.kernel.Stop(context.WithoutCancel(ctx), id); err != nil {
 		s.log.Warn("stop the kernel of a deleted session", "session", id, "err", err)
 	}
+	// A cell cut short by a crash leaves its output spooled until the
+	// session resumes; a deleted session never does.
+	if err := s.spool.RemoveSession(context.WithoutCancel(ctx), id); err != nil {
+		s.log.Warn("remove the spooled output of a deleted session", "session", id, "err", err)
+	}
 	return nil
 }
 

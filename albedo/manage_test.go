@@ -158,3 +158,26 @@ func TestArchiveAndFind(t *testing.T) {
 	_, _, err = r.svc.FindSessions(r.ctx, albedo.SessionFilter{Cursor: "nonsense"})
 	wantCode(t, err, albedo.EInvalid)
 }
+
+// Output a crash left spooled for a session is removed with the session;
+// another session's stays.
+func TestDeleteSessionRemovesItsSpool(t *testing.T) {
+	r := newRig(t, script(fakes.Text("done")))
+	spool := newMemSpool()
+	r.spoolService(spool, r.store)
+	gone, kept := r.session(""), r.session("")
+	for _, id := range []string{gone.ID, kept.ID} {
+		if err := spool.Append(r.ctx, id, 3, "printed before the crash\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.svc.DeleteSession(r.ctx, gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	if spool.has(gone.ID, 3) {
+		t.Error("the deleted session's spooled output is still kept")
+	}
+	if !spool.has(kept.ID, 3) {
+		t.Error("another session's spooled output went with it")
+	}
+}

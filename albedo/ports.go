@@ -320,6 +320,9 @@ type OutputSpool interface {
 	Read(ctx context.Context, sessionID string, call int64) (string, error)
 	// Remove forgets the cell's spooled output, if any.
 	Remove(ctx context.Context, sessionID string, call int64) error
+	// RemoveSession forgets the spooled output of every cell of a
+	// session, as when the session is deleted.
+	RemoveSession(ctx context.Context, sessionID string) error
 }
 
 // JobEnd says how a background job of a session's kernel ended.

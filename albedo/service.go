@@ -181,6 +181,7 @@ type noSpool struct{}
 func (noSpool) Append(context.Context, string, int64, string) error { return nil }
 func (noSpool) Read(context.Context, string, int64) (string, error) { return "", nil }
 func (noSpool) Remove(context.Context, string, int64) error         { return nil }
+func (noSpool) RemoveSession(context.Context, string) error         { return nil }
 
 type systemClock struct{}
 

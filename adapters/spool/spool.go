@@ -160,6 +160,27 @@ func (s *Spool) Remove(_ context.Context, sessionID string, call int64) error {
 	return nil
 }
 
+// RemoveSession forgets every cell's spool of a session, and its folder.
+func (s *Spool) RemoveSession(_ context.Context, sessionID string) error {
+	base, err := s.cellBase(sessionID, 0)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(base)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for b := range s.cells {
+		if filepath.Dir(b) == dir {
+			delete(s.cells, b)
+		}
+	}
+	delete(s.made, dir)
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("removing the spool of session %s: %w", sessionID, err)
+	}
+	return nil
+}
+
 // cellBase returns the start of the paths of a cell's spool files: they are
 // named CALL.head and CALL.tail-N in the session's folder.
 func (s *Spool) cellBase(sessionID string, call int64) (string, error) {

@@ -144,3 +144,44 @@ func BenchmarkSilentCellSpool(b *testing.B) {
 		}
 	}
 }
+
+// Removing a session's spool removes its folder and every cell in it,
+// those an earlier process left included; other sessions keep theirs, and
+// the session can spool again.
+func TestSpoolRemoveSession(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := New(dir, 8).Append(ctx, "gone", 1, "0123456789abcdef"); err != nil {
+		t.Fatal(err)
+	}
+	s := New(dir, 8)
+	for _, c := range []struct {
+		session string
+		call    int64
+	}{{"gone", 2}, {"gone", 3}, {"kept", 1}} {
+		if err := s.Append(ctx, c.session, c.call, "printed"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.RemoveSession(ctx, "gone"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "gone")); !os.IsNotExist(err) {
+		t.Errorf("the session's spool folder is still there (%v)", err)
+	}
+	if got, _ := s.Read(ctx, "kept", 1); got != "printed" {
+		t.Errorf("another session's spool reads %q", got)
+	}
+	if err := s.Append(ctx, "gone", 2, "again"); err != nil {
+		t.Fatalf("spooling again after the removal: %v", err)
+	}
+	if got, _ := s.Read(ctx, "gone", 2); got != "again" {
+		t.Errorf("spooled again: %q, want %q", got, "again")
+	}
+	if err := s.RemoveSession(ctx, "never"); err != nil {
+		t.Errorf("removing the spool of a session that spooled nothing: %v", err)
+	}
+	if err := s.RemoveSession(ctx, "../x"); err == nil {
+		t.Error("a session id naming a path was accepted")
+	}
+}
