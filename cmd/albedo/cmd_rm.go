@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"flag"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,17 +14,7 @@ import (
 func runRm(ctx context.Context, e *env, args []string) error {
 	fs := flags(e, "rm")
 	yes := fs.Bool("yes", false, "delete without asking")
-	if err := parse(fs, interspersed(args, "yes", "y")); err != nil {
-		return err
-	}
-	if fs.NArg() == 0 {
-		return usageError{"rm needs at least one SESSION"}
-	}
-	c, err := e.dial(ctx)
-	if err != nil {
-		return err
-	}
-	ids, err := findSessions(ctx, c, fs.Args())
+	c, ids, err := sessionTargets(ctx, e, fs, args, "yes", "y")
 	if err != nil {
 		return err
 	}
@@ -66,17 +57,7 @@ func runRm(ctx context.Context, e *env, args []string) error {
 func runArchive(ctx context.Context, e *env, args []string) error {
 	fs := flags(e, "archive")
 	undo := fs.Bool("undo", false, "bring archived sessions back to the listing")
-	if err := parse(fs, interspersed(args, "undo")); err != nil {
-		return err
-	}
-	if fs.NArg() == 0 {
-		return usageError{"archive needs at least one SESSION"}
-	}
-	c, err := e.dial(ctx)
-	if err != nil {
-		return err
-	}
-	ids, err := findSessions(ctx, c, fs.Args())
+	c, ids, err := sessionTargets(ctx, e, fs, args, "undo")
 	if err != nil {
 		return err
 	}
@@ -91,6 +72,27 @@ func runArchive(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	return nil
+}
+
+// sessionTargets parses the arguments of a command that acts on SESSION
+// arguments (boolFlags may come among them), dials the daemon and resolves
+// every session before anything is changed.
+func sessionTargets(ctx context.Context, e *env, fs *flag.FlagSet, args []string, boolFlags ...string) (*client.Client, []string, error) {
+	if err := parse(fs, interspersed(args, boolFlags...)); err != nil {
+		return nil, nil, err
+	}
+	if fs.NArg() == 0 {
+		return nil, nil, usageError{fs.Name() + " needs at least one SESSION"}
+	}
+	c, err := e.dial(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	ids, err := findSessions(ctx, c, fs.Args())
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, ids, nil
 }
 
 // findSessions resolves each ref as findSession does, before anything is

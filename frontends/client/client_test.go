@@ -111,6 +111,20 @@ func TestRequests(t *testing.T) {
 				wantOut: TreePage{Items: []TreeItem{{ID: 4, Type: "assistant", Preview: "call python"}}, HasMore: true},
 			},
 			{
+				name:    "tree from the start, default page",
+				answer:  map[string]any{"items": []map[string]any{}, "hasMore": false},
+				call:    func(c *Client) (any, error) { return c.Tree(ctx, "s1", 0, 0) },
+				want:    []string{"GET /sessions/s1/tree"},
+				wantOut: TreePage{Items: []TreeItem{}},
+			},
+			{
+				name:    "requests after a cursor",
+				answer:  map[string]any{"rows": []map[string]any{{"id": 8, "kind": "turn", "outcome": "ok"}}, "next": nil},
+				call:    func(c *Client) (any, error) { return c.Requests(ctx, "s1", 7, 2) },
+				want:    []string{"GET /sessions/s1/requests?after=7&limit=2"},
+				wantOut: RequestPage{Rows: []RequestRow{{ID: 8, Kind: "turn", Outcome: "ok"}}},
+			},
+			{
 				name:     "fork",
 				answer:   map[string]any{"id": "s2", "parent_id": "s1", "checkpoint": 4},
 				call:     func(c *Client) (any, error) { return c.Fork(ctx, "s1", 4) },

@@ -115,22 +115,7 @@ func (c *Client) History(ctx context.Context, id string) ([]HistoryItem, error) 
 // Tree returns up to limit checkpoints of a session after the checkpoint
 // id after (0: from the start; limit 0: the daemon's default).
 func (c *Client) Tree(ctx context.Context, id string, after int64, limit int) (TreePage, error) {
-	q := url.Values{}
-	if after > 0 {
-		q.Set("after", strconv.FormatInt(after, 10))
-	}
-	if limit > 0 {
-		q.Set("limit", strconv.Itoa(limit))
-	}
-	p := sessionPath(id, "tree")
-	if len(q) > 0 {
-		p += "?" + q.Encode()
-	}
-	var out TreePage
-	if _, err := c.do(ctx, http.MethodGet, p, nil, &out, nil); err != nil {
-		return TreePage{}, fmt.Errorf("get tree of session %s: %w", id, err)
-	}
-	return out, nil
+	return getPage[TreePage](ctx, c, id, "tree", after, limit)
 }
 
 // Fork makes a new session whose transcript is the session's up to the
