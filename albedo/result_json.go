@@ -10,19 +10,35 @@ import (
 const EmptyTraceJSON = `{"activities":null,"changes":null}`
 
 // resultStatus returns the status of a cell result given as JSON. A
-// result albedo encoded starts with its status; anything else is decoded.
+// result whose first member is its status, as albedo writes it, is read
+// from its first bytes; anything else is decoded.
 func resultStatus(resultJSON string) string {
-	const lead = `{"status":"`
-	if rest, ok := strings.CutPrefix(resultJSON, lead); ok {
-		if end := strings.IndexAny(rest, `"\`); end >= 0 && rest[end] == '"' {
-			return rest[:end]
-		}
+	if status, ok := leadingStatus(resultJSON); ok {
+		return status
 	}
 	var r struct {
 		Status string `json:"status"`
 	}
 	_ = json.Unmarshal([]byte(resultJSON), &r)
 	return r.Status
+}
+
+// leadingStatus reads {"status": "VALUE" at the start of s, whitespace
+// allowed between the tokens, and reports whether it was there with a
+// value free of escapes.
+func leadingStatus(s string) (string, bool) {
+	for _, token := range []string{"{", `"status"`, ":", `"`} {
+		s = strings.TrimLeft(s, " \t\r\n")
+		var ok bool
+		if s, ok = strings.CutPrefix(s, token); !ok {
+			return "", false
+		}
+	}
+	end := strings.IndexAny(s, `"\`)
+	if end < 0 || s[end] != '"' {
+		return "", false
+	}
+	return s[:end], true
 }
 
 // decodeTrace decodes a trace given as JSON; an empty one, or one that is

@@ -36,6 +36,8 @@ func TestResultStatus(t *testing.T) {
 		{`{"status": "error", "output": "x"}`, "error"},
 		{`{"output":"x","status":"interrupted"}`, "interrupted"},
 		{`{"status":"o\"k"}`, `o"k`},
+		{" {\n  \"status\" :\t\"ok\", \"output\": \"\"}", "ok"},
+		{`{"statusx":"no","status":"ok"}`, "ok"},
 		{`not json`, ""},
 	}
 	for _, tt := range tests {
