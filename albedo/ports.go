@@ -117,10 +117,11 @@ type ItemQuery struct {
 	// needs only the output text.
 	NoResults bool
 	// Display reads items to show them: a cell's result comes as the JSON
-	// the store holds (Item.ResultJSON and TraceJSON, Result nil), and a
-	// tool output that has a result comes without its text, which the
-	// result holds. A page shown to a client then carries results through
-	// without decoding and encoding each again.
+	// the store holds (Item.ResultJSON and TraceJSON, Result nil), a tool
+	// output that has a result comes without its text, which the result
+	// holds, and a model item (one with a Protocol) without its Raw. A
+	// page shown to a client then carries results through without
+	// decoding and encoding each again.
 	Display bool
 }
 

@@ -35,12 +35,13 @@ const itemColumnsNoResults = `seq, kind, timestamp, image_mime IS NOT NULL,
 
 // itemColumnsDisplay is itemColumns for a read for display: a tool output
 // with a result has no text (the result holds it), results are passed on
-// as stored, and no item's native JSON is read.
+// as stored, and no model item's native JSON is read (an item albedo made
+// itself, with no protocol, keeps its raw).
 const itemColumnsDisplay = `seq, kind, timestamp, image_mime IS NOT NULL,
 	CASE WHEN kind = 'tool_output' AND result IS NOT NULL THEN NULL ELSE nullif(text, '') END,
 	nullif(source, ''), notes, nullif(call_id, ''),
 	nullif(tool_name, ''), nullif(arguments, ''), nullif(protocol, ''),
-	result, trace, NULL, flags,
+	result, trace, CASE WHEN protocol = '' THEN raw END, flags,
 	CASE WHEN kind = 'tool_output' AND result IS NOT NULL THEN 0 ELSE text_size END`
 
 // itemImage is the image of one item.
