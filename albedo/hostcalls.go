@@ -3,16 +3,110 @@ package albedo
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
-// hostCallTable lists what a running cell may ask of albedo.
-func (s *Service) hostCallTable() map[string]HostFunc {
-	return map[string]HostFunc{
-		"vent":         s.hostVent,
-		"vents":        s.hostVents,
-		"resolve_vent": s.hostResolveVent,
+// HostCallDecl declares a function a running cell may call back into
+// albedo: the kernel offers it to the cell as an async global under its
+// name, whose arguments it sends as a JSON object.
+type HostCallDecl struct {
+	// Name is the global's name, a Python identifier.
+	Name string `json:"name"`
+	// Doc is its docstring.
+	Doc string `json:"doc,omitempty"`
+	// Params are its parameters in order: a cell passes them by position
+	// or by name.
+	Params []HostParam `json:"params,omitempty"`
+}
+
+// HostParam is a parameter of a host call.
+type HostParam struct {
+	Name string `json:"name"`
+	// Optional parameters may be left out, and are then absent from the
+	// arguments; they come after the required ones.
+	Optional bool `json:"optional,omitempty"`
+}
+
+// HostCall is a host call with the function that answers it.
+type HostCall struct {
+	HostCallDecl
+	Func HostFunc
+}
+
+// builtinHostCalls lists what a running cell may ask of albedo itself:
+// the vent ledger.
+func (s *Service) builtinHostCalls() []HostCall {
+	return []HostCall{
+		{HostCallDecl{Name: "vent", Params: []HostParam{{Name: "topic"}, {Name: "message"}, {Name: "suggestion", Optional: true}, {Name: "title", Optional: true}},
+			Doc: "Files a vent in albedo's ledger and returns it.\n\n" +
+				"topic classifies it (albedo refuses topics it does not know),\n" +
+				"message says what went wrong; suggestion and title are optional."}, s.hostVent},
+		{HostCallDecl{Name: "vents", Doc: "Returns the newest vents of albedo's ledger, newest first."}, s.hostVents},
+		{HostCallDecl{Name: "resolve_vent", Params: []HostParam{{Name: "id"}, {Name: "note"}},
+			Doc: "Resolves vent id with a note saying what fixed it; returns the vent."}, s.hostResolveVent},
+	}
+}
+
+// pythonName is what a host call or parameter name may be.
+var pythonName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// pythonKeywords cannot name a Python global or parameter.
+var pythonKeywords = strings.Fields("False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield")
+
+// CheckHostCalls says what is wrong with host calls a program adds to
+// albedo's own (vent, vents, resolve_vent), if anything: a name that is no
+// Python identifier or is given twice, a missing function, a parameter
+// that is no identifier, repeated, or required after an optional one.
+func CheckHostCalls(calls []HostCall) error {
+	seen := map[string]bool{"vent": true, "vents": true, "resolve_vent": true}
+	valid := func(name string) bool { return pythonName.MatchString(name) && !slices.Contains(pythonKeywords, name) }
+	for _, c := range calls {
+		switch {
+		case !valid(c.Name):
+			return fmt.Errorf("host call name %q: it must be a Python identifier", c.Name)
+		case seen[c.Name]:
+			return fmt.Errorf("host call %q is given twice", c.Name)
+		case c.Func == nil:
+			return fmt.Errorf("host call %q has no function", c.Name)
+		}
+		seen[c.Name] = true
+		params := map[string]bool{}
+		optional := false
+		for _, p := range c.Params {
+			switch {
+			case !valid(p.Name) || params[p.Name]:
+				return fmt.Errorf("host call %q: parameter %q must be a Python identifier, given once", c.Name, p.Name)
+			case optional && !p.Optional:
+				return fmt.Errorf("host call %q: required parameter %q comes after an optional one", c.Name, p.Name)
+			}
+			params[p.Name], optional = true, p.Optional
+		}
+	}
+	return nil
+}
+
+// newHostCalls sets the service's host calls: albedo's own, then the
+// program's. New panics on host calls CheckHostCalls refuses.
+func (s *Service) newHostCalls(extra []HostCall) {
+	if err := CheckHostCalls(extra); err != nil {
+		panic("albedo.New: " + err.Error())
+	}
+	s.hostCalls = make(map[string]HostFunc)
+	for _, c := range append(s.builtinHostCalls(), extra...) {
+		s.hostCalls[c.Name] = c.Func
+		s.hostCallList = append(s.hostCallList, c.HostCallDecl)
+	}
+}
+
+// cellHost answers the host calls of a cell of session id.
+func (s *Service) cellHost(id string) func(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+	return func(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+		return s.HostCall(ctx, id, name, args)
 	}
 }
 

@@ -292,6 +292,13 @@ type Cell struct {
 	// the result's Output is cut (a kernel may stop at a cap of its own and
 	// say so in the last text).
 	Output func(text string)
+	// HostCalls declare the calls the cell may make back into albedo, for
+	// the kernel to offer them to the cell under their names.
+	HostCalls []HostCallDecl
+	// Host answers the cell's host calls for its session: the arguments
+	// as a JSON object in, the JSON result out; an error's message is for
+	// the cell to raise. Nil when the cell may make none.
+	Host func(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error)
 }
 
 // Kernel runs Python cells in one persistent interpreter per session.

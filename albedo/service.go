@@ -50,6 +50,14 @@ type Options struct {
 	// Sandbox, when set, tells how the kernel confines cells: the
 	// session's glances show it and the instructions carry its line.
 	Sandbox Sandbox
+	// Tools are the program's tools, offered to the model after python,
+	// which is always first; each call goes to its tool's handler. New
+	// panics on tools CheckTools refuses.
+	Tools []ToolDef
+	// HostCalls are the program's host calls, offered to every cell after
+	// albedo's own (vent, vents, resolve_vent) through the Cell the kernel
+	// runs. New panics on host calls CheckHostCalls refuses.
+	HostCalls []HostCall
 }
 
 // DefaultCellTimeout bounds a cell whose call names no timeout.
@@ -81,6 +89,11 @@ type Service struct {
 	stopReaper chan struct{}
 	commands   map[string]command
 	hostCalls  map[string]HostFunc
+	// hostCallList declares the host calls to every cell, albedo's own
+	// first.
+	hostCallList []HostCallDecl
+	// tools is the registry of tools, python first.
+	tools []toolEntry
 
 	mu       sync.Mutex
 	sessions map[string]*sessionState
@@ -164,7 +177,8 @@ func New(opts Options) *Service {
 		s.cellTimeout = DefaultCellTimeout
 	}
 	s.commands = s.commandTable()
-	s.hostCalls = s.hostCallTable()
+	s.newHostCalls(opts.HostCalls)
+	s.tools = s.newToolRegistry(opts.Tools)
 	if s.kernelIdle > 0 {
 		s.workers.Add(1)
 		go func() {

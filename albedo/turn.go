@@ -129,7 +129,7 @@ func (s *Service) step(ctx context.Context, st *sessionState, id string, instr *
 		Endpoint:     ep,
 		Instructions: (*instr).text,
 		Input:        input,
-		Tools:        []Tool{PythonTool()},
+		Tools:        s.toolDeclarations(),
 		SessionID:    id,
 	}
 	window := s.window(ctx, sess).tokens()
@@ -518,18 +518,11 @@ type pythonArgs struct {
 // maxCellTimeout caps the timeout a model may ask for.
 const maxCellTimeout = 24 * time.Hour
 
-// runCall runs one tool call and returns its output item, followed by the
-// images the cell showed. A cancelled ctx yields an interrupted output
-// without running anything. What the cell prints reaches subscribers as
-// output events and the spool as it comes.
-func (s *Service) runCall(ctx context.Context, st *sessionState, sess Session, call Item) []Item {
+// runPython runs a call of the python tool and returns its output item,
+// followed by the images the cell showed. What the cell prints reaches
+// subscribers as output events and the spool as it comes.
+func (s *Service) runPython(ctx context.Context, st *sessionState, sess Session, call Item) []Item {
 	now := func() int64 { return s.now() }
-	if ctx.Err() != nil {
-		return []Item{outputItem(call, CellResult{Status: CellInterrupted, Error: "the turn was interrupted before this cell ran"}, now())}
-	}
-	if call.ToolName != PythonTool().Name {
-		return []Item{outputItem(call, CellResult{Status: CellError, Error: fmt.Sprintf("unknown tool %q: the only tool is python", call.ToolName)}, now())}
-	}
 	var args pythonArgs
 	if err := json.Unmarshal([]byte(call.Arguments), &args); err != nil || args.Code == nil {
 		return []Item{outputItem(call, CellResult{Status: CellError, Error: `arguments must be a JSON object {"code": string, "timeout_ms": integer}`}, now())}
@@ -542,6 +535,7 @@ func (s *Service) runCall(ctx context.Context, st *sessionState, sess Session, c
 	res, err := s.kernel.Run(ctx, Cell{
 		SessionID: sess.ID, Workspace: sess.Workspace, Code: *args.Code, Timeout: timeout,
 		Call: call.Seq, Output: s.liveOutput(st, sess.ID, call.Seq),
+		HostCalls: s.hostCallList, Host: s.cellHost(sess.ID),
 	})
 	if err != nil {
 		res = CellResult{Status: CellError, Error: err.Error()}

@@ -103,6 +103,7 @@ func (p *process) run(ctx context.Context, cell albedo.Cell, limit int) (res alb
 	p.nextID++
 	st := &cellState{id: p.nextID, ctx: ctx, done: make(chan event, 1)}
 	p.cell = st
+	p.host = cell.Host
 	p.mu.Unlock()
 	defer func() {
 		p.mu.Lock()
@@ -120,7 +121,7 @@ func (p *process) run(ctx context.Context, cell albedo.Cell, limit int) (res alb
 		defer stop()
 	}
 	defer func() { res = p.withImages(st, res) }()
-	err := p.send(request{Type: "run", ID: st.id, Code: cell.Code, Cwd: cell.Workspace, Marker: marker, Limit: limit})
+	err := p.send(request{Type: "run", ID: st.id, Code: cell.Code, Cwd: cell.Workspace, Marker: marker, Limit: limit, HostCalls: p.declare(cell.HostCalls)})
 	if err != nil {
 		p.log.Warn("sending a cell to the python kernel", "err", err)
 		p.kill()

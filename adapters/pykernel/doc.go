@@ -39,13 +39,18 @@
 // After a cell the kernel writes the run request's random marker to its
 // stdout, so the daemon knows where the cell's output ends. A cell may make
 // host calls while it runs: the kernel sends "call", the daemon answers
-// with "reply" from Options.Host, and the awaiting coroutine gets the result
-// or a HostError (a RuntimeError) with the error's message. The kernel says
-// "started" when it takes a cell: a kernel that dies before that ran none
-// of it, and the cell goes once to a fresh kernel. The kernel's globals
-// hold the coroutines _host(name, **args), vent(topic, message,
-// suggestion=None, title=None), vents() and resolve_vent(id, note), and the
-// functions run, jobs and show_image.
+// with "reply" from the cell's Host (albedo.Cell.Host; the latest cell's
+// answers calls made between cells), and the awaiting coroutine gets the
+// result or a HostError (a RuntimeError) with the error's message. The
+// kernel says "started" when it takes a cell: a kernel that dies before
+// that ran none of it, and the cell goes once to a fresh kernel. The
+// kernel's globals hold the coroutine _host(name, **args) and the functions
+// run, jobs and show_image. The kernel keeps no list of host calls: the run
+// request carries the cell's (albedo.Cell.HostCalls, such as vent(topic,
+// message, suggestion=None, title=None)) whenever they differ from the
+// last sent, and each becomes an async global of its name, taking its
+// parameters by position or by name; one named like a helper above does
+// not replace it (it stays reachable through _host).
 //
 // # Live output
 //

@@ -54,9 +54,11 @@ func newKernels(t testing.TB, opts Options) *Kernels {
 }
 
 // run runs code in a session with a workspace and fails the test on error.
+// The cell declares the vent host calls, as albedo's cells do, with no host
+// to answer them.
 func run(t testing.TB, k *Kernels, session, workspace, code string) albedo.CellResult {
 	t.Helper()
-	return runCell(t, k, context.Background(), albedo.Cell{SessionID: session, Workspace: workspace, Code: code})
+	return runCell(t, k, context.Background(), albedo.Cell{SessionID: session, Workspace: workspace, Code: code, HostCalls: ventCalls})
 }
 
 // runCell runs a cell and fails the test on error.

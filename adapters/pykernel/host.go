@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/albedo-agent/albedo/albedo"
 )
 
 // answer runs a host call the kernel made and sends it the reply.
@@ -28,10 +30,13 @@ func (p *process) answer(ev event) {
 	}
 }
 
-// callHost calls Options.Host, turning a missing host and a panic into
-// errors.
+// callHost calls the host of the latest cell, turning a missing host and a
+// panic into errors.
 func (p *process) callHost(ctx context.Context, name string, args json.RawMessage) (result json.RawMessage, err error) {
-	if p.host == nil {
+	p.mu.Lock()
+	host := p.host
+	p.mu.Unlock()
+	if host == nil {
 		return nil, fmt.Errorf("host call %s is not available here", name)
 	}
 	if len(args) == 0 {
@@ -43,7 +48,22 @@ func (p *process) callHost(ctx context.Context, name string, args json.RawMessag
 			err = fmt.Errorf("host call %s failed inside albedo", name)
 		}
 	}()
-	return p.host(ctx, p.sessionID, name, args)
+	return host(ctx, name, args)
+}
+
+// declare returns the JSON of a cell's host calls for its run request
+// when they differ from those the kernel was last told of, else nil. Only
+// the goroutine running the cell calls it.
+func (p *process) declare(calls []albedo.HostCallDecl) json.RawMessage {
+	if calls == nil {
+		calls = []albedo.HostCallDecl{}
+	}
+	b, err := json.Marshal(calls)
+	if err != nil || string(b) == p.offered {
+		return nil
+	}
+	p.offered = string(b)
+	return b
 }
 
 // callContext is the context of the running cell, or the process's own

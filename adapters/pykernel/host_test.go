@@ -41,7 +41,7 @@ func (h *fakeHost) call(ctx context.Context, session, name string, args json.Raw
 		return json.RawMessage(`[{"id": 7, "status": "open"}]`), nil
 	case "resolve_vent":
 		return nil, errors.New("vent #7 is already resolved")
-	case "nothing":
+	case "nothing", "clock":
 		return nil, nil
 	case "invalid":
 		return json.RawMessage(`{`), nil
@@ -58,9 +58,36 @@ func (h *fakeHost) call(ctx context.Context, session, name string, args json.Raw
 	return nil, errors.New("no such host call")
 }
 
+// ventCalls declare the vent host calls the way albedo does.
+var ventCalls = []albedo.HostCallDecl{
+	{Name: "vent", Doc: "Files a vent.", Params: []albedo.HostParam{{Name: "topic"}, {Name: "message"}, {Name: "suggestion", Optional: true}, {Name: "title", Optional: true}}},
+	{Name: "vents"},
+	{Name: "resolve_vent", Params: []albedo.HostParam{{Name: "id"}, {Name: "note"}}},
+}
+
+// cell returns a cell of session "h" that declares calls (ventCalls when
+// nil) and whose host calls go to h.
+func (h *fakeHost) cell(workspace, code string, calls ...albedo.HostCallDecl) albedo.Cell {
+	if calls == nil {
+		calls = ventCalls
+	}
+	return albedo.Cell{
+		SessionID: "h", Workspace: workspace, Code: code, HostCalls: calls,
+		Host: func(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+			return h.call(ctx, "h", name, args)
+		},
+	}
+}
+
+// runHost runs code in session "h" with h answering its host calls.
+func (h *fakeHost) run(t *testing.T, k *Kernels, workspace, code string, calls ...albedo.HostCallDecl) albedo.CellResult {
+	t.Helper()
+	return runCell(t, k, context.Background(), h.cell(workspace, code, calls...))
+}
+
 func TestHostCalls(t *testing.T) {
 	host := &fakeHost{}
-	k := newKernels(t, Options{Host: host.call})
+	k := newKernels(t, Options{})
 	workspace := t.TempDir()
 	tests := []struct {
 		name   string
@@ -77,10 +104,41 @@ func TestHostCalls(t *testing.T) {
 			call:  &hostCall{"h", "vent", `{"topic": "harness", "message": "a job stalled", "suggestion": "report it", "title": "stalled"}`},
 		},
 		{
-			name:  "optional arguments are null",
+			name:  "optional arguments left out are absent",
 			code:  "(await vent('bug', 'broken'))['topic']",
 			value: "'bug'",
-			call:  &hostCall{"h", "vent", `{"topic": "bug", "message": "broken", "suggestion": null, "title": null}`},
+			call:  &hostCall{"h", "vent", `{"topic": "bug", "message": "broken"}`},
+		},
+		{
+			name:  "arguments by name",
+			code:  "(await vent(message='broken', topic='bug', title=None))['topic']",
+			value: "'bug'",
+			call:  &hostCall{"h", "vent", `{"topic": "bug", "message": "broken", "title": null}`},
+		},
+		{
+			name:   "a missing argument raises before any call",
+			code:   "try:\n    await vent('bug')\nexcept TypeError as e:\n    print(e)",
+			output: "vent() missing required argument(s): message\n",
+		},
+		{
+			name:   "an unknown argument raises",
+			code:   "try:\n    await vents(limit=3)\nexcept TypeError as e:\n    print(e)",
+			output: "vents() got an unexpected keyword argument 'limit'\n",
+		},
+		{
+			name:   "too many arguments raise",
+			code:   "try:\n    await resolve_vent(1, 'a', 'b')\nexcept TypeError as e:\n    print(e)",
+			output: "resolve_vent() takes 2 positional arguments but 3 were given\n",
+		},
+		{
+			name:   "a value given twice raises",
+			code:   "try:\n    await resolve_vent(1, id=2)\nexcept TypeError as e:\n    print(e)",
+			output: "resolve_vent() got multiple values for argument 'id'\n",
+		},
+		{
+			name:   "its docstring shows the signature and the daemon's doc",
+			code:   "print(vent.__doc__)",
+			output: "vent(topic, message, suggestion=None, title=None)\n\nFiles a vent.\n",
 		},
 		{
 			name:  "vents",
@@ -98,7 +156,7 @@ func TestHostCalls(t *testing.T) {
 			name:   "host error traceback",
 			code:   "await vent('bug', '  ')",
 			status: albedo.CellError,
-			call:   &hostCall{"h", "vent", `{"topic": "bug", "message": "  ", "suggestion": null, "title": null}`},
+			call:   &hostCall{"h", "vent", `{"topic": "bug", "message": "  "}`},
 		},
 		{name: "nil result", code: "await _host('nothing')", call: &hostCall{"h", "nothing", `{}`}},
 		{name: "invalid result", code: "try:\n    await _host('invalid')\nexcept HostError as e:\n    print(e)", output: "host call invalid returned invalid JSON\n"},
@@ -124,7 +182,7 @@ func TestHostCalls(t *testing.T) {
 			host.mu.Lock()
 			host.calls = nil
 			host.mu.Unlock()
-			res := run(t, k, "h", workspace, tt.code)
+			res := host.run(t, k, workspace, tt.code)
 			status := tt.status
 			if status == "" {
 				status = albedo.CellOK
@@ -156,8 +214,8 @@ func sameCall(got, want hostCall) bool {
 }
 
 func TestHostErrorTraceback(t *testing.T) {
-	k := newKernels(t, Options{Host: (&fakeHost{}).call})
-	res := run(t, k, "h", t.TempDir(), "await vent('bug', ' ')")
+	k := newKernels(t, Options{})
+	res := (&fakeHost{}).run(t, k, t.TempDir(), "await vent('bug', ' ')")
 	for _, want := range []string{"await vent('bug', ' ')", "HostError: say what went wrong"} {
 		if !strings.Contains(res.Error, want) {
 			t.Errorf("error lacks %q:\n%s", want, res.Error)
@@ -170,23 +228,59 @@ func TestHostErrorTraceback(t *testing.T) {
 
 func TestNoHost(t *testing.T) {
 	k := newKernels(t, Options{})
-	res := run(t, k, "h", t.TempDir(), "await vents()")
+	workspace := t.TempDir()
+	res := runCell(t, k, context.Background(), albedo.Cell{SessionID: "h", Workspace: workspace, Code: "await vents()", HostCalls: ventCalls})
 	if res.Status != albedo.CellError || !strings.Contains(res.Error, "host call vents is not available") {
-		t.Errorf("result = %q %q", res.Status, res.Error)
+		t.Errorf("declared without a host: %q %q", res.Status, res.Error)
+	}
+	res = runCell(t, k, context.Background(), albedo.Cell{SessionID: "h", Workspace: workspace, Code: "'vents' in globals(), '_host' in globals()"})
+	if res.Value != "(False, True)" {
+		t.Errorf("declared as none: %q %q, want no vents global left, the _host helper kept", res.Value, res.Error)
+	}
+}
+
+// TestTheDaemonDeclaresTheHostCalls: the kernel keeps no list of host
+// calls of its own; each cell's declarations become its globals.
+func TestTheDaemonDeclaresTheHostCalls(t *testing.T) {
+	k := newKernels(t, Options{})
+	workspace := t.TempDir()
+	host := &fakeHost{}
+	clock := albedo.HostCallDecl{Name: "clock", Doc: "The time.", Params: []albedo.HostParam{{Name: "zone", Optional: true}}}
+	if res := host.run(t, k, workspace, "'clock' in globals(), 'vent' in globals()"); res.Value != "(False, True)" {
+		t.Fatalf("with albedo's calls: %q %q", res.Value, res.Error)
+	}
+	// Rebinding a host call's name sticks while the declarations stay the
+	// same: they are sent again only when they change.
+	if res := host.run(t, k, workspace, "vent = 5"); res.Status != albedo.CellOK {
+		t.Fatalf("rebinding: %q", res.Error)
+	}
+	if res := host.run(t, k, workspace, "vent"); res.Value != "5" {
+		t.Errorf("vent after rebinding = %q, want 5 kept", res.Value)
+	}
+	calls := []albedo.HostCallDecl{ventCalls[1], clock, {Name: "run"}}
+	res := host.run(t, k, workspace, "(await clock(zone='UTC'), 'resolve_vent' in globals(), vents.__name__, run.__name__, vent)", calls...)
+	if res.Value != "(None, False, 'vents', 'run', 5)" {
+		t.Errorf("after a new declaration = %q %q; want clock offered, resolve_vent no longer, the run helper and the rebound vent kept", res.Value, res.Error)
+	}
+	host.mu.Lock()
+	defer host.mu.Unlock()
+	if len(host.calls) != 1 || !sameCall(host.calls[0], hostCall{"h", "clock", `{"zone": "UTC"}`}) {
+		t.Errorf("calls = %+v, want clock(zone)", host.calls)
 	}
 }
 
 func TestInterruptDuringAHostCall(t *testing.T) {
-	k := newKernels(t, Options{Host: (&fakeHost{}).call})
+	k := newKernels(t, Options{})
+	host := &fakeHost{}
 	workspace := t.TempDir()
-	run(t, k, "h", workspace, "import asyncio\nawait asyncio.sleep(0)")
+	host.run(t, k, workspace, "import asyncio\nawait asyncio.sleep(0)")
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	res := runCell(t, k, ctx, albedo.Cell{SessionID: "h", Workspace: workspace, Code: "await _host('slow')"})
+	res := runCell(t, k, ctx, host.cell(workspace, "await _host('slow')"))
 	if res.Status != albedo.CellInterrupted {
 		t.Fatalf("status = %q: %s", res.Status, res.Error)
 	}
-	if res := run(t, k, "h", workspace, "await _host('slow')"); res.Value != "'slept'" || len(res.Notes) != 0 {
+	if res := host.run(t, k, workspace, "await _host('slow')"); res.Value != "'slept'" || len(res.Notes) != 0 {
 		t.Errorf("next call = %q %q, notes %q", res.Value, res.Error, res.Notes)
 	}
 }

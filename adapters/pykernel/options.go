@@ -2,7 +2,6 @@ package pykernel
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"os"
 
@@ -20,12 +19,6 @@ type Options struct {
 	// daemon's PATH when a kernel starts; "python3" when empty. It must be
 	// Python 3.9 or newer.
 	Python string
-	// Host answers the host calls of running cells (vent, vents,
-	// resolve_vent, and any _host(name, **args)): args is the JSON object
-	// of keyword arguments, and the result must be JSON ("null" when nil).
-	// An error's message is raised in the cell as HostError. ctx is the
-	// running cell's context. Nil answers every call with an error.
-	Host func(ctx context.Context, sessionID, name string, args json.RawMessage) (json.RawMessage, error)
 	// OnJobEnd is told, in a goroutine of its own, of each background job
 	// that ended while nothing read its end (await job, job.exit_code);
 	// nil tells no one.

@@ -36,7 +36,6 @@ type process struct {
 	sessionID string
 	pid       int
 	log       *slog.Logger
-	host      hostFunc
 	onJob     func(sessionID string, end albedo.JobEnd)
 	// executable is the interpreter the kernel reported running as, once
 	// it is ready: the real one behind a version manager's shim.
@@ -72,10 +71,15 @@ type process struct {
 	nextID  int64
 	stopped bool // ended on purpose: Stop or Close
 	jobs    jobState
+	// host answers host calls: the Host of the latest cell, kept for calls
+	// made between cells.
+	host hostFunc
+	// offered is the JSON of the host calls last declared to the kernel.
+	offered string
 }
 
-// hostFunc is the type of Options.Host.
-type hostFunc = func(ctx context.Context, sessionID, name string, args json.RawMessage) (json.RawMessage, error)
+// hostFunc is the type of albedo.Cell.Host.
+type hostFunc = func(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error)
 
 // start starts a kernel for a session in workspace with the interpreter
 // named python and waits until it is ready for cells.
@@ -158,7 +162,6 @@ func spawn(ctx context.Context, o *Options, python, sessionID, workspace string)
 		sessionID:  sessionID,
 		pid:        cmd.Process.Pid,
 		log:        o.Logger.With("session", sessionID, "pid", cmd.Process.Pid),
-		host:       o.Host,
 		release:    launch.Release,
 		onJob:      o.OnJobEnd,
 		ctl:        ctlW,

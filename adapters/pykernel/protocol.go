@@ -15,14 +15,17 @@ const maxFrame = 64 << 20
 
 // request is a frame from the daemon to a kernel.
 type request struct {
-	Type   string          `json:"type"`
-	ID     int64           `json:"id"`
-	Code   string          `json:"code,omitempty"`
-	Cwd    string          `json:"cwd,omitempty"`
-	Marker string          `json:"marker,omitempty"`
-	Limit  int             `json:"limit,omitempty"`
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  string          `json:"error,omitempty"`
+	Type   string `json:"type"`
+	ID     int64  `json:"id"`
+	Code   string `json:"code,omitempty"`
+	Cwd    string `json:"cwd,omitempty"`
+	Marker string `json:"marker,omitempty"`
+	Limit  int    `json:"limit,omitempty"`
+	// HostCalls declares the cell's host calls (a JSON array of
+	// albedo.HostCallDecl) when they differ from those last sent.
+	HostCalls json.RawMessage `json:"host_calls,omitempty"`
+	Result    json.RawMessage `json:"result,omitempty"`
+	Error     string          `json:"error,omitempty"`
 }
 
 // event is a frame from a kernel to the daemon.

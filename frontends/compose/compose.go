@@ -7,7 +7,6 @@ package compose
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -47,6 +46,12 @@ type Assembly struct {
 // default adapters. It takes no lock on the home and resumes no turn: the
 // caller does both (see Recover).
 func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
+	if err := albedo.CheckTools(opts.Tools); err != nil {
+		return nil, fmt.Errorf("register the tools: %w", err)
+	}
+	if err := albedo.CheckHostCalls(opts.HostCalls); err != nil {
+		return nil, fmt.Errorf("register the host calls: %w", err)
+	}
 	a := &Assembly{store: opts.Store, log: opts.Logger}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
@@ -71,7 +76,6 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 		sb := newSandbox(opts, dir)
 		sandbox = sb
 		kernel = pykernel.New(pykernel.Options{
-			Host:     a.hostCall,
 			OnJobEnd: a.jobEnded,
 			Logger:   opts.Logger,
 			Confine:  confine(sb, opts.Logger),
@@ -109,14 +113,11 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 		CellTimeout:         opts.CellTimeout,
 		KernelIdle:          opts.KernelIdle,
 		Sandbox:             sandbox,
+		Tools:               opts.Tools,
+		HostCalls:           opts.HostCalls,
 	})
 	a.app = app.New(a.svc)
 	return a, nil
-}
-
-// hostCall answers the calls a running cell makes back into albedo.
-func (a *Assembly) hostCall(ctx context.Context, session, name string, args json.RawMessage) (json.RawMessage, error) {
-	return a.svc.HostCall(ctx, session, name, args)
 }
 
 // jobEnded wakes the session whose kernel's background job ended unread.

@@ -29,8 +29,9 @@ type Options struct {
 	// OpenAI Responses and Chat Completions protocols.
 	Provider albedo.Provider
 	// Kernel runs the model's Python cells; nil means the local Python
-	// kernel (python3 on PATH), whose host calls (vent, vents,
-	// resolve_vent) reach this albedo's ledger.
+	// kernel (python3 on PATH). Either way each cell carries albedo's host
+	// calls (vent, vents, resolve_vent, then HostCalls), which reach this
+	// albedo.
 	Kernel albedo.Kernel
 	// Config holds the model providers; nil means the file config.json in
 	// Home, read again for every turn.
@@ -44,6 +45,15 @@ type Options struct {
 	// none; nil means models.json in Home, refreshed as extensions.json
 	// says, or no catalog without a home.
 	Catalog albedo.ModelCatalog
+
+	// Tools are the program's own tools, offered to the model after
+	// python with their handlers (see albedo.ToolDef); Assemble refuses
+	// tools albedo.CheckTools refuses.
+	Tools []albedo.ToolDef
+	// HostCalls are the program's own host calls, offered to every cell
+	// after albedo's (see albedo.HostCall); Assemble refuses those
+	// albedo.CheckHostCalls refuses.
+	HostCalls []albedo.HostCall
 
 	// Logger receives albedo's log; nil discards it.
 	Logger *slog.Logger

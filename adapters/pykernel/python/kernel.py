@@ -9,7 +9,10 @@ arrive on fd 3 and events leave on fd 4; stdin is /dev/null, and stdout and
 stderr are one pipe that the daemon reads as the cells' output.
 
 Requests:
-  {"type": "run", "id", "code", "cwd", "marker", "limit"}
+  {"type": "run", "id", "code", "cwd", "marker", "limit", "host_calls"?}
+    host_calls, sent with the first cell and whenever they change, declare
+    the daemon's host calls: [{"name", "doc"?, "params"?: [{"name",
+    "optional"?}]}]. Each becomes an async global of that name.
   {"type": "reply", "id", "result"} or {"type": "reply", "id", "error"}
 Events:
   {"type": "ready", "pid", "python", "executable"}
@@ -43,6 +46,39 @@ class HostError(RuntimeError):
     """A host call that albedo answered with an error."""
 
 
+def host_function(call_host, spec):
+    """The async function a cell calls for the host call spec declares:
+    its arguments, by position or by name, go to albedo as a JSON object;
+    optional ones left out are absent from it."""
+    name = spec["name"]
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError("a host call needs a Python name, not %r" % (name,))
+    params = [(p["name"], bool(p.get("optional"))) for p in spec.get("params") or ()]
+    names = [param for param, _ in params]
+    required = [param for param, optional in params if not optional]
+
+    async def call(*args, **kwargs):
+        if len(args) > len(names):
+            raise TypeError("%s() takes %d positional arguments but %d were given" % (name, len(names), len(args)))
+        bound = dict(zip(names, args))
+        for key, value in kwargs.items():
+            if key not in names:
+                raise TypeError("%s() got an unexpected keyword argument %r" % (name, key))
+            if key in bound:
+                raise TypeError("%s() got multiple values for argument %r" % (name, key))
+            bound[key] = value
+        missing = [param for param in required if param not in bound]
+        if missing:
+            raise TypeError("%s() missing required argument(s): %s" % (name, ", ".join(missing)))
+        return await call_host(name, bound)
+
+    shown = ", ".join(param + ("=None" if optional else "") for param, optional in params)
+    call.__name__ = call.__qualname__ = name
+    call.__module__ = "__main__"
+    call.__doc__ = "%s(%s)\n\n%s" % (name, shown, spec.get("doc") or "")
+    return call
+
+
 class Kernel:
     """Serves the daemon's requests until the control pipe closes."""
 
@@ -62,6 +98,9 @@ class Kernel:
         self.jobs = Jobs(self)
         self.cell_id = None
         self.shown = 0
+        self.call_host = None  # set by install_helpers
+        self.helper_names = ()
+        self.offered = {}  # the host call globals, by name
 
     # The channel to the daemon.
 
@@ -203,9 +242,9 @@ class Kernel:
         """Puts the host call helpers into the session's globals."""
         kernel = self
 
-        async def _host(name, **args):
-            """Calls albedo's host function name with args and returns its
-            JSON result; raises HostError with albedo's message on failure."""
+        async def call_host(name, args):
+            """Sends host call name with the dict args and awaits albedo's
+            reply."""
             import asyncio
 
             try:
@@ -222,21 +261,12 @@ class Kernel:
             finally:
                 kernel.calls.pop(call_id, None)
 
-        async def vent(topic, message, suggestion=None, title=None):
-            """Files a vent in albedo's ledger and returns it.
+        async def _host(name, **args):
+            """Calls albedo's host function name with args and returns its
+            JSON result; raises HostError with albedo's message on failure."""
+            return await call_host(name, args)
 
-            topic classifies it (albedo refuses topics it does not know),
-            message says what went wrong; suggestion and title are optional.
-            """
-            return await _host("vent", topic=topic, message=message, suggestion=suggestion, title=title)
-
-        async def vents():
-            """Returns the newest vents of albedo's ledger, newest first."""
-            return await _host("vents")
-
-        async def resolve_vent(id, note):
-            """Resolves vent id with a note saying what fixed it; returns the vent."""
-            return await _host("resolve_vent", id=id, note=note)
+        kernel.call_host = call_host
 
         def run(cmd, *, cwd=None, env=None, timeout=None):
             """Starts cmd in the background and returns its Job at once.
@@ -273,9 +303,6 @@ class Kernel:
 
         helpers = {
             "_host": _host,
-            "vent": vent,
-            "vents": vents,
-            "resolve_vent": resolve_vent,
             "HostError": HostError,
             "run": run,
             "jobs": jobs,
@@ -286,12 +313,33 @@ class Kernel:
             helper.__qualname__ = helper.__name__
             helper.__module__ = "builtins" if helper is HostError else "__main__"
         self.namespace.update(helpers)
+        self.helper_names = tuple(helpers)
+
+    def offer_host_calls(self, specs):
+        """Makes each host call the daemon declares an async global of the
+        session, in place of those it declared before. The kernel's own
+        helpers keep their names; a declaration that cannot be a Python
+        function is skipped (the daemon checks them)."""
+        for name, function in self.offered.items():
+            if self.namespace.get(name) is function:
+                del self.namespace[name]
+        self.offered = {}
+        for spec in specs or ():
+            try:
+                function = host_function(self.call_host, spec)
+            except Exception:
+                continue
+            if function.__name__ not in self.helper_names:
+                self.offered[function.__name__] = function
+        self.namespace.update(self.offered)
 
     # Cells.
 
     def run(self, request):
         """Runs one cell and returns its done event."""
         self.send({"type": "started", "id": request.get("id")})
+        if "host_calls" in request:
+            self.offer_host_calls(request["host_calls"])
         limit = int(request.get("limit") or 0)
         done = {"type": "done", "id": request.get("id"), "status": "ok"}
         workspace = request.get("cwd")
