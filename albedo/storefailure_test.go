@@ -84,9 +84,12 @@ func TestTurnWhoseStoreFailsEndsAndTheSessionRecovers(t *testing.T) {
 		switch it.Kind {
 		case albedo.KindUser, albedo.KindAssistant, albedo.KindTurn:
 			texts = append(texts, string(it.Kind)+":"+it.Text)
+		case albedo.KindError:
+			texts = append(texts, string(it.Kind)+":"+strings.SplitN(it.Text, ":", 2)[0])
 		}
 	}
-	want := []string{"user:break", "turn:" + albedo.TurnFailed, "user:again", "assistant:answer", "turn:" + albedo.TurnFinished}
+	// The history says why the failed turn ended, once it can.
+	want := []string{"user:break", "error:albedo could not record the end of this turn", "turn:" + albedo.TurnFailed, "user:again", "assistant:answer", "turn:" + albedo.TurnFinished}
 	if strings.Join(texts, " | ") != strings.Join(want, " | ") {
 		t.Errorf("history = %q, want %q", texts, want)
 	}

@@ -391,9 +391,10 @@ func (s *Service) finish(ctx context.Context, st *sessionState, id, marker strin
 		// to anyone. Its end is recorded with its next message (see
 		// recordEnd); should albedo stop first, the next start resumes it.
 		s.log.Error("record end of turn", "session", id, "err", err)
-		st.unrecorded = items
-		st.hub.publish(EventOf(Item{Kind: KindError, Text: "albedo could not record the end of this turn: " + ErrorMessage(err), Timestamp: s.now()}, ""))
-		for _, it := range items {
+		// The note of why joins the end, so that the history says it too.
+		lost := Item{Kind: KindError, Text: "albedo could not record the end of this turn: " + ErrorMessage(err), Timestamp: s.now()}
+		st.unrecorded = append(items[:len(items)-1:len(items)-1], lost, items[len(items)-1])
+		for _, it := range st.unrecorded {
 			st.hub.publish(EventOf(it, ""))
 		}
 		st.hub.publish(statusEvent(false))
