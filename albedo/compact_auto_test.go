@@ -415,3 +415,36 @@ func TestCompactCommandKeepsTheTailOfTheWindow(t *testing.T) {
 		})
 	}
 }
+
+func TestInterruptDuringAnAutomaticSummaryChangesNothing(t *testing.T) {
+	entered := make(chan struct{}, 1)
+	r := newRig(t, func(req albedo.ModelRequest) fakes.Reply {
+		if isSummary(t, req) {
+			entered <- struct{}{}
+			return fakes.Hang()
+		}
+		return fakes.Text(strings.Repeat("long answer ", 2000))
+	})
+	r.windowed(smallWindow)
+	sess := r.session(respProvider)
+	r.turn(sess.ID, "first")
+	r.send(sess.ID, "second")
+	<-entered
+	if err := r.svc.Interrupt(r.ctx, sess.ID); err != nil {
+		t.Fatal(err)
+	}
+	r.waitIdle(sess.ID)
+	if _, err := r.store.Compaction(r.ctx, sess.ID); albedo.ErrorCode(err) != albedo.ENotFound {
+		t.Errorf("an interrupted summary left a compaction state: %v", err)
+	}
+	items := r.history(sess.ID)
+	if errs := ofKind(items, albedo.KindError); len(errs) != 0 {
+		t.Errorf("errors %v; an interrupt is no failure", errs)
+	}
+	if last := items[len(items)-1]; last.Kind != albedo.KindTurn || last.Text != albedo.TurnInterrupted {
+		t.Errorf("the turn ended with %v %q; want interrupted", last.Kind, last.Text)
+	}
+	if n := len(ofKind(items, albedo.KindCompaction)); n != 0 {
+		t.Errorf("%d compaction events after an interrupted summary", n)
+	}
+}
