@@ -4,6 +4,7 @@ gets one summary request and one retry, and the transcript stays whole."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 import urllib.error
 import unittest
@@ -66,6 +67,8 @@ def check_compaction_shown(test, app, session, history, summary):
     events = [e for e in app.events(session) if e["type"] == "compaction"]
     test.assertEqual(events, [{"type": "compaction", "seq": item["seq"], "timestamp": item["timestamp"], "summary": summary,
                                "items": item["items"], "tokens_before": item["tokens_before"], "tokens_after": item["tokens_after"]}])
+    with app.api(f"/sessions/{session}/context") as response:
+        test.assertEqual(json.load(response)["compaction"], {"state": "compacted", "summarised_items": item["items"], "at": item["timestamp"]})
     with app.api(f"/sessions/{session}") as response:
         title = json.load(response)["title"]
     users = [i["text"] for i in history["items"] if i["kind"] == "user" and not i.get("source")]
@@ -110,9 +113,6 @@ class ContextFullTest(unittest.TestCase):
         self.check("chat_completions")
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class CompactCommandTest(unittest.TestCase):
     def compact(self, app, session):
@@ -131,6 +131,8 @@ class CompactCommandTest(unittest.TestCase):
             self.assertFalse(answer["result"]["started"])
             self.assertIn("nothing to compact", answer["result"]["reason"])
             self.assertEqual(len(provider.requests), sent, "a one-unit /compact made a provider request")
+            with app.api(f"/sessions/{session}/context") as response:
+                self.assertEqual(json.load(response)["compaction"], {"state": "none", "summarised_items": 0, "at": None})
 
             app.prompt(session, "second")
             app.idle(session)
@@ -339,3 +341,114 @@ class CompactionAcrossProtocolsTest(unittest.TestCase):
                     self.assertEqual(said[0], "second")
                     self.assertTrue(said[1].startswith("third"), said)  # the restart adds the kernel note
                     calls_paired(self, record["request"])
+
+
+class HeldSummary:
+    """Answers each message with one python cell that appends a line to
+    runs.txt, then text; refuses, as larger than the context, every turn
+    request that carries "third" and no summary; holds the first summary
+    request open until ``release`` is set, and answers later ones."""
+
+    SUMMARY = "the user said first and second; a cell ran for each"
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.summaries = 0
+        self.held = threading.Event()
+        self.release = threading.Event()
+
+    def __call__(self, request):
+        if is_summary(request):
+            with self.lock:
+                self.summaries += 1
+                first = self.summaries == 1
+            if first:
+                self.held.set()
+                self.release.wait(60)
+            return text(self.SUMMARY)
+        body = body_text(request)
+        entries = request.get("input") or request.get("messages") or []
+        last = entries[-1] if entries else {}
+        if "third" in body and "[summary of the earlier conversation]" not in body:
+            return refusal(400, FULL)
+        if last.get("role") == "user":
+            return python("open('runs.txt', 'a').write('ran\\n')")
+        return text("done")
+
+
+def compactions(app) -> int:
+    with sqlite3.connect(f"file:{app.home / 'albedo.sqlite'}?mode=ro", uri=True) as db:
+        return db.execute("SELECT count(*) FROM compactions").fetchone()[0]
+
+
+class CrashDuringSummaryTest(unittest.TestCase):
+    """kill -9 while the summary request is open: the next start, through
+    the CLI, asks for the summary again and goes on from where it was."""
+
+    def crash_while_held(self, app, provider, script):
+        self.assertTrue(script.held.wait(30), "no summary request came")
+        sent = len(provider.requests)
+        app.restart(crash=True)
+        script.release.set()
+        app.idle(app.crashed_session)
+        return [r["request"] for r in provider.requests[sent:]]
+
+    def check_whole(self, app, session, before, after):
+        self.assertEqual(after["items"][: len(before["items"])], before["items"], "history before the crash changed")
+        kinds = [i["kind"] for i in after["items"]]
+        self.assertNotIn("error", kinds)
+        self.assertEqual(kinds.count("compaction"), 1)
+        self.assertEqual(compactions(app), 1, "one compaction state")
+        with app.api(f"/sessions/{session}/context") as response:
+            self.assertEqual(json.load(response)["compaction"]["state"], "compacted")
+        calls = kinds.count("tool_call")
+        runs = (app.workspace / "runs.txt").read_text().splitlines()
+        self.assertEqual(len(runs), calls, "a cell ran twice, or not at all")
+        results = [i for i in after["items"] if i["kind"] == "tool_result"]
+        self.assertEqual(len(results), calls)
+
+    def test_a_turn_resumes_and_asks_for_the_summary_again(self):
+        script = HeldSummary()
+        with Provider(script) as provider, Albedo(provider) as app:
+            session = app.crashed_session = app.session()
+            for message in ("first", "second"):
+                app.prompt(session, message)
+                app.idle(session)
+            app.prompt(session, "third")
+            self.assertTrue(script.held.wait(30), "no summary request came")
+            before = app.history(session)
+            after_crash = self.crash_while_held(app, provider, script)
+
+            self.assertEqual(script.summaries, 2)
+            self.assertTrue(is_summary(after_crash[0]), "the resumed turn did not start with the summary")
+            self.assertEqual([is_summary(r) for r in after_crash[1:]], [False, False], "the turn's requests after the summary")
+            for request in after_crash[1:]:
+                self.assertIn(HeldSummary.SUMMARY, body_text(request))
+            after = app.history(session)
+            self.check_whole(app, session, before, after)
+            users = [(i.get("source"), i["text"]) for i in after["items"] if i["kind"] == "user"]
+            self.assertEqual([u[1] for u in users[:3]], ["first", "second", "third"])
+            self.assertEqual(users[3][0], "daemon restart")
+            self.assertEqual(after["items"][-1], {**after["items"][-1], "kind": "turn", "text": "finished"})
+
+    def test_a_compact_command_is_done_again(self):
+        script = HeldSummary()
+        with Provider(script) as provider, Albedo(provider) as app:
+            session = app.crashed_session = app.session()
+            for message in ("first", "second"):
+                app.prompt(session, message)
+                app.idle(session)
+            before = app.history(session)
+            with app.api(f"/sessions/{session}/commands", {"name": "/compact"}) as response:
+                self.assertEqual(json.load(response), {"result": {"started": True}})
+            after_crash = self.crash_while_held(app, provider, script)
+
+            self.assertEqual(script.summaries, 2)
+            self.assertEqual([is_summary(r) for r in after_crash], [True], "after the restart: the summary, and no turn")
+            after = app.history(session)
+            self.check_whole(app, session, before, after)
+            self.assertEqual([i["kind"] for i in after["items"][len(before["items"]) :]], ["compaction"])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -121,6 +121,9 @@ func (s *Service) summarise(ctx context.Context, id string, ep Endpoint, previou
 // the error says what was tried.
 func (s *Service) retryCompacted(ctx context.Context, id string, items []Item, req ModelRequest, full error, onDelta func(Delta), window int64) (ModelReply, error) {
 	s.log.Info("context full: compacting", "session", id, "err", full)
+	if err := s.markCompacting(context.WithoutCancel(ctx), id, CompactForced); err != nil {
+		return ModelReply{}, err
+	}
 	if _, err := s.compact(ctx, id, items, req.Endpoint, CompactForced, evictionScope{keep: 1, window: window}); err != nil {
 		return ModelReply{}, &Error{Code: EProvider, Details: ErrorDetails(full), Message: fmt.Sprintf(
 			"the request did not fit the model's context (%s), and compacting the earlier conversation failed: %s",
@@ -140,4 +143,15 @@ func (s *Service) retryCompacted(ctx context.Context, id string, items []Item, r
 			"compacting the earlier conversation into a summary and retrying once: " + ErrorMessage(err)}
 	}
 	return reply, err
+}
+
+// resumeForcedCompaction does again, at the start of a resumed turn, the
+// forced compaction albedo died in. A failure is logged and changes
+// nothing: the request goes out whole, and should the provider refuse it,
+// the turn compacts as any refused request does.
+func (s *Service) resumeForcedCompaction(ctx context.Context, id string, items []Item, ep Endpoint, window int64) {
+	s.log.Info("resuming a compaction", "session", id)
+	if _, err := s.compact(ctx, id, items, ep, CompactForced, evictionScope{keep: 1, window: window}); err != nil && ctx.Err() == nil {
+		s.log.Warn("resumed compaction failed", "session", id, "err", err)
+	}
 }

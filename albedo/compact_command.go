@@ -25,9 +25,20 @@ func (s *Service) compactCommand(ctx context.Context, id string, _ json.RawMessa
 	if err != nil {
 		return nil, err
 	}
+	// A provider that is not configured is refused now. The endpoint is
+	// resolved before the lock is taken (it may record the provider's new
+	// protocol, which takes it), and again by the compaction itself.
+	sess, err := s.store.Session(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	ep, err := s.endpoint(ctx, st, sess)
+	if err != nil {
+		return nil, err
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	sess, err := s.store.Session(ctx, id)
+	sess, err = s.store.Session(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -45,23 +56,28 @@ func (s *Service) compactCommand(ctx context.Context, id string, _ json.RawMessa
 	if err != nil {
 		return nil, err
 	}
-	ep, err := s.endpoint(ctx, st, sess)
-	if err != nil {
-		return nil, err
-	}
-	scope := s.compactScope(items, ep, s.window(ctx, sess).tokens())
-	if _, ok := planEviction(items, prev, prevOK, scope.keep); !ok {
+	if _, ok := planEviction(items, prev, prevOK, s.compactScope(items, ep, s.window(ctx, sess).tokens()).keep); !ok {
 		return CompactResult{Reason: ErrorMessage(errNothingToCompact)}, nil
 	}
-	s.startRun(st, func(ctx context.Context) { s.runCompaction(ctx, st, id, items, ep, scope) })
+	// Stored running and compacting first, so that a crash during the
+	// summary is followed by the same compaction (see resumeLocked).
+	if _, err := s.updateLocked(ctx, id, func(x *Session) error {
+		x.Stage, x.Compacting = StageRunning, CompactManual
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	s.startRun(st, func(ctx context.Context) { s.runCompaction(ctx, st, id) })
 	return CompactResult{Started: true}, nil
 }
 
-// runCompaction asks for the summary of a /compact and ends it: a failure
-// is recorded as an error item, an interrupt changes nothing, and messages
-// that arrived meanwhile start a turn.
-func (s *Service) runCompaction(ctx context.Context, st *sessionState, id string, items []Item, ep Endpoint, scope evictionScope) {
-	_, err := s.compact(ctx, id, items, ep, CompactManual, scope)
+// runCompaction asks for the summary of a /compact, on the session's own
+// provider and model, and ends it: a failure is recorded as an error item,
+// an interrupt changes nothing, and messages that arrived meanwhile start
+// a turn. Cancelled by shutdown before the summary came back, it stays
+// stored as running and is done again at the next start.
+func (s *Service) runCompaction(ctx context.Context, st *sessionState, id string) {
+	err := s.manualCompaction(ctx, st, id)
 	if err != nil && ctx.Err() == nil && !errors.Is(err, errNothingToCompact) {
 		s.log.Warn("compaction failed", "session", id, "err", err)
 		if _, aerr := s.append(context.WithoutCancel(ctx), st, id, Item{Kind: KindError, Text: ErrorMessage(err), Timestamp: s.now()}); aerr != nil {
@@ -73,14 +89,44 @@ func (s *Service) runCompaction(ctx context.Context, st *sessionState, id string
 	defer st.mu.Unlock()
 	st.turn = nil
 	st.busy.Store(false)
-	if q, qerr := s.store.Queued(bg, id); qerr == nil && len(q) > 0 && !errors.Is(context.Cause(ctx), errShutdown) {
-		if _, uerr := s.updateLocked(bg, id, func(x *Session) error {
-			x.Stage = StageRunning
-			return nil
-		}); uerr == nil {
-			s.startTurn(st, id)
-			return
-		}
+	shutdown := errors.Is(context.Cause(ctx), errShutdown)
+	if shutdown && err != nil {
+		return
 	}
-	st.hub.publish(statusEvent(false))
+	q, qerr := s.store.Queued(bg, id)
+	queued := qerr == nil && len(q) > 0
+	if _, uerr := s.updateLocked(bg, id, func(x *Session) error {
+		// Messages that wait make a turn: now, or at the next start.
+		x.Stage, x.Compacting = StageIdle, ""
+		if queued {
+			x.Stage = StageRunning
+		}
+		return nil
+	}); uerr != nil {
+		s.log.Error("record the end of a compaction", "session", id, "err", uerr)
+	} else if queued && !shutdown {
+		s.startTurn(st, id)
+		return
+	}
+	if !shutdown {
+		st.hub.publish(statusEvent(false))
+	}
+}
+
+// manualCompaction makes the summary of a /compact.
+func (s *Service) manualCompaction(ctx context.Context, st *sessionState, id string) error {
+	sess, err := s.store.Session(ctx, id)
+	if err != nil {
+		return err
+	}
+	items, err := s.transcript(ctx, st, id)
+	if err != nil {
+		return err
+	}
+	ep, err := s.endpoint(ctx, st, sess)
+	if err != nil {
+		return err
+	}
+	_, err = s.compact(ctx, id, items, ep, CompactManual, s.compactScope(items, ep, s.window(ctx, sess).tokens()))
+	return err
 }

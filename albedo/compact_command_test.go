@@ -93,3 +93,23 @@ func TestCompactInterruptedChangesNothing(t *testing.T) {
 		t.Errorf("compaction events after an interrupt: %+v", evs)
 	}
 }
+
+func TestCompactWithNoProviderIsRefusedAtOnce(t *testing.T) {
+	f := &fullOnce{refused: true}
+	r := newRig(t, nil)
+	r.provider = fakes.NewProvider(f.script(t, false))
+	r.svc = r.newService()
+	sess := r.session(chatProvider)
+	r.turn(sess.ID, "first")
+	r.turn(sess.ID, "second")
+	r.config.RemoveProvider(chatProvider)
+	before := r.provider.RequestCount()
+	_, err := r.svc.RunCommand(r.ctx, sess.ID, "/compact", nil)
+	wantCode(t, err, albedo.ENoProvider)
+	if running, _ := r.svc.Running(r.ctx, sess.ID); running || r.provider.RequestCount() != before {
+		t.Errorf("a refused /compact ran (running %v) or asked the provider", running)
+	}
+	if got := r.get(sess.ID); got.Compacting != "" || got.Stage != albedo.StageIdle {
+		t.Errorf("a refused /compact left the session compacting %q, %s", got.Compacting, got.Stage)
+	}
+}

@@ -110,3 +110,33 @@ func TestCompactionIsADurableEventNeverSentToTheModel(t *testing.T) {
 		})
 	}
 }
+
+func TestContextSaysWhetherTheSessionIsCompacted(t *testing.T) {
+	f := &fullOnce{}
+	r := newRig(t, nil)
+	r.provider = fakes.NewProvider(f.script(t, false))
+	r.svc = r.newService()
+	sess := r.session(respProvider)
+	r.turn(sess.ID, "first")
+	r.turn(sess.ID, "second")
+	rep, err := r.svc.Context(r.ctx, sess.ID)
+	if err != nil || rep.Compaction != nil {
+		t.Fatalf("context before any compaction: %+v, %v; want no compaction", rep.Compaction, err)
+	}
+	r.turn(sess.ID, "third")
+	state, err := r.store.Compaction(r.ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err = r.svc.Context(r.ctx, sess.ID)
+	if err != nil || rep.Compaction == nil || rep.Compaction.Items != state.Items || rep.Compaction.At != state.At || state.Items == 0 {
+		t.Fatalf("context after a compaction: %+v, %v; want the state %+v", rep.Compaction, err, state)
+	}
+	branch, err := r.svc.Fork(r.ctx, sess.ID, r.history(sess.ID)[0].Seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := r.svc.Context(r.ctx, branch.ID); err != nil || rep.Compaction != nil {
+		t.Errorf("context of a fork: %+v, %v; want no compaction", rep.Compaction, err)
+	}
+}

@@ -68,6 +68,9 @@ type ContextReport struct {
 	Percent      *float64
 	Instructions []InstructionUse
 	Problems     []string
+	// Compaction is the session's compaction state that applies to its
+	// transcript; nil when none does.
+	Compaction *Compaction
 }
 
 // Percent returns used as a percentage of window, to one decimal, or nil
@@ -93,6 +96,9 @@ func (s *Service) Context(ctx context.Context, id string) (ContextReport, error)
 	}
 	if rep.Instructions == nil {
 		_, rep.Instructions = ComposeInstructions(s.instructions, "", s.projectInstructions(ctx, sess))
+	}
+	if rep.Compaction, err = s.appliedCompaction(ctx, st, id); err != nil {
+		return ContextReport{}, err
 	}
 	return rep, nil
 }

@@ -84,11 +84,17 @@ func (s *Service) resume(ctx context.Context, id string) (bool, error) {
 }
 
 // resumeLocked records that albedo restarted in the middle of sess's turn
-// and starts that turn again. The caller holds st.mu, no turn runs, and
+// and starts that turn again; a /compact albedo died in is started again
+// instead, with nothing recorded. The caller holds st.mu, no turn runs, and
 // sess is the stored session, whose stage is running. It returns the
 // session as stored.
 func (s *Service) resumeLocked(ctx context.Context, st *sessionState, sess Session) (Session, error) {
 	id := sess.ID
+	if sess.Compacting == CompactManual {
+		// A /compact, not a turn: nothing ran that the model must hear of.
+		s.startRun(st, func(ctx context.Context) { s.runCompaction(ctx, st, id) })
+		return sess, nil
+	}
 	items, err := s.store.Items(ctx, id, 0, 0)
 	if err != nil {
 		return Session{}, err

@@ -55,6 +55,11 @@ type Session struct {
 	// KernelUsed is true once a cell has run since the kernel last started
 	// fresh; the next fresh start then tells the model its globals are gone.
 	KernelUsed bool
+	// Compacting is the strategy (CompactForced or CompactManual) of a
+	// compaction under way, "" when none is. It is stored before the
+	// summary is asked for and cleared with the state it makes, so that a
+	// compaction albedo died in is done again when the session resumes.
+	Compacting string
 	// Usage sums the session's successful model requests. The service
 	// fills it from the request ledger; stores neither keep nor fill it.
 	Usage UsageTotals

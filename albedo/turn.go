@@ -121,6 +121,9 @@ func (s *Service) step(ctx context.Context, st *sessionState, id string, instr *
 	if err != nil {
 		return s.failed(ctx, st, id, err)
 	}
+	if first && sess.Compacting == CompactForced {
+		s.resumeForcedCompaction(ctx, id, items, ep, s.window(ctx, sess).tokens())
+	}
 	input, err := s.projectInput(ctx, id, items, ep)
 	if err != nil {
 		return s.failed(ctx, st, id, err)
@@ -379,7 +382,7 @@ func (s *Service) finish(ctx context.Context, st *sessionState, id, marker strin
 	sess, err := s.store.Session(ctx, id)
 	change := Commit{SessionID: id, Items: items}
 	if err == nil {
-		sess.Stage = StageIdle
+		sess.Stage, sess.Compacting = StageIdle, ""
 		change.Expect = s.touch(&sess)
 		change.Session = &sess
 	}
@@ -417,7 +420,7 @@ func (s *Service) recordEnd(ctx context.Context, st *sessionState, id string) er
 	if err != nil {
 		return err
 	}
-	sess.Stage = StageIdle
+	sess.Stage, sess.Compacting = StageIdle, ""
 	s.touch(&sess)
 	done, err := s.store.Commit(ctx, Commit{Session: &sess, Items: st.unrecorded})
 	if err != nil {

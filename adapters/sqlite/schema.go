@@ -3,7 +3,7 @@ package sqlite
 // SchemaVersion is the schema version this package writes, kept in the
 // database's PRAGMA user_version. Version 0 is an empty file or one written
 // by albedo before versioning, holding only a sessions table.
-const SchemaVersion = 9
+const SchemaVersion = 10
 
 // nowMillis is an SQL expression for the current Unix time in milliseconds.
 // It avoids unixepoch(), which SQLite only gained in 3.38, so that older
@@ -212,5 +212,9 @@ func migrations() [SchemaVersion][]string {
 				FOREIGN KEY (session_id, seq) REFERENCES items (session_id, seq) ON DELETE CASCADE
 			) WITHOUT ROWID`,
 		},
+
+		// 10: the compaction under way, so that one albedo died in is done
+		// again when its session resumes.
+		{`ALTER TABLE sessions ADD COLUMN compacting TEXT NOT NULL DEFAULT ''`},
 	}
 }

@@ -28,6 +28,7 @@ type sessionRow struct {
 	KernelUsed bool   `bun:"kernel_used"`
 	Revision   int64  `bun:"revision"`
 	Archived   bool   `bun:"archived"`
+	Compacting string `bun:"compacting"`
 	CreatedAt  int64  `bun:"created_at"`
 	UpdatedAt  int64  `bun:"updated_at"`
 }
@@ -35,7 +36,7 @@ type sessionRow struct {
 // sessionColumns is the select list that sessionRow.fields scans into.
 const sessionColumns = `id, cwd, provider, model, protocol, effort, title,
 	name, stage, parent_id, checkpoint, kernel_used, revision, created_at,
-	updated_at, archived`
+	updated_at, archived, compacting`
 
 // fields returns pointers to the row's fields in sessionColumns order.
 // Sessions are scanned by hand rather than through the bun model, which
@@ -45,6 +46,7 @@ func (r *sessionRow) fields() []any {
 		&r.ID, &r.Workspace, &r.Provider, &r.Model, &r.Protocol, &r.Effort,
 		&r.Title, &r.Name, &r.Stage, &r.ParentID, &r.Checkpoint,
 		&r.KernelUsed, &r.Revision, &r.CreatedAt, &r.UpdatedAt, &r.Archived,
+		&r.Compacting,
 	}
 }
 
@@ -52,7 +54,7 @@ func (r *sessionRow) fields() []any {
 // stored one, its values bound as parameters in sessionColumns order (bun
 // would splice them into the SQL text, which cannot carry every string).
 const upsertSessionSQL = `INSERT INTO sessions (` + sessionColumns + `)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (id) DO UPDATE SET ` + upsertSessionSet
 
 // args returns the row's values in sessionColumns order.
@@ -61,6 +63,7 @@ func (r *sessionRow) args() []any {
 		r.ID, r.Workspace, r.Provider, r.Model, r.Protocol, r.Effort,
 		r.Title, r.Name, r.Stage, r.ParentID, r.Checkpoint,
 		r.KernelUsed, r.Revision, r.CreatedAt, r.UpdatedAt, r.Archived,
+		r.Compacting,
 	}
 }
 
@@ -71,7 +74,8 @@ const upsertSessionSet = `cwd = EXCLUDED.cwd, provider = EXCLUDED.provider,
 	stage = EXCLUDED.stage, parent_id = EXCLUDED.parent_id,
 	checkpoint = EXCLUDED.checkpoint, kernel_used = EXCLUDED.kernel_used,
 	revision = EXCLUDED.revision, created_at = EXCLUDED.created_at,
-	updated_at = EXCLUDED.updated_at, archived = EXCLUDED.archived`
+	updated_at = EXCLUDED.updated_at, archived = EXCLUDED.archived,
+	compacting = EXCLUDED.compacting`
 
 // newSessionRow returns the row of s; zero times become now.
 func newSessionRow(s *albedo.Session, now time.Time) sessionRow {
@@ -90,6 +94,7 @@ func newSessionRow(s *albedo.Session, now time.Time) sessionRow {
 		KernelUsed: s.KernelUsed,
 		Revision:   s.Revision,
 		Archived:   s.Archived,
+		Compacting: s.Compacting,
 		CreatedAt:  millis(s.CreatedAt, now),
 		UpdatedAt:  millis(s.UpdatedAt, now),
 	}
@@ -112,6 +117,7 @@ func (r *sessionRow) session() albedo.Session {
 		KernelUsed: r.KernelUsed,
 		Revision:   r.Revision,
 		Archived:   r.Archived,
+		Compacting: r.Compacting,
 		CreatedAt:  fromMillis(r.CreatedAt),
 		UpdatedAt:  fromMillis(r.UpdatedAt),
 	}

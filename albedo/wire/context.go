@@ -73,4 +73,27 @@ type Context struct {
 	Percent      *float64         `json:"percent"`
 	Instructions []InstructionUse `json:"instructions"`
 	Problems     []string         `json:"problems"`
+	// Compaction says whether a summary stands in for the start of the
+	// conversation in the model's requests.
+	Compaction ContextCompaction `json:"compaction"`
+}
+
+// Compaction states (ContextCompaction.State).
+const (
+	// CompactionNone: the model's requests carry the whole transcript.
+	CompactionNone = "none"
+	// CompactionCompacted: a summary stands in for its start.
+	CompactionCompacted = "compacted"
+)
+
+// ContextCompaction is the compaction member of a session's context.
+type ContextCompaction struct {
+	// State is CompactionNone or CompactionCompacted.
+	State string `json:"state"`
+	// SummarisedItems is how many transcript items the summary stands in
+	// for; 0 when State is none.
+	SummarisedItems int `json:"summarised_items"`
+	// At is when the summary was made (Unix milliseconds), nil when State
+	// is none.
+	At *int64 `json:"at"`
 }

@@ -63,6 +63,11 @@ func contextReport(r albedo.ContextReport) wire.Context {
 	if out.Problems == nil {
 		out.Problems = []string{}
 	}
+	out.Compaction = wire.ContextCompaction{State: wire.CompactionNone}
+	if c := r.Compaction; c != nil {
+		at := c.At
+		out.Compaction = wire.ContextCompaction{State: wire.CompactionCompacted, SummarisedItems: c.Items, At: &at}
+	}
 	return out
 }
 

@@ -80,13 +80,16 @@ func TestRequestsPagesAndRefusesBadInput(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("context = %d %v", code, body)
 	}
-	for _, key := range []string{"window", "window_source", "used", "used_source", "percent", "instructions", "problems"} {
+	for _, key := range []string{"window", "window_source", "used", "used_source", "percent", "instructions", "problems", "compaction"} {
 		if _, ok := body[key]; !ok {
 			t.Errorf("context lacks %q: %v", key, body)
 		}
 	}
 	if body["window"] != nil || body["used_source"] != "estimate" || body["used"] == nil {
 		t.Errorf("context = %v: no window is known, and the fake sends no usage", body)
+	}
+	if c, _ := body["compaction"].(map[string]any); c["state"] != "none" || c["summarised_items"] != 0.0 || c["at"] != nil || len(c) != 3 {
+		t.Errorf("compaction of a session that never compacted = %v", body["compaction"])
 	}
 }
 

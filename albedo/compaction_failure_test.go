@@ -1,0 +1,170 @@
+package albedo_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/fixtures/fakes"
+)
+
+// heldSummary answers as fullOnce does, but holds every summary request
+// open (until it is cancelled) while hold is set.
+type heldSummary struct {
+	fullOnce
+	mu   sync.Mutex
+	hold bool
+}
+
+func (h *heldSummary) holding(on bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.hold = on
+}
+
+func (h *heldSummary) script(t fataler) func(albedo.ModelRequest) fakes.Reply {
+	inner := h.fullOnce.script(t, false)
+	return func(req albedo.ModelRequest) fakes.Reply {
+		h.mu.Lock()
+		hold := h.hold
+		h.mu.Unlock()
+		if hold && isSummary(t, req) {
+			return fakes.Hang()
+		}
+		return inner(req)
+	}
+}
+
+// waitSummaryOpen waits until the provider's last request is a summary.
+func (r *rig) waitSummaryOpen(t *testing.T) {
+	t.Helper()
+	waitFor(t, "the summary request", func() bool {
+		reqs := r.provider.Requests()
+		return len(reqs) > 0 && isSummary(t, reqs[len(reqs)-1])
+	})
+}
+
+func TestInterruptDuringForcedCompactionChangesNothing(t *testing.T) {
+	h := &heldSummary{hold: true}
+	r := newRig(t, nil)
+	r.provider = fakes.NewProvider(h.script(t))
+	r.svc = r.newService()
+	sess := r.session(respProvider)
+	r.turn(sess.ID, "first")
+	r.turn(sess.ID, "second")
+	before := r.history(sess.ID)
+	r.send(sess.ID, "third")
+	r.waitSummaryOpen(t)
+	if err := r.svc.Interrupt(r.ctx, sess.ID); err != nil {
+		t.Fatal(err)
+	}
+	r.waitIdle(sess.ID)
+
+	if _, err := r.store.Compaction(r.ctx, sess.ID); albedo.ErrorCode(err) != albedo.ENotFound {
+		t.Errorf("compaction state after an interrupt: %v", err)
+	}
+	after := r.history(sess.ID)
+	if evs := compactionEvents(albedo.Events(after)); len(evs) != 0 {
+		t.Errorf("compaction events after an interrupt: %+v", evs)
+	}
+	if errs := ofKind(after, albedo.KindError); len(errs) != 0 {
+		t.Errorf("errors after an interrupt: %+v", errs)
+	}
+	if last := after[len(after)-1]; last.Kind != albedo.KindTurn || last.Text != albedo.TurnInterrupted {
+		t.Errorf("the turn ended with %+v; want interrupted", last)
+	}
+	if len(after) != len(before)+2 {
+		t.Errorf("history = %v; want the earlier items, the message and the interrupted marker", kinds(after))
+	}
+	if got := r.get(sess.ID); got.Compacting != "" || got.Stage != albedo.StageIdle {
+		t.Errorf("session after the interrupt: compacting %q, stage %s", got.Compacting, got.Stage)
+	}
+}
+
+// restart closes the rig's service as albedo stops, and makes another over
+// the same store, as the next start would have, with its turns recovered.
+func (r *rig) restart(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	if err := r.svc.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r.svc = r.newService()
+	if _, err := r.svc.Recover(r.ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCompactionCutShortByAStopIsDoneAgainOnResume(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		start func(r *rig, id string)
+		// turn is whether the resumed session then runs a turn.
+		turn bool
+	}{
+		{"forced, in a turn", func(r *rig, id string) { r.send(id, "third") }, true},
+		{"by /compact", func(r *rig, id string) {
+			if _, err := r.svc.RunCommand(r.ctx, id, "/compact", nil); err != nil {
+				r.t.Fatal(err)
+			}
+		}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := &heldSummary{hold: true}
+			r := newRig(t, nil)
+			r.provider = fakes.NewProvider(h.script(t))
+			r.svc = r.newService()
+			sess := r.session(respProvider)
+			r.turn(sess.ID, "first")
+			r.turn(sess.ID, "second")
+			tt.start(r, sess.ID)
+			r.waitSummaryOpen(t)
+			if got := r.get(sess.ID); got.Compacting == "" || got.Stage != albedo.StageRunning {
+				t.Fatalf("while the summary is open: compacting %q, stage %s; want both stored", got.Compacting, got.Stage)
+			}
+			h.holding(false)
+			before := r.provider.RequestCount()
+			r.restart(t)
+			r.waitIdle(sess.ID)
+
+			reqs := r.provider.Requests()[before:]
+			if len(reqs) == 0 || !isSummary(t, reqs[0]) {
+				t.Fatalf("after the restart, %d requests; want the summary asked again first", len(reqs))
+			}
+			for _, q := range reqs[1:] {
+				if isSummary(t, q) {
+					t.Error("the summary was asked for more than once after the restart")
+				}
+				if users := userTexts(t, q.Input); !strings.HasPrefix(users[0], albedo.SummaryPrefix) {
+					t.Errorf("a request after the resumed compaction starts with %q", users[0])
+				}
+			}
+			if tt.turn != (len(reqs) > 1) {
+				t.Errorf("%d turn requests after the resumed compaction; want a turn: %v", len(reqs)-1, tt.turn)
+			}
+			items := r.history(sess.ID)
+			if evs := compactionEvents(albedo.Events(items)); len(evs) != 1 {
+				t.Errorf("compaction events = %d; want 1", len(evs))
+			}
+			if _, err := r.store.Compaction(r.ctx, sess.ID); err != nil {
+				t.Errorf("no compaction state: %v", err)
+			}
+			if got := r.get(sess.ID); got.Compacting != "" || got.Stage != albedo.StageIdle {
+				t.Errorf("after the resumed compaction: compacting %q, stage %s", got.Compacting, got.Stage)
+			}
+			restarts := 0
+			for _, it := range ofKind(items, albedo.KindUser) {
+				if it.Source == albedo.RestartSource {
+					restarts++
+				}
+			}
+			if want := map[bool]int{true: 1, false: 0}[tt.turn]; restarts != want {
+				t.Errorf("restart notes = %d; want %d", restarts, want)
+			}
+			checkPaired(t, items)
+		})
+	}
+}
