@@ -154,6 +154,37 @@ class ConsoleTest(unittest.TestCase):
             self.assertIn("35", colours_before(coloured, "import"), "a keyword of the cell is plain")
             self.assertIn("94", colours_before(coloured, "print"), "a builtin of the cell is plain")
 
+    def test_a_cells_value_and_the_code_in_its_traceback_are_highlighted(self):
+        # Twelve rows of code fold the cell: the failing line is then on
+        # screen only in the traceback.
+        filler = "".join(f"step_{i} = {i}\n" for i in range(12))
+        failing = filler + "def explode():\n    return {'k': 1}['missing_key']\nexplode()"
+
+        def script(request):
+            if after_tool(request):
+                return text("cell ran")
+            if user_texts(request)[-1] == "show a value":
+                return python("{k.upper(): len(k) * 1111 for k in ['ab', 'cde']}")
+            return python(failing)
+
+        provider = Provider(script)
+        self.addCleanup(provider.close)
+        with Albedo(provider) as app:
+            console = self.open(app)
+            console.wait_for(PROMPT)
+            console.say("show a value")
+            console.wait_for("= {'AB': 2222, 'CDE': 3333}", "cell ran", "idle")
+            coloured = console.screen(colours=True)
+            self.assertIn("32", colours_before(coloured, "'AB'"), "a string of the cell's value is plain")
+            self.assertIn("33", colours_before(coloured, "2222"), "a number of the cell's value is plain")
+            console.say("break it")
+            screen = console.wait_for("KeyError", "cell ran", "idle")
+            self.assertIn("return {'k': 1}['missing_key']", screen)
+            coloured = console.screen(colours=True)
+            self.assertIn("35", colours_before(coloured, "return"), "a keyword of the traceback's code is plain")
+            self.assertIn("32", colours_before(coloured, "'missing_key'"), "a string of the traceback's code is plain")
+            self.assertIn("91", colours_before(coloured, "KeyError"), "the error is not red")
+
     def test_a_new_user_fills_the_form_and_talks_to_the_model(self):
         provider = Provider(lambda request: text("Hello, new user."))
         self.addCleanup(provider.close)

@@ -121,6 +121,25 @@ func (l *layouter) indented(first string, fs tcell.Style, rest string, rs tcell.
 	}
 }
 
+// styled lays out styled lines wrapped to fit after a frame: first on the
+// first row, rest on the others; at most max rows (all when max < 0).
+func (l *layouter) styled(first, rest string, fs tcell.Style, lines []line, max int) {
+	var rows []line
+	for _, r := range lines {
+		rows = append(rows, wrapLine(r, l.o.width-width(first))...)
+	}
+	for i, r := range rows {
+		if max >= 0 && i >= max {
+			break
+		}
+		p := rest
+		if i == 0 {
+			p = first
+		}
+		l.rows = append(l.rows, append(line{{p, fs}}, r...))
+	}
+}
+
 // markdown lays out the model's text as markdown after a two-cell gutter.
 func (l *layouter) markdown(gutter string, gs tcell.Style, text string, ts tcell.Style) {
 	for i, r := range l.th.md.render(text, l.o.width-width(gutter), l.th, ts) {
@@ -224,7 +243,7 @@ func (l *layouter) tool(b *Block) {
 	}
 	if out := strings.TrimRight(b.Printed, "\n"); b.Cell == nil && out != "" {
 		l.rows = append(l.rows, line{{"├ ", th.frame}, {"output", th.dim}})
-		l.block("│ ", plainLines(out, th.text), foldedOutputRows, true)
+		l.block("│ ", th.outputLines(out, th.text), foldedOutputRows, true)
 	}
 	if c := b.Cell; c != nil {
 		outMax := foldedOutputRows
@@ -234,14 +253,16 @@ func (l *layouter) tool(b *Block) {
 		out := strings.TrimRight(c.Output, "\n")
 		if out != "" {
 			l.rows = append(l.rows, line{{"├ ", th.frame}, {"output", th.dim}})
-			l.block("│ ", plainLines(out, th.text), outMax, true)
+			l.block("│ ", th.outputLines(out, th.text), outMax, true)
 		}
 		if c.Value != "" {
-			l.indented("│ = ", th.frame, "│   ", th.frame, c.Value, th.text, outMax)
+			// The value is the repr of the cell's last expression, Python,
+			// and the kernel clips it: highlighting it at each layout is cheap.
+			l.styled("│ = ", "│   ", th.frame, th.hl.lines(c.Value, "python", th, th.text), outMax)
 		}
 		if e := strings.TrimRight(c.Error, "\n"); e != "" {
 			l.rows = append(l.rows, line{{"├ ", th.frame}, {"error", th.fail}})
-			l.block("│ ", plainLines(e, th.fail), outMax, true)
+			l.block("│ ", th.outputLines(e, th.fail), outMax, true)
 		}
 	}
 	if b.Trace != "" {
@@ -277,16 +298,6 @@ func (l *layouter) block(frame string, lines []line, max int, tail bool) {
 	if hidden > 0 && !tail {
 		l.rows = append(l.rows, note)
 	}
-}
-
-// plainLines splits text, made safe to draw, into one row per line.
-func plainLines(text string, style tcell.Style) []line {
-	parts := strings.Split(sanitize(text), "\n")
-	out := make([]line, len(parts))
-	for i, p := range parts {
-		out[i] = line{{p, style}}
-	}
-	return out
 }
 
 // statusStyle colours a cell status.
