@@ -10,21 +10,38 @@ import (
 // from the store when next needed.
 const compactionStates = 256
 
-// statesStore is the service's Store with each session's compaction state
-// kept in memory once read, since every model request needs it: only this
-// service writes it, through SaveCompaction or a Commit carrying one
-// (which keep the state written) or DeleteSession (which forgets it). A
-// change that writes a compaction state by another method must forget the
-// session's entry too.
+// statesStore is the service's Store with what every model request reads
+// kept in memory once read: each session's compaction state, and the
+// newest row of each kind of its request ledger. Only this service writes
+// them: the state through SaveCompaction or a Commit carrying one (which
+// keep the state written), the ledger through AppendRequest (which keeps
+// the row appended), and DeleteSession forgets both. A change that writes
+// them by another method must forget the session's entries too.
 type statesStore struct {
 	Store
 	mu     sync.Mutex
 	states map[string]keptState
 	// order lists the sessions of states, oldest entry first.
 	order []string
+	// last holds the newest ledger rows, lastOrder their keys, oldest
+	// entry first.
+	last      map[lastKey]keptRow
+	lastOrder []lastKey
 	// version counts the writes, so that a read that raced one is not
 	// kept.
 	version uint64
+}
+
+// lastKey names the newest ledger row of one kind of one session.
+type lastKey struct {
+	session string
+	kind    RequestKind
+}
+
+// keptRow is a LastRequest answer.
+type keptRow struct {
+	row RequestRow
+	ok  bool
 }
 
 // keptState is a session's compaction state as the store answered it: the
@@ -35,7 +52,7 @@ type keptState struct {
 }
 
 func newStatesStore(s Store) *statesStore {
-	return &statesStore{Store: s, states: make(map[string]keptState)}
+	return &statesStore{Store: s, states: make(map[string]keptState), last: make(map[lastKey]keptRow)}
 }
 
 // Compaction returns the session's compaction state, from memory when it
@@ -96,11 +113,88 @@ func (s *statesStore) Commit(ctx context.Context, c Commit) (Committed, error) {
 	return done, err
 }
 
-// DeleteSession deletes the session and forgets its state.
+// LastRequest returns a session's newest ledger row of kind, from memory
+// when it was read or appended before.
+func (s *statesStore) LastRequest(ctx context.Context, id string, kind RequestKind) (RequestRow, bool, error) {
+	key := lastKey{id, kind}
+	s.mu.Lock()
+	kept, ok := s.last[key]
+	version := s.version
+	s.mu.Unlock()
+	if ok {
+		return kept.row, kept.ok, nil
+	}
+	row, found, err := s.Store.LastRequest(ctx, id, kind)
+	if err != nil {
+		return row, found, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.version == version {
+		s.keepRow(key, keptRow{row: row, ok: found})
+	}
+	return row, found, nil
+}
+
+// AppendRequest appends a ledger row and keeps it as its kind's newest.
+func (s *statesStore) AppendRequest(ctx context.Context, row RequestRow) (RequestRow, error) {
+	key := lastKey{row.SessionID, row.Kind}
+	s.mu.Lock()
+	s.version++
+	s.mu.Unlock()
+	stored, err := s.Store.AppendRequest(ctx, row)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.version++
+	if err != nil {
+		// Whether the row landed is unknown: read it again when needed.
+		s.dropRow(key)
+		return stored, err
+	}
+	s.keepRow(key, keptRow{row: stored, ok: true})
+	return stored, nil
+}
+
+// dropRow forgets a ledger entry. The caller holds s.mu.
+func (s *statesStore) dropRow(key lastKey) {
+	if _, ok := s.last[key]; !ok {
+		return
+	}
+	delete(s.last, key)
+	for i, k := range s.lastOrder {
+		if k == key {
+			s.lastOrder = append(s.lastOrder[:i], s.lastOrder[i+1:]...)
+			break
+		}
+	}
+}
+
+// keepRow adds or replaces a ledger entry, dropping the oldest past
+// 2*compactionStates. The caller holds s.mu.
+func (s *statesStore) keepRow(key lastKey, kept keptRow) {
+	if _, ok := s.last[key]; !ok {
+		s.lastOrder = append(s.lastOrder, key)
+	}
+	s.last[key] = kept
+	for len(s.lastOrder) > 2*compactionStates {
+		delete(s.last, s.lastOrder[0])
+		s.lastOrder = s.lastOrder[1:]
+	}
+}
+
+// DeleteSession deletes the session and forgets its state and ledger
+// rows.
 func (s *statesStore) DeleteSession(ctx context.Context, id string) error {
 	s.forget(id)
 	err := s.Store.DeleteSession(ctx, id)
 	s.forget(id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for key := range s.last {
+		if key.session == id {
+			s.dropRow(key)
+		}
+	}
 	return err
 }
 

@@ -3,6 +3,7 @@ package albedo
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -14,6 +15,8 @@ type statesBackend struct {
 	mu      sync.Mutex
 	states  map[string]Compaction
 	reads   int
+	rows    []RequestRow
+	nextRow int64
 	block   string
 	reading chan struct{}
 	release chan struct{}
@@ -53,10 +56,35 @@ func (b *statesBackend) Commit(_ context.Context, c Commit) (Committed, error) {
 	return Committed{}, nil
 }
 
+func (b *statesBackend) AppendRequest(_ context.Context, row RequestRow) (RequestRow, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if row.SessionID == "missing" {
+		return RequestRow{}, Errorf(ENotFound, "no session %s", row.SessionID)
+	}
+	b.nextRow++
+	row.ID = b.nextRow
+	b.rows = append(b.rows, row)
+	return row, nil
+}
+
+func (b *statesBackend) LastRequest(_ context.Context, id string, kind RequestKind) (RequestRow, bool, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.reads++
+	for i := len(b.rows) - 1; i >= 0; i-- {
+		if r := b.rows[i]; r.SessionID == id && r.Kind == kind {
+			return r, true, nil
+		}
+	}
+	return RequestRow{}, false, nil
+}
+
 func (b *statesBackend) DeleteSession(_ context.Context, id string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	delete(b.states, id)
+	b.rows = slices.DeleteFunc(b.rows, func(r RequestRow) bool { return r.SessionID == id })
 	return nil
 }
 
@@ -157,5 +185,70 @@ func TestStatesStoreDoesNotKeepAReadThatRacedAWrite(t *testing.T) {
 	b.mu.Unlock()
 	if c, err := s.Compaction(ctx, "a"); err != nil || c.Summary != "new" {
 		t.Fatalf("after the save: %+v, %v", c, err)
+	}
+}
+
+func TestStatesStoreKeepsTheNewestLedgerRows(t *testing.T) {
+	ctx := context.Background()
+	turn := func(id string) RequestRow { return RequestRow{SessionID: id, Kind: RequestTurn, Bytes: 10} }
+	tests := []struct {
+		name string
+		// run acts on the store and returns the last LastRequest answer.
+		run       func(s *statesStore) (RequestRow, bool, error)
+		wantID    int64 // 0: none
+		wantReads int
+	}{
+		{"no row is read once", func(s *statesStore) (RequestRow, bool, error) {
+			s.LastRequest(ctx, "a", RequestSummary)
+			return s.LastRequest(ctx, "a", RequestSummary)
+		}, 0, 1},
+		{"an appended row is the newest without a read", func(s *statesStore) (RequestRow, bool, error) {
+			s.LastRequest(ctx, "a", RequestTurn)
+			s.AppendRequest(ctx, turn("a"))
+			s.AppendRequest(ctx, turn("a"))
+			return s.LastRequest(ctx, "a", RequestTurn)
+		}, 2, 1},
+		{"kinds are apart", func(s *statesStore) (RequestRow, bool, error) {
+			s.AppendRequest(ctx, turn("a"))
+			return s.LastRequest(ctx, "a", RequestSummary)
+		}, 0, 1},
+		{"sessions are apart", func(s *statesStore) (RequestRow, bool, error) {
+			s.AppendRequest(ctx, turn("a"))
+			return s.LastRequest(ctx, "b", RequestTurn)
+		}, 0, 1},
+		{"a failed append is read again", func(s *statesStore) (RequestRow, bool, error) {
+			s.LastRequest(ctx, "missing", RequestTurn)
+			s.AppendRequest(ctx, turn("missing"))
+			return s.LastRequest(ctx, "missing", RequestTurn)
+		}, 0, 2},
+		{"a deleted session's rows are forgotten", func(s *statesStore) (RequestRow, bool, error) {
+			s.AppendRequest(ctx, turn("a"))
+			s.DeleteSession(ctx, "a")
+			return s.LastRequest(ctx, "a", RequestTurn)
+		}, 0, 1},
+		{"a long turn keeps hitting memory", func(s *statesStore) (RequestRow, bool, error) {
+			for range 3 * compactionStates {
+				s.AppendRequest(ctx, turn("a"))
+				s.LastRequest(ctx, "a", RequestTurn)
+				s.LastRequest(ctx, "a", RequestSummary)
+			}
+			return s.LastRequest(ctx, "a", RequestTurn)
+		}, 3 * compactionStates, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &statesBackend{states: map[string]Compaction{}}
+			s := newStatesStore(b)
+			row, ok, err := tt.run(s)
+			if err != nil || ok != (tt.wantID != 0) || row.ID != tt.wantID {
+				t.Errorf("got row %d, %v, %v; want row %d", row.ID, ok, err, tt.wantID)
+			}
+			if b.reads != tt.wantReads {
+				t.Errorf("%d reads of the store, want %d", b.reads, tt.wantReads)
+			}
+			if len(s.last) > 2*compactionStates || len(s.lastOrder) != len(s.last) {
+				t.Errorf("keeps %d rows in an order of %d", len(s.last), len(s.lastOrder))
+			}
+		})
 	}
 }

@@ -1,6 +1,9 @@
 package albedo
 
-import "encoding/json"
+import (
+	"context"
+	"encoding/json"
+)
 
 // IncrementalProjection exposes a session's projection cache to the
 // external tests: Project is what a model request of the session gets.
@@ -22,4 +25,10 @@ func (p *IncrementalProjection) Kept() int {
 		return 0
 	}
 	return p.c.kept.n
+}
+
+// NextRequestTokens is the compaction decision's measure of the next
+// request of a session over items (see autoCompact).
+func NextRequestTokens(ctx context.Context, s *Service, id string, items []Item, req ModelRequest) (int64, error) {
+	return s.nextRequestTokens(ctx, id, items, req)
 }

@@ -1,11 +1,16 @@
 package albedo_test
 
 import (
+	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/albedo-agent/albedo/adapters/localfs"
+	"github.com/albedo-agent/albedo/adapters/sqlite"
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/fixtures/fakes"
 )
 
 // longTranscript returns n items shaped like a long working session:
@@ -86,6 +91,65 @@ func BenchmarkMeasureContext10k(b *testing.B) {
 			for b.Loop() {
 				if albedo.MeasureContext(last, items, p).Used == nil {
 					b.Fatal("no size")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCompactionDecision10k measures the compaction decision made
+// before every request of a session of 10,000 items whose ledger holds
+// 2,500 turn requests, over the SQLite store: the size of the next request
+// from the last turn request's input tokens and the estimate of what was
+// appended since. "no summary": the session never compacted (the ledger is
+// searched for a summary request); "summarised": one summary request long
+// ago.
+func BenchmarkCompactionDecision10k(b *testing.B) {
+	for _, summarised := range []bool{false, true} {
+		name := "no summary"
+		if summarised {
+			name = "summarised"
+		}
+		b.Run(name, func(b *testing.B) {
+			ctx := context.Background()
+			store, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "albedo.sqlite"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer store.Close()
+			cfg := fakes.NewConfig("fixture", albedo.ProviderConfig{Name: "fixture", BaseURL: "http://127.0.0.1:1/v1", Model: "m", Protocol: chat, ContextWindow: 1 << 20})
+			svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: store, Provider: fakes.NewProvider(nil), Kernel: fakes.NewKernel(), Config: cfg})
+			defer svc.Close(ctx)
+			sess, err := svc.CreateSession(ctx, b.TempDir(), "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			items := longTranscript(10_000)
+			for i := range items {
+				items[i].Seq = 0
+			}
+			done, err := store.Commit(ctx, albedo.Commit{SessionID: sess.ID, Items: items})
+			if err != nil {
+				b.Fatal(err)
+			}
+			items = done.Items
+			in := int64(400_000)
+			for i := range 2500 {
+				kind := albedo.RequestTurn
+				if summarised && i == 10 {
+					kind = albedo.RequestSummary
+				}
+				row := albedo.RequestRow{SessionID: sess.ID, Kind: kind, Provider: "fixture", Model: "m", Protocol: chat,
+					Outcome: albedo.OutcomeOK, Usage: albedo.Usage{InputTokens: &in}, Items: len(items) - 4, Bytes: 1_600_000}
+				if _, err := store.AppendRequest(ctx, row); err != nil {
+					b.Fatal(err)
+				}
+			}
+			req := albedo.ModelRequest{Endpoint: albedo.Endpoint{Protocol: chat}}
+			b.ReportAllocs()
+			for b.Loop() {
+				if n, err := albedo.NextRequestTokens(ctx, svc, sess.ID, items, req); err != nil || n < in {
+					b.Fatal(n, err)
 				}
 			}
 		})

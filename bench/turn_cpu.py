@@ -1,35 +1,115 @@
 """How the daemon's CPU per tool round grows with the length of a turn.
 
     python3 bench/turn_cpu.py [--rounds N] [--window W] [--protocol P] [--repeat R]
+    python3 bench/turn_cpu.py --interleaved [--block B] [--protocol P] [--repeat R]
 
-One turn of `--rounds` (default 525) instant tool rounds: the fake provider
-answers every request at once with a python call of `1`, and the turn's
-last request with a text. The daemon's CPU time (user and system, summed
-over its threads from /proc/PID/task/*/schedstat, in ns) is sampled as
-each request arrives, so a round is the daemon's work from one request to
-the next: storing the reply, running the cell, storing its output and
-building and sending the next request. Reports the mean CPU per round over
-`--window` (default 50) rounds around round 50 and around round 500, and
-their ratio. The Python kernel's own CPU is not the daemon's and is not
-counted. CPU time, unlike wall time, barely moves with the load of a busy
-machine; still, compare binaries in one sitting, alternating them
-(`--repeat`). Figures are for reading, never for asserting. Build the
+One turn of `--rounds` (default 525) instant tool rounds: a minimal fake
+provider (it reads each request body and answers at once with a canned
+stream, without decoding or keeping the request, so that its own cost
+does not grow with the transcript) calls python with `1` for every request
+but the turn's last, which gets a text. The daemon's CPU time (user and
+system, summed over its threads from /proc/PID/task/*/schedstat, in ns) is
+sampled as each request arrives, so a round is the daemon's work from one
+request to the next: storing the reply, running the cell, storing its
+output, and building and sending the next request. Reports the mean CPU
+per round over `--window` (default 100) rounds around round 50 and around
+round 500, the median of those rounds, and their ratios. The Python kernel's own CPU is not the
+daemon's and is not counted. CPU time, unlike wall time, barely moves
+with the load of a busy machine; still, compare binaries in one sitting,
+alternating them. With `--interleaved`, a session is first run to round
+450, then blocks of `--block` (default 20) rounds of a new session (its
+rounds 0-100) alternate with blocks of the long one (its rounds 450-550),
+so that the machine's changing load falls on both alike; the figures are
+the medians of the blocks. Figures are for reading, never for asserting. Build the
 binary with `bash scripts/build.sh` first, or set ALBEDO_TEST_BINARY.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
+import http.server
+import json
 from pathlib import Path
 import statistics
 import sys
+import threading
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "acceptance"))
 sys.dont_write_bytecode = True
 
-import harness  # noqa: E402
-from harness import Albedo, Provider, binary, python, text  # noqa: E402
+from harness import Albedo, binary  # noqa: E402
+
+ARGUMENTS = json.dumps({"code": "1", "timeout_ms": 60000})
+
+
+def chat_stream(number, call):
+    """A Chat Completions stream: a python call, or a text."""
+    if call:
+        delta = {"tool_calls": [{"index": 0, "id": f"call-{number}", "type": "function",
+                                 "function": {"name": "python", "arguments": ARGUMENTS}}]}
+        finish = "tool_calls"
+    else:
+        delta, finish = {"content": "done"}, "stop"
+    chunks = [
+        {"choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]},
+        {"choices": [], "usage": {"prompt_tokens": 1000 + number, "completion_tokens": 8, "total_tokens": 1008 + number}},
+    ]
+    return "".join("data: " + json.dumps(c) + "\n\n" for c in chunks) + "data: [DONE]\n\n"
+
+
+def responses_stream(number, call):
+    """A Responses stream: a python call, or a text."""
+    if call:
+        item = {"type": "function_call", "id": f"fc_{number}", "call_id": f"call-{number}", "name": "python",
+                "arguments": ARGUMENTS, "status": "completed"}
+    else:
+        item = {"type": "message", "id": f"msg_{number}", "role": "assistant", "status": "completed",
+                "content": [{"type": "output_text", "text": "done", "annotations": []}]}
+    done = {"type": "response.output_item.done", "output_index": 0, "item": item}
+    completed = {"type": "response.completed", "response": {
+        "id": f"resp_{number}", "status": "completed", "output": [item],
+        "usage": {"input_tokens": 1000 + number, "output_tokens": 8, "total_tokens": 1008 + number}}}
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in (done, completed))
+
+
+class InstantProvider:
+    """A model server that answers every request at once: before(n) is
+    called as request n (from 1) arrives and says whether to call python."""
+
+    def __init__(self, before):
+        self.count = 0
+        lock = threading.Lock()
+        owner = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *_args):
+                pass
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                with lock:
+                    owner.count += 1
+                    number = owner.count
+                call = before(number)
+                stream = chat_stream if self.path.endswith("/chat/completions") else responses_stream
+                body = stream(number, call).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self._server.shutdown()
+        self._server.server_close()
 
 
 def cpu_ns(pid):
@@ -48,13 +128,11 @@ def one_turn(args):
     samples = []
     holder = {}
 
-    def script(request):
+    def before(number):
         samples.append(cpu_ns(holder["pid"]))
-        if len(samples) > args.rounds:
-            return text("done")
-        return python("1")
+        return number <= args.rounds
 
-    provider = Provider(script)
+    provider = InstantProvider(before)
     try:
         with Albedo(provider, protocol=args.protocol) as app:
             holder["pid"] = app.connection["pid"]
@@ -66,35 +144,91 @@ def one_turn(args):
     return samples
 
 
+def interleaved(args):
+    """Runs a long session to round 450, then alternates blocks of
+    `--block` rounds of a new session (its rounds 0 to 100) and of the long
+    one (its rounds 450 to 550), so that both see the same machine. Returns
+    the CPU per round in ms of each block of the new session and of the
+    long one, counting only the rounds inside a block: from its second
+    request to its last python call."""
+    state = {"left": 0, "samples": []}
+
+    def before(number):
+        state["samples"].append(cpu_ns(state["pid"]))
+        if state["left"] > 0:
+            state["left"] -= 1
+            return True
+        return False
+
+    def turn(app, session, rounds):
+        state["left"], state["samples"] = rounds, []
+        app.prompt(session, "go on").close()
+        app.idle(session, timeout=rounds * 2 + 60)
+        samples = state["samples"]
+        return (samples[rounds] - samples[1]) / max(rounds - 1, 1) / 1e6
+
+    provider = InstantProvider(before)
+    short, long = [], []
+    try:
+        with Albedo(provider, protocol=args.protocol) as app:
+            state["pid"] = app.connection["pid"]
+            first, second = app.session(), app.session()
+            turn(app, first, 450)
+            turn(app, second, 1)  # both sessions are loaded and warm
+            for _ in range(100 // args.block):
+                short.append(turn(app, second, args.block))
+                long.append(turn(app, first, args.block))
+    finally:
+        provider.close()
+    return short, long
+
+
 def per_round(samples, around, window):
-    """Mean CPU per round in ms over window rounds centred on around."""
+    """The CPU per round in ms over window rounds centred on around: the
+    mean, and the median of the single rounds, which a round the machine's
+    other work or a garbage collection happened to hit moves less."""
     lo = max(1, around - window // 2)
     hi = min(len(samples) - 1, lo + window)
-    return (samples[hi] - samples[lo]) / (hi - lo) / 1e6
+    rounds = [(samples[i + 1] - samples[i]) / 1e6 for i in range(lo, hi)]
+    return (samples[hi] - samples[lo]) / (hi - lo) / 1e6, statistics.median(rounds)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=525, help="tool rounds in the turn")
-    parser.add_argument("--window", type=int, default=50, help="rounds averaged at each point")
+    parser.add_argument("--window", type=int, default=100, help="rounds averaged at each point")
     parser.add_argument("--protocol", default="chat_completions", choices=["chat_completions", "responses"])
     parser.add_argument("--repeat", type=int, default=1, help="turns to run, each in a fresh home")
+    parser.add_argument("--interleaved", action="store_true",
+                        help="measure rounds 0-100 of one session and 450-550 of another in alternating blocks")
+    parser.add_argument("--block", type=int, default=20, help="rounds per block with --interleaved")
     args = parser.parse_args()
-    # The schema checks are the fake provider's work; they would only slow
-    # the loop down.
-    harness.WIRE_CHECKS._loaded = True
     print(f"binary: {binary()}  protocol: {args.protocol}  rounds: {args.rounds}", flush=True)
+    if args.interleaved:
+        for _ in range(args.repeat):
+            short, long = interleaved(args)
+            a, b = statistics.median(short), statistics.median(long)
+            print(
+                f"CPU per tool round, interleaved blocks of {args.block}: rounds 0-100 {a:.3f} ms"
+                f" ({', '.join(f'{x:.2f}' for x in short)}), rounds 450-550 {b:.3f} ms"
+                f" ({', '.join(f'{x:.2f}' for x in long)}); ratio of medians {b / a:.2f}",
+                flush=True,
+            )
+        return
     early, late = [], []
     for _ in range(args.repeat):
         samples = one_turn(args)
-        a = per_round(samples, 50, args.window)
-        b = per_round(samples, 500, args.window)
-        early.append(a)
-        late.append(b)
-        print(f"CPU per tool round: turn 50 {a:.3f} ms, turn 500 {b:.3f} ms, ratio {b / a:.2f}", flush=True)
+        (a, am), (b, bm) = per_round(samples, 50, args.window), per_round(samples, 500, args.window)
+        early.append(am)
+        late.append(bm)
+        print(
+            f"CPU per tool round: turn 50 mean {a:.3f} ms, median {am:.3f} ms;"
+            f" turn 500 mean {b:.3f} ms, median {bm:.3f} ms; ratio of means {b / a:.2f}, of medians {bm / am:.2f}",
+            flush=True,
+        )
     if args.repeat > 1:
         a, b = statistics.median(early), statistics.median(late)
-        print(f"median of {args.repeat}: turn 50 {a:.3f} ms, turn 500 {b:.3f} ms, ratio {b / a:.2f}", flush=True)
+        print(f"median of {args.repeat} medians: turn 50 {a:.3f} ms, turn 500 {b:.3f} ms, ratio {b / a:.2f}", flush=True)
 
 
 if __name__ == "__main__":
