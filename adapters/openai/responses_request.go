@@ -44,7 +44,7 @@ const includeEncrypted = "reasoning.encrypted_content"
 // summary and, unless withInclude is false, for the reasoning's encrypted
 // content, which is what lets a reasoning item be sent back when nothing
 // is stored.
-func responsesBody(req albedo.ModelRequest, withInclude bool) (*requestBody, error) {
+func responsesBody(req albedo.ModelRequest, withInclude bool, stripped *strippedItems) (*requestBody, error) {
 	ep := req.Endpoint
 	body := responsesRequest{
 		Instructions:   req.Instructions,
@@ -63,7 +63,7 @@ func responsesBody(req albedo.ModelRequest, withInclude bool) (*requestBody, err
 			Type: "function", Name: t.Name, Description: t.Description, Parameters: parameters(t),
 		})
 	}
-	b, err := newBody(ep.Model, "input", nil, req.Input, unstored(req.Input), body)
+	b, err := newBody(ep.Model, "input", nil, req.Input, stripped.changes(req.Input), body)
 	if err != nil {
 		return nil, fmt.Errorf("encoding responses request: %w", err)
 	}

@@ -3,6 +3,7 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
+	"sync"
 )
 
 // unstored prepares Responses input items for a request with store set to
@@ -137,4 +138,91 @@ func skipValue(raw []byte, i int) int {
 		}
 		return i
 	}
+}
+
+// strippedItems remembers what unstored made of the input items it saw,
+// by the address of their first byte and their length: the service hands
+// a session's requests the same items again and again (it keeps what it
+// projected), so each is scanned once rather than at every request.
+// Holding the address keeps the item in memory, so it cannot be reused by
+// another item while remembered; items are never changed once handed out
+// (see albedo.ModelRequest). The memory held is bounded: items over
+// strippedMaxItem are not remembered, and past strippedBudget bytes
+// everything is forgotten. Its zero value is empty and ready.
+type strippedItems struct {
+	mu    sync.Mutex
+	seen  map[*byte]strippedItem
+	bytes int
+}
+
+// strippedItem is what unstored made of one item: out, or the item as it
+// is when out is nil.
+type strippedItem struct {
+	n   int
+	out []byte
+}
+
+const (
+	strippedMaxItem = 64 << 10
+	strippedBudget  = 8 << 20
+)
+
+// changes is unstored(items), from memory for the items seen before.
+func (m *strippedItems) changes(items []json.RawMessage) map[int][]byte {
+	var changed map[int][]byte
+	change := func(i int, out []byte) {
+		if changed == nil {
+			changed = make(map[int][]byte)
+		}
+		changed[i] = out
+	}
+	known := make([]bool, len(items))
+	m.mu.Lock()
+	for i, raw := range items {
+		if len(raw) == 0 {
+			known[i] = true
+			continue
+		}
+		if s, ok := m.seen[&raw[0]]; ok && s.n == len(raw) {
+			known[i] = true
+			if s.out != nil {
+				change(i, s.out)
+			}
+		}
+	}
+	m.mu.Unlock()
+	type fresh struct {
+		i   int
+		out []byte
+	}
+	var learnt []fresh
+	for i, raw := range items {
+		if known[i] {
+			continue
+		}
+		var out []byte
+		if bytes.Contains(raw, []byte(`"id"`)) {
+			if o := withoutTopLevelID(raw); len(o) != len(raw) {
+				out = o
+				change(i, out)
+			}
+		}
+		if len(raw) <= strippedMaxItem {
+			learnt = append(learnt, fresh{i, out})
+		}
+	}
+	if len(learnt) == 0 {
+		return changed
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, f := range learnt {
+		raw := items[f.i]
+		if m.seen == nil || m.bytes > strippedBudget {
+			m.seen, m.bytes = make(map[*byte]strippedItem), 0
+		}
+		m.seen[&raw[0]] = strippedItem{n: len(raw), out: f.out}
+		m.bytes += len(raw) + len(f.out) + 48
+	}
+	return changed
 }

@@ -75,3 +75,46 @@ func FuzzWithoutTopLevelID(f *testing.F) {
 		}
 	})
 }
+
+// What strippedItems remembers is always what unstored makes: for items
+// seen before, items sharing the first byte of another but shorter, and
+// after the budget made it forget.
+func TestStrippedItemsAnswersAsUnstored(t *testing.T) {
+	buf := []byte(`{"type":"function_call","id":"fc_1","call_id":"c","name":"python","arguments":"{}"}{"id":"m"}`)
+	call := json.RawMessage(buf[:83])
+	whole := json.RawMessage(buf)
+	big := json.RawMessage(`{"type":"message","id":"m2","content":"` + string(bytes.Repeat([]byte("x"), strippedMaxItem)) + `"}`)
+	plain := json.RawMessage(`{"type":"function_call_output","call_id":"c","output":"{\"id\":1}"}`)
+	rounds := [][]json.RawMessage{
+		{call, plain},
+		{call, plain, big},
+		{whole, call},
+		{call, plain, big, whole},
+	}
+	var m strippedItems
+	check := func(items []json.RawMessage) {
+		t.Helper()
+		got, want := m.changes(items), unstored(items)
+		if len(got) != len(want) {
+			t.Fatalf("changes = %d items, unstored %d", len(got), len(want))
+		}
+		for i, w := range want {
+			if !bytes.Equal(got[i], w) {
+				t.Fatalf("item %d = %s, want %s", i, got[i], w)
+			}
+		}
+	}
+	for _, items := range rounds {
+		check(items)
+	}
+	m.bytes = strippedBudget + 1
+	for _, items := range rounds {
+		check(items)
+	}
+	if len(m.seen) == 0 || m.bytes > strippedBudget {
+		t.Errorf("remembers %d items in %d bytes", len(m.seen), m.bytes)
+	}
+	if _, ok := m.seen[&big[0]]; ok {
+		t.Error("an item over strippedMaxItem is remembered")
+	}
+}
