@@ -21,7 +21,9 @@ daemon and reports, in one run:
   never reads, and the RSS `--settle` seconds later.
 
 RSS is VmRSS of the daemon; peaks are VmHWM after resetting it through
-/proc/PID/clear_refs. Figures are for reading, never for asserting. Build
+/proc/PID/clear_refs. Each read also reports the CPU time the daemon spent
+on it (user + system, from /proc/PID/stat), the figure to compare on a
+loaded machine, where wall-clock rates swing. Figures are for reading, never for asserting. Build
 the binary with `bash scripts/build.sh` first.
 """
 
@@ -64,6 +66,13 @@ def reset_peak(app):
 
 def peak(app):
     return proc_status(app.connection["pid"], "VmHWM")
+
+
+def cpu_seconds(app):
+    """User and system CPU time the daemon used so far, in seconds."""
+    stat = Path(f"/proc/{app.connection['pid']}/stat").read_text()
+    fields = stat.rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def write_transcript(app, session, items, output_kib):
@@ -142,12 +151,14 @@ def timed_read(app, path, until_snapshot=False):
 
 def measure_read(app, name, path, until_snapshot=False):
     reset_peak(app)
+    used = cpu_seconds(app)
     ttfb, total, size = timed_read(app, path, until_snapshot)
     time.sleep(0.2)
+    used = cpu_seconds(app) - used
     rate = size / MIB / (total / 1000) if total > 0 else 0
     print(
         f"{name}: first byte {ttfb:.1f} ms, all {total:.1f} ms, {size / MIB:.1f} MiB"
-        f" ({rate:.0f} MiB/s); peak {peak(app):.1f} MB, after {rss(app):.1f} MB",
+        f" ({rate:.0f} MiB/s); daemon CPU {used:.2f} s; peak {peak(app):.1f} MB, after {rss(app):.1f} MB",
         flush=True,
     )
 
