@@ -5,9 +5,10 @@ package pykernel
 import "syscall"
 
 // groupAttr puts a kernel into a process group of its own, so that it and
-// everything it starts can be killed together.
+// everything it starts can be killed together, and (on Linux) has it
+// signalled the moment the daemon dies.
 func groupAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true}
+	return withDeathSignal(&syscall.SysProcAttr{Setpgid: true})
 }
 
 // killGroup kills the process group led by pid.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -205,4 +206,27 @@ func TestHelperDaemon(t *testing.T) {
 		fmt.Printf("pid %d\npid %s\n", pidOf(k, session), res.Value)
 	}
 	time.Sleep(time.Minute)
+}
+
+// TestTheKernelIsToldWhenTheDaemonDies: Linux signals a kernel the moment
+// its daemon dies (the kernel's handler then ends it and its jobs before
+// the running cell goes on); the same signal while the daemon lives changes
+// nothing.
+func TestTheKernelIsToldWhenTheDaemonDies(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux signals a process when its parent dies")
+	}
+	k := newKernels(t, Options{})
+	workspace := t.TempDir()
+	res := run(t, k, "d", workspace, "import ctypes\nsig = ctypes.c_int()\nctypes.CDLL(None).prctl(2, ctypes.byref(sig))\nsig.value") // PR_GET_PDEATHSIG
+	if res.Value != strconv.Itoa(int(deathSignal)) {
+		t.Fatalf("the kernel's death signal = %q %q, want %d", res.Value, res.Error, deathSignal)
+	}
+	pid := pidOf(k, "d")
+	if err := syscall.Kill(pid, deathSignal); err != nil {
+		t.Fatal(err)
+	}
+	if res := run(t, k, "d", workspace, "sig.value"); pidOf(k, "d") != pid || res.Value != strconv.Itoa(int(deathSignal)) || res.Fresh {
+		t.Errorf("after a death signal while the daemon lives: pid %d (was %d), %q %q", pidOf(k, "d"), pid, res.Value, res.Error)
+	}
 }

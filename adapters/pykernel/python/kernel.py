@@ -101,6 +101,7 @@ class Kernel:
         self.call_host = None  # set by install_helpers
         self.helper_names = ()
         self.offered = {}  # the host call globals, by name
+        self.parent = os.getppid()  # the daemon
 
     # The channel to the daemon.
 
@@ -142,6 +143,13 @@ class Kernel:
                 os.killpg(os.getpid(), _signal.SIGKILL)
         finally:
             os._exit(0)
+
+    def on_parent_death(self, signum, frame):
+        """SIGHUP, which Linux sends when the daemon dies: the kernel and its
+        jobs end at once, in the main thread, before the running cell takes
+        another step. A SIGHUP while the daemon lives is ignored."""
+        if os.getppid() != self.parent:
+            self.orphaned()
 
     def read_requests(self):
         """The reader thread: queues cells and settles host calls."""
@@ -202,6 +210,8 @@ class Kernel:
             except Exception:
                 pass
         _signal.signal(_signal.SIGINT, on_sigint)
+        if hasattr(_signal, "SIGHUP"):
+            _signal.signal(_signal.SIGHUP, self.on_parent_death)
         self.tracer.install()
         self.install_helpers()
         _thread.start_new_thread(self.read_requests, ())
@@ -216,13 +226,12 @@ class Kernel:
         # A cell sent just before the daemon died may be queued before the
         # reader sees the control pipe close; the daemon that comes next
         # counts that cell as interrupted, so it must never start here.
-        parent = os.getppid()
         while True:
             try:
                 request = self.requests.get()
             except KeyboardInterrupt:
                 continue
-            if os.getppid() != parent:
+            if os.getppid() != self.parent:
                 self.orphaned()
             try:
                 done = self.run(request)
