@@ -258,6 +258,9 @@ func TestConsolePickerAndVents(t *testing.T) {
 	}
 	s.typeText("v")
 	s.waitFor(t, "#2", "new complaint", "it is slow", "cache it", "“what s2 was about” (s2, now “newer”)", "/w2")
+	if !f.seen("GET /sessions?archived=all") {
+		t.Errorf("the vents screen did not list archived sessions, which are not gone; requests: %q", f.requests)
+	}
 	s.typeText("r")
 	s.waitFor(t, "reply to #2:")
 	s.typeText("on it")

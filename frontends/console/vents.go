@@ -69,13 +69,15 @@ func newVentsScreen(c *Console) *ventsScreen {
 	return v
 }
 
-// load fetches the ledger and the sessions that filed it.
+// load fetches the ledger and the sessions that filed it, archived ones
+// included.
 func (v *ventsScreen) load() {
 	v.setStatus("loading…", false)
 	cl := v.c.client()
 	go func() {
 		page, err := cl.Vents(v.c.ctx, ventLimit, "")
-		sessions, serr := cl.Sessions(v.c.ctx)
+		// Archived sessions filed vents too: they are not gone.
+		sessions, _, serr := cl.FindSessions(v.c.ctx, client.SessionFilter{Archived: "all"})
 		v.c.mail.post(func() {
 			if err != nil {
 				v.setStatus(describe(err), true)
