@@ -11,8 +11,10 @@ import (
 // unknown: then nothing happens), and returns the request to send: req
 // itself, or req projected afresh from the new summary.
 //
-// A compaction that fails (its summary request failed or answered
-// nothing, or there is nothing left to evict) changes nothing: req is
+// When the request does not fit the window at all and the tail leaves
+// nothing to evict, everything but the newest unit is evicted. A
+// compaction that fails (its summary request failed or answered nothing,
+// or there is nothing left to evict) changes nothing: req is
 // sent when it is still below the window, and compaction is tried again
 // at the next request; otherwise the error names the cause and the turn
 // fails. A cancelled ctx returns its error.
@@ -27,7 +29,12 @@ func (s *Service) autoCompact(ctx context.Context, id string, items []Item, req 
 	if float64(size)*100 < s.compactRules.trigger*float64(window) {
 		return req, nil
 	}
-	_, err = s.compact(ctx, id, items, req.Endpoint, CompactAuto, s.compactScope(items, req.Endpoint, window))
+	scope := s.compactScope(items, req.Endpoint, window)
+	_, err = s.compact(ctx, id, items, req.Endpoint, CompactAuto, scope)
+	if errors.Is(err, errNothingToCompact) && size >= window && scope.keep > 1 {
+		// The tail alone does not leave room: keep only the newest unit.
+		_, err = s.compact(ctx, id, items, req.Endpoint, CompactAuto, evictionScope{keep: 1, window: window})
+	}
 	if ctx.Err() != nil {
 		return req, ctx.Err()
 	}

@@ -448,3 +448,80 @@ func TestInterruptDuringAnAutomaticSummaryChangesNothing(t *testing.T) {
 		t.Errorf("%d compaction events after an interrupted summary", n)
 	}
 }
+
+func TestTheProvidersCountIsNotUsedAcrossACompaction(t *testing.T) {
+	var mu sync.Mutex
+	summaries, report := 0, false
+	r := newRig(t, func(req albedo.ModelRequest) fakes.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		if isSummary(t, req) {
+			summaries++
+			return fakes.Text("SUMMARY")
+		}
+		reply := fakes.Text(strings.Repeat("a", 2500))
+		if report {
+			// Counted before /compact: no longer what a request carries.
+			reply.Usage = albedo.Usage{InputTokens: ptr[int64](5500)}
+		}
+		return reply
+	})
+	r.windowed(smallWindow)
+	sess := r.session(respProvider)
+	r.turn(sess.ID, "one")
+	r.turn(sess.ID, "two")
+	mu.Lock()
+	report = true
+	mu.Unlock()
+	r.turn(sess.ID, "three")
+	mu.Lock()
+	report = false
+	mu.Unlock()
+	if out, err := r.svc.RunCommand(r.ctx, sess.ID, "/compact", nil); err != nil || !out.(albedo.CompactResult).Started {
+		t.Fatalf("/compact = %v, %v", out, err)
+	}
+	r.waitIdle(sess.ID)
+	r.turn(sess.ID, "four")
+	if summaries != 1 {
+		t.Errorf("%d summary requests; want only the /compact one (the count from before it must not trigger another)", summaries)
+	}
+	items := r.history(sess.ID)
+	if errs := ofKind(items, albedo.KindError); len(errs) != 0 || items[len(items)-1].Text != albedo.TurnFinished {
+		t.Errorf("the turn after /compact ended with %q, errors %v; want it finished", items[len(items)-1].Text, errs)
+	}
+}
+
+func TestARequestOverTheWindowEvictsAllButTheNewestUnit(t *testing.T) {
+	var mu sync.Mutex
+	summaries, turns := 0, 0
+	r := newRig(t, func(req albedo.ModelRequest) fakes.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		if isSummary(t, req) {
+			summaries++
+			return fakes.Text("SUMMARY")
+		}
+		turns++
+		reply := fakes.Text("short")
+		if turns == 3 {
+			// The provider counts far more than the estimate: the
+			// small units all fit in the tail share, yet the next request
+			// would not fit the window.
+			reply.Usage = albedo.Usage{InputTokens: ptr[int64](6500)}
+		}
+		return reply
+	})
+	r.windowed(smallWindow)
+	sess := r.session(respProvider)
+	for _, m := range []string{"one", "two", "three", "four"} {
+		r.turn(sess.ID, m)
+	}
+	c, err := r.store.Compaction(r.ctx, sess.ID)
+	if summaries != 1 || err != nil || c.Users != 3 {
+		t.Errorf("%d summaries, state %+v, %v; want one summary of all but the newest unit", summaries, c, err)
+	}
+	items := r.history(sess.ID)
+	if errs := ofKind(items, albedo.KindError); len(errs) != 0 {
+		t.Errorf("errors %v", errs)
+	}
+}
