@@ -307,7 +307,9 @@ class ConsoleTest(unittest.TestCase):
             console.wait_for("❯ /name reviewer")
             console.keys("Enter")
             session = self.only_session(app)
-            console.wait_for("reviewer")
+            # The typed line already holds the name: wait for the console's
+            # confirmation, which it shows only once the daemon renamed it.
+            console.wait_for("this session is now named reviewer")
             with app.api(f"/sessions/{session}?view=configuration") as response:
                 self.assertEqual(json.load(response)["name"], "reviewer")
             self.assertEqual(provider.requests, [])
