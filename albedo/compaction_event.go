@@ -58,7 +58,7 @@ func inputTokens(input []json.RawMessage) int64 {
 }
 
 // recordCompaction stores a new compaction state and its transcript item
-// in one transaction, which also ends the session's Compacting, and shows
+// in one transaction, which also ends a turn's Compacting, and shows
 // the item to subscribers. before is the estimated input of the next
 // request without c. The caller does not hold the session's lock.
 func (s *Service) recordCompaction(ctx context.Context, c Compaction, items []Item, ep Endpoint, before int64) error {
@@ -72,7 +72,11 @@ func (s *Service) recordCompaction(ctx context.Context, c Compaction, items []It
 	if err != nil {
 		return fmt.Errorf("record compaction of session %s: %w", c.SessionID, err)
 	}
-	if sess.Compacting != "" {
+	// A forced compaction's mark ends with its state, so that a turn
+	// resumed after this commit does not compact again. A /compact keeps
+	// its mark until it has marked the session idle (runCompaction): one
+	// resumed in between finds nothing to compact and just ends.
+	if sess.Compacting != "" && c.Strategy != CompactManual {
 		sess.Compacting = ""
 		change.Expect = s.touch(&sess)
 		change.Session = &sess

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/albedo-agent/albedo/albedo"
@@ -166,5 +167,60 @@ func TestCompactionCutShortByAStopIsDoneAgainOnResume(t *testing.T) {
 			}
 			checkPaired(t, items)
 		})
+	}
+}
+
+// dyingStore stops writing, as albedo dying does, right after the commit
+// that stores a compaction state.
+type dyingStore struct {
+	albedo.Store
+	dead atomic.Bool
+}
+
+func (d *dyingStore) Commit(ctx context.Context, change albedo.Commit) (albedo.Committed, error) {
+	if d.dead.Load() {
+		return albedo.Committed{}, albedo.Errorf(albedo.EStoreUnavailable, "albedo died")
+	}
+	done, err := d.Store.Commit(ctx, change)
+	if err == nil && change.Compaction != nil {
+		d.dead.Store(true)
+	}
+	return done, err
+}
+
+// A crash after a /compact stored its state but before it marked the
+// session idle: the session is still stored compacting, and the next start
+// finds nothing left to compact, asks nothing and runs no turn.
+func TestCompactCutShortAfterItsStateWasStoredJustEnds(t *testing.T) {
+	f := &fullOnce{refused: true}
+	r := newRig(t, nil)
+	r.provider = fakes.NewProvider(f.script(t, false))
+	dying := &dyingStore{Store: r.store}
+	r.useStore(dying)
+	sess := r.session(respProvider)
+	r.turn(sess.ID, "first")
+	r.turn(sess.ID, "second")
+	if _, err := r.svc.RunCommand(r.ctx, sess.ID, "/compact", nil); err != nil {
+		t.Fatal(err)
+	}
+	r.waitIdle(sess.ID)
+	if !dying.dead.Load() {
+		t.Fatal("the compaction stored no state")
+	}
+	stored, err := r.store.Session(r.ctx, sess.ID)
+	if err != nil || stored.Stage != albedo.StageRunning || stored.Compacting != albedo.CompactManual {
+		t.Fatalf("as the crash left it: %+v, %v; want running its /compact", stored, err)
+	}
+	before, items := r.provider.RequestCount(), len(r.history(sess.ID))
+	r.restart(t)
+	r.waitIdle(sess.ID)
+	if n := r.provider.RequestCount() - before; n != 0 {
+		t.Errorf("the resumed /compact made %d requests; want none", n)
+	}
+	if after := r.history(sess.ID); len(after) != items {
+		t.Errorf("history grew by %v", kinds(after[items:]))
+	}
+	if got := r.get(sess.ID); got.Compacting != "" || got.Stage != albedo.StageIdle {
+		t.Errorf("after the resumed /compact: compacting %q, stage %s", got.Compacting, got.Stage)
 	}
 }
