@@ -120,13 +120,17 @@ func (c *transcriptCache) forget() {
 	c.projected.drop()
 }
 
-// forgetIfBig drops the cache when it holds a long transcript or a long
-// projection of it.
+// forgetIfBig drops the cache when it holds a long transcript, and the
+// projection of the transcript when both together are long: an idle
+// session keeps no more than bigTranscript.
 func (c *transcriptCache) forgetIfBig() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.bytes > bigTranscript || c.projected.size() > bigTranscript {
+	switch {
+	case c.bytes > bigTranscript:
 		c.items, c.valid, c.bytes = nil, false, 0
+		c.projected.drop()
+	case c.bytes+c.projected.size() > bigTranscript:
 		c.projected.drop()
 	}
 }
