@@ -153,7 +153,9 @@ func TestKernelExitsWhenTheControlPipeCloses(t *testing.T) {
 func TestKernelsDieWithTheDaemon(t *testing.T) {
 	python := testOptions(t, Options{}).Python
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperDaemon$")
-	cmd.Env = append(os.Environ(), "PYKERNEL_HELPER_DAEMON="+python)
+	// The helper is killed, so its own t.TempDir cleanups never run: its
+	// temporary folders go under this test's, which removes them.
+	cmd.Env = append(os.Environ(), "PYKERNEL_HELPER_DAEMON="+python, "TMPDIR="+t.TempDir())
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
