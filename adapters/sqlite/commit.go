@@ -38,7 +38,7 @@ func (s *Store) Commit(ctx context.Context, change albedo.Commit) (albedo.Commit
 	s.writing.Lock()
 	defer s.writing.Unlock()
 	var done albedo.Committed
-	err := s.write.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := runInTx(ctx, s.write, func(ctx context.Context, tx bun.Tx) error {
 		if row != nil && change.Expect != 0 {
 			if err := expectRevision(ctx, tx, row.ID, change.Expect); err != nil {
 				return err

@@ -53,7 +53,7 @@ func (s *Store) Compaction(ctx context.Context, sessionID string) (albedo.Compac
 func (s *Store) SaveCompaction(ctx context.Context, c albedo.Compaction) error {
 	s.writing.Lock()
 	defer s.writing.Unlock()
-	err := s.write.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := runInTx(ctx, s.write, func(ctx context.Context, tx bun.Tx) error {
 		ok, err := sessionExists(ctx, tx, c.SessionID)
 		if err != nil {
 			return err

@@ -22,7 +22,7 @@ const sessionKeyedTables = `SELECT m.name FROM sqlite_schema AS m
 func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	s.writing.Lock()
 	defer s.writing.Unlock()
-	err := s.write.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := runInTx(ctx, s.write, func(ctx context.Context, tx bun.Tx) error {
 		ok, err := sessionExists(ctx, tx.Tx, id)
 		if err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 
@@ -30,12 +31,15 @@ func (e *NewerSchemaError) Error() string {
 // checkSchema refuses a file written by a newer albedo before anything opens
 // it for writing: merely opening the store's own connections would switch a
 // file to WAL mode. It reads through a read-only connection that sets no
-// pragmas. A missing file is schema 0.
+// pragma but the busy timeout, which changes nothing in the file: the last
+// connection of a store closed a moment ago may still hold the file's lock
+// while it folds the write-ahead log in. A missing file is schema 0.
 func checkSchema(ctx context.Context, path string) error {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	db, err := sql.Open("sqlite", fileURI(path)+"?mode=ro")
+	params := url.Values{"mode": {"ro"}, "_pragma": {fmt.Sprintf("busy_timeout(%d)", busyTimeout)}}
+	db, err := sql.Open("sqlite", fileURI(path)+"?"+params.Encode())
 	if err != nil {
 		return fmt.Errorf("read schema version of %s: %w", path, err)
 	}
@@ -55,7 +59,7 @@ func checkSchema(ctx context.Context, path string) error {
 // version again inside the transaction, in case another process wrote the
 // file since checkSchema looked.
 func migrate(ctx context.Context, db *bun.DB, path string) error {
-	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return runInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
 		var version int
 		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
 			return fmt.Errorf("read schema version: %w", err)

@@ -25,7 +25,7 @@ func (s *Store) ItemPage(ctx context.Context, sessionID string, q albedo.ItemQue
 	var items []albedo.Item
 	// One read transaction, so that the images and the existence check
 	// see the same snapshot as the items.
-	err := s.read.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := runInTx(ctx, s.read, func(ctx context.Context, tx bun.Tx) error {
 		var err error
 		items, err = selectItems(ctx, tx, sessionID, q)
 		if err != nil || len(items) > 0 {

@@ -168,7 +168,7 @@ func (s *Store) Vents(ctx context.Context, before int64, limit int) ([]albedo.Ve
 // vent is ENotFound and a different stored revision EStale.
 func (s *Store) UpdateVent(ctx context.Context, v albedo.Vent) (albedo.Vent, error) {
 	var stored albedo.Vent
-	err := s.write.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := runInTx(ctx, s.write, func(ctx context.Context, tx bun.Tx) error {
 		var err error
 		stored, err = updateVent(ctx, tx, v)
 		return err
@@ -200,7 +200,7 @@ func updateVent(ctx context.Context, tx bun.Tx, v albedo.Vent) (albedo.Vent, err
 // DeleteVent removes a vent if its stored revision equals revision. A
 // missing vent is ENotFound and a different stored revision EStale.
 func (s *Store) DeleteVent(ctx context.Context, id int64, revision int64) error {
-	err := s.write.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := runInTx(ctx, s.write, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.NewDelete().Table("paperclips").
 			Where("id = ?", id).Where("revision = ?", revision).
 			Exec(ctx)
