@@ -20,13 +20,9 @@ const compactionStates = 256
 type statesStore struct {
 	Store
 	mu     sync.Mutex
-	states map[string]keptState
-	// order lists the sessions of states, oldest entry first.
-	order []string
-	// last holds the newest ledger rows, lastOrder their keys, oldest
-	// entry first.
-	last      map[lastKey]keptRow
-	lastOrder []lastKey
+	states *boundedMap[string, keptState]
+	// last holds the newest ledger rows.
+	last *boundedMap[lastKey, keptRow]
 	// version counts the writes, so that a read that raced one is not
 	// kept.
 	version uint64
@@ -52,14 +48,18 @@ type keptState struct {
 }
 
 func newStatesStore(s Store) *statesStore {
-	return &statesStore{Store: s, states: make(map[string]keptState), last: make(map[lastKey]keptRow)}
+	return &statesStore{
+		Store:  s,
+		states: newBoundedMap[string, keptState](compactionStates),
+		last:   newBoundedMap[lastKey, keptRow](2 * compactionStates),
+	}
 }
 
 // Compaction returns the session's compaction state, from memory when it
 // was read before.
 func (s *statesStore) Compaction(ctx context.Context, id string) (Compaction, error) {
 	s.mu.Lock()
-	kept, ok := s.states[id]
+	kept, ok := s.states.get(id)
 	version := s.version
 	s.mu.Unlock()
 	if ok {
@@ -118,7 +118,7 @@ func (s *statesStore) Commit(ctx context.Context, c Commit) (Committed, error) {
 func (s *statesStore) LastRequest(ctx context.Context, id string, kind RequestKind) (RequestRow, bool, error) {
 	key := lastKey{id, kind}
 	s.mu.Lock()
-	kept, ok := s.last[key]
+	kept, ok := s.last.get(key)
 	version := s.version
 	s.mu.Unlock()
 	if ok {
@@ -156,31 +156,11 @@ func (s *statesStore) AppendRequest(ctx context.Context, row RequestRow) (Reques
 }
 
 // dropRow forgets a ledger entry. The caller holds s.mu.
-func (s *statesStore) dropRow(key lastKey) {
-	if _, ok := s.last[key]; !ok {
-		return
-	}
-	delete(s.last, key)
-	for i, k := range s.lastOrder {
-		if k == key {
-			s.lastOrder = append(s.lastOrder[:i], s.lastOrder[i+1:]...)
-			break
-		}
-	}
-}
+func (s *statesStore) dropRow(key lastKey) { s.last.remove(key) }
 
 // keepRow adds or replaces a ledger entry, dropping the oldest past
 // 2*compactionStates. The caller holds s.mu.
-func (s *statesStore) keepRow(key lastKey, kept keptRow) {
-	if _, ok := s.last[key]; !ok {
-		s.lastOrder = append(s.lastOrder, key)
-	}
-	s.last[key] = kept
-	for len(s.lastOrder) > 2*compactionStates {
-		delete(s.last, s.lastOrder[0])
-		s.lastOrder = s.lastOrder[1:]
-	}
-}
+func (s *statesStore) keepRow(key lastKey, kept keptRow) { s.last.put(key, kept) }
 
 // DeleteSession deletes the session and forgets its state and ledger
 // rows.
@@ -190,11 +170,7 @@ func (s *statesStore) DeleteSession(ctx context.Context, id string) error {
 	s.forget(id)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for key := range s.last {
-		if key.session == id {
-			s.dropRow(key)
-		}
-	}
+	s.last.removeIf(func(key lastKey) bool { return key.session == id })
 	return err
 }
 
@@ -203,26 +179,9 @@ func (s *statesStore) forget(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.version++
-	if _, ok := s.states[id]; ok {
-		delete(s.states, id)
-		for i, x := range s.order {
-			if x == id {
-				s.order = append(s.order[:i], s.order[i+1:]...)
-				break
-			}
-		}
-	}
+	s.states.remove(id)
 }
 
 // keep adds or replaces an entry, dropping the oldest past
 // compactionStates. The caller holds s.mu.
-func (s *statesStore) keep(id string, st keptState) {
-	if _, ok := s.states[id]; !ok {
-		s.order = append(s.order, id)
-	}
-	s.states[id] = st
-	for len(s.order) > compactionStates {
-		delete(s.states, s.order[0])
-		s.order = s.order[1:]
-	}
-}
+func (s *statesStore) keep(id string, st keptState) { s.states.put(id, st) }

@@ -154,8 +154,8 @@ func TestStatesStoreKeepsWhatItReadAndWrote(t *testing.T) {
 			if b.reads != tt.wantReads {
 				t.Errorf("%d reads of the store, want %d", b.reads, tt.wantReads)
 			}
-			if len(s.states) > compactionStates || len(s.order) != len(s.states) {
-				t.Errorf("keeps %d states in an order of %d", len(s.states), len(s.order))
+			if len(s.states.entries) > compactionStates || len(s.states.order) != len(s.states.entries) {
+				t.Errorf("keeps %d states in an order of %d", len(s.states.entries), len(s.states.order))
 			}
 		})
 	}
@@ -246,8 +246,8 @@ func TestStatesStoreKeepsTheNewestLedgerRows(t *testing.T) {
 			if b.reads != tt.wantReads {
 				t.Errorf("%d reads of the store, want %d", b.reads, tt.wantReads)
 			}
-			if len(s.last) > 2*compactionStates || len(s.lastOrder) != len(s.last) {
-				t.Errorf("keeps %d rows in an order of %d", len(s.last), len(s.lastOrder))
+			if len(s.last.entries) > 2*compactionStates || len(s.last.order) != len(s.last.entries) {
+				t.Errorf("keeps %d rows in an order of %d", len(s.last.entries), len(s.last.order))
 			}
 		})
 	}
