@@ -32,7 +32,7 @@ func (s *Service) compactCommand(ctx context.Context, id string, _ json.RawMessa
 	if err != nil {
 		return nil, err
 	}
-	ep, err := s.endpoint(ctx, st, sess)
+	rd, err := s.readRound(ctx, sess)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func (s *Service) compactCommand(ctx context.Context, id string, _ json.RawMessa
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := planEviction(items, prev, prevOK, s.compactScope(items, ep, s.window(ctx, sess).tokens()).keep); !ok {
+	if _, ok := planEviction(items, prev, prevOK, s.compactScope(items, rd.ep, rd.win.tokens()).keep); !ok {
 		return CompactResult{Reason: ErrorMessage(errNothingToCompact)}, nil
 	}
 	// Stored running and compacting first, so that a crash during the
@@ -123,10 +123,10 @@ func (s *Service) manualCompaction(ctx context.Context, st *sessionState, id str
 	if err != nil {
 		return err
 	}
-	ep, err := s.endpoint(ctx, st, sess)
+	rd, err := s.readRound(ctx, sess)
 	if err != nil {
 		return err
 	}
-	_, err = s.compact(ctx, id, items, ep, CompactManual, s.compactScope(items, ep, s.window(ctx, sess).tokens()))
+	_, err = s.compact(ctx, id, items, rd.ep, CompactManual, s.compactScope(items, rd.ep, rd.win.tokens()))
 	return err
 }

@@ -90,7 +90,7 @@ func (s *Service) Context(ctx context.Context, id string) (ContextReport, error)
 		return ContextReport{}, err
 	}
 	st := s.state(id)
-	rep, err := s.contextReport(ctx, st, sess)
+	rep, err := s.contextReport(ctx, st, sess, s.window(ctx, sess))
 	if err != nil {
 		return ContextReport{}, err
 	}
@@ -103,11 +103,11 @@ func (s *Service) Context(ctx context.Context, id string) (ContextReport, error)
 	return rep, nil
 }
 
-// contextReport measures a session's context; Instructions is what the
-// last turn of this process sent, nil when none ran.
-func (s *Service) contextReport(ctx context.Context, st *sessionState, sess Session) (ContextReport, error) {
+// contextReport measures a session's context in its model's window win;
+// Instructions is what the last turn of this process sent, nil when none
+// ran.
+func (s *Service) contextReport(ctx context.Context, st *sessionState, sess Session, win windowInfo) (ContextReport, error) {
 	var rep ContextReport
-	win := s.window(ctx, sess)
 	rep.Window, rep.WindowSource, rep.Problems = win.window, win.source, win.problems
 	last, ok, err := s.store.LastRequest(ctx, sess.ID, RequestTurn)
 	if err != nil {
@@ -150,16 +150,26 @@ func (w windowInfo) tokens() int64 {
 	return *w.window
 }
 
-// window finds the context window of a session's model: the provider's
-// "contextWindow" in the configuration, else the model catalog's.
+// window reads the configuration to find the context window of a
+// session's model (see windowIn). A turn's round reads it with its
+// endpoint instead (see readRound).
 func (s *Service) window(ctx context.Context, sess Session) windowInfo {
-	var info windowInfo
-	info.problems = append(info.problems, s.compactRules.problems...)
 	cfg, err := s.config.Load(ctx)
 	if err != nil {
+		var info windowInfo
+		info.problems = append(info.problems, s.compactRules.problems...)
 		info.problems = append(info.problems, "the configuration could not be read: "+ErrorMessage(err))
 		return info
 	}
+	return s.windowIn(ctx, cfg, sess)
+}
+
+// windowIn finds the context window of a session's model under cfg: the
+// provider's "contextWindow", else the model catalog's. Its problems
+// start with those of the compaction settings.
+func (s *Service) windowIn(ctx context.Context, cfg Config, sess Session) windowInfo {
+	var info windowInfo
+	info.problems = append(info.problems, s.compactRules.problems...)
 	pc, ok := cfg.Providers[sess.Provider]
 	if !ok {
 		return info
@@ -192,10 +202,10 @@ func (s *Service) window(ctx context.Context, sess Session) windowInfo {
 }
 
 // usageEvent is the live status event after a reply: its usage and the
-// session's context.
-func (s *Service) usageEvent(ctx context.Context, st *sessionState, sess Session, u Usage) Event {
+// session's context in the round's window win.
+func (s *Service) usageEvent(ctx context.Context, st *sessionState, sess Session, win windowInfo, u Usage) Event {
 	ev := Event{Type: wire.EventStatus, Usage: &u}
-	rep, err := s.contextReport(ctx, st, sess)
+	rep, err := s.contextReport(ctx, st, sess, win)
 	if err != nil {
 		s.log.Warn("measure the context", "session", sess.ID, "err", err)
 		return ev

@@ -113,16 +113,17 @@ func (s *Service) step(ctx context.Context, st *sessionState, id string, instr *
 		st.instructionsSent(composed.used)
 		*instr = &composed
 	}
-	ep, err := s.endpoint(ctx, st, sess)
+	rd, err := s.readRound(ctx, sess)
 	if err != nil {
 		return s.failed(ctx, st, id, err)
 	}
+	ep, window := rd.ep, rd.win.tokens()
 	items, err := s.transcript(ctx, st, id)
 	if err != nil {
 		return s.failed(ctx, st, id, err)
 	}
 	if first && sess.Compacting == CompactForced {
-		s.resumeForcedCompaction(ctx, id, items, ep, s.window(ctx, sess).tokens())
+		s.resumeForcedCompaction(ctx, id, items, ep, window)
 	}
 	input, err := s.projectInput(ctx, id, items, ep)
 	if err != nil {
@@ -135,7 +136,6 @@ func (s *Service) step(ctx context.Context, st *sessionState, id string, instr *
 		Tools:        s.toolDeclarations(),
 		SessionID:    id,
 	}
-	window := s.window(ctx, sess).tokens()
 	if req, err = s.autoCompact(ctx, id, items, req, window); err != nil {
 		return s.failed(ctx, st, id, err)
 	}
@@ -170,7 +170,7 @@ func (s *Service) step(ctx context.Context, st *sessionState, id string, instr *
 	if err != nil {
 		return s.failed(ctx, st, id, err)
 	}
-	st.hub.publish(s.usageEvent(ctx, st, sess, reply.Usage))
+	st.hub.publish(s.usageEvent(ctx, st, sess, rd.win, reply.Usage))
 	var calls []Item
 	for _, it := range stored {
 		if it.Kind == KindToolCall {
@@ -303,45 +303,6 @@ func (s *Service) deliverQueued(ctx context.Context, st *sessionState, id, note 
 	st.cache.remember(done.Items)
 	s.publishItems(ctx, st, id, done.Items)
 	return true, nil
-}
-
-// endpoint resolves where this session's next request goes: its own
-// provider and model, with the URL, key and protocol read afresh.
-func (s *Service) endpoint(ctx context.Context, st *sessionState, sess Session) (Endpoint, error) {
-	cfg, err := s.config.Load(ctx)
-	if err != nil {
-		return Endpoint{}, err
-	}
-	pc, ok := cfg.Providers[sess.Provider]
-	if !ok {
-		return Endpoint{}, Errorf(ENoProvider, "provider %q of this session is not configured: switch the session with /model, or %s", sess.Provider, LoginHint)
-	}
-	model := sess.Model
-	if model == "" {
-		model = pc.Model
-	}
-	if pc.Protocol != sess.Protocol {
-		_, err := s.updateSession(ctx, sess.ID, func(x *Session) error {
-			x.Protocol = pc.Protocol
-			return nil
-		})
-		if err != nil {
-			return Endpoint{}, err
-		}
-	}
-	return Endpoint{
-		Provider: sess.Provider,
-		BaseURL:  pc.BaseURL,
-		APIKey:   pc.APIKey,
-		Model:    model,
-		Protocol: pc.Protocol,
-		Effort:   sess.Effort,
-
-		Reasoning:        pc.Reasoning,
-		ThinkTags:        pc.ThinkTags,
-		ReasoningContent: pc.ReasoningContent,
-		NoPromptCacheKey: pc.NoPromptCacheKey,
-	}, nil
 }
 
 // failed records a failure of the turn where people will see it.

@@ -1,0 +1,62 @@
+package albedo
+
+import "context"
+
+// round is what one model request of a session reads of the user's
+// configuration and the model catalog: where the request goes and the
+// model's context window. It is read once per round, so a configuration
+// edited meanwhile applies from the next round.
+type round struct {
+	ep  Endpoint
+	win windowInfo
+}
+
+// readRound reads the configuration, and the model catalog when the
+// configuration names no window, once for the next request of sess.
+func (s *Service) readRound(ctx context.Context, sess Session) (round, error) {
+	cfg, err := s.config.Load(ctx)
+	if err != nil {
+		return round{}, err
+	}
+	ep, err := s.endpoint(ctx, cfg, sess)
+	if err != nil {
+		return round{}, err
+	}
+	return round{ep: ep, win: s.windowIn(ctx, cfg, sess)}, nil
+}
+
+// endpoint resolves where the next request of sess goes under cfg: its
+// own provider and model, with that provider's URL, key and protocol. A
+// protocol that changed in cfg is recorded with the session.
+func (s *Service) endpoint(ctx context.Context, cfg Config, sess Session) (Endpoint, error) {
+	pc, ok := cfg.Providers[sess.Provider]
+	if !ok {
+		return Endpoint{}, Errorf(ENoProvider, "provider %q of this session is not configured: switch the session with /model, or %s", sess.Provider, LoginHint)
+	}
+	model := sess.Model
+	if model == "" {
+		model = pc.Model
+	}
+	if pc.Protocol != sess.Protocol {
+		_, err := s.updateSession(ctx, sess.ID, func(x *Session) error {
+			x.Protocol = pc.Protocol
+			return nil
+		})
+		if err != nil {
+			return Endpoint{}, err
+		}
+	}
+	return Endpoint{
+		Provider: sess.Provider,
+		BaseURL:  pc.BaseURL,
+		APIKey:   pc.APIKey,
+		Model:    model,
+		Protocol: pc.Protocol,
+		Effort:   sess.Effort,
+
+		Reasoning:        pc.Reasoning,
+		ThinkTags:        pc.ThinkTags,
+		ReasoningContent: pc.ReasoningContent,
+		NoPromptCacheKey: pc.NoPromptCacheKey,
+	}, nil
+}
