@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/albedo-agent/albedo/albedo"
@@ -78,6 +79,33 @@ func (s *toolRounds) script(req albedo.ModelRequest) fakes.Reply {
 		return fakes.Python(fmt.Sprintf("print('y' * 1000)  # round %d", outs+1))
 	}
 	return fakes.Text("done")
+}
+
+// summarising is a script that answers every summary request with
+// "SUMMARY" and counts them, and every other request with turn. Both run
+// under one lock, so turn may keep its own counts.
+type summarising struct {
+	t    *testing.T
+	turn func() fakes.Reply
+	mu   sync.Mutex
+	n    int
+}
+
+func (s *summarising) script(req albedo.ModelRequest) fakes.Reply {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if isSummary(s.t, req) {
+		s.n++
+		return fakes.Text("SUMMARY")
+	}
+	return s.turn()
+}
+
+// summaries is how many summary requests were answered.
+func (s *summarising) summaries() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n
 }
 
 // kiloOutput is the output of the n-th cell: about 1 KB.
@@ -196,22 +224,16 @@ func TestAutomaticCompactionCountsTheProvidersTokens(t *testing.T) {
 		{"no usage: the estimate alone", albedo.Usage{}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			summaries := 0
-			r := newRig(t, func(req albedo.ModelRequest) fakes.Reply {
-				if isSummary(t, req) {
-					summaries++
-					return fakes.Text("SUMMARY")
-				}
+			s := &summarising{t: t, turn: func() fakes.Reply {
 				reply := fakes.Text(strings.Repeat("long answer ", 700))
 				reply.Usage = tc.usage
 				return reply
-			})
+			}}
+			r := newRig(t, s.script)
 			r.windowed(smallWindow)
-			sess := r.session(respProvider)
-			r.turn(sess.ID, "first")
-			r.turn(sess.ID, "second")
-			if got := summaries == 1; got != tc.compact {
-				t.Errorf("%d summary requests; want compaction %v", summaries, tc.compact)
+			r.sessionAfter(respProvider, "first", "second")
+			if got := s.summaries() == 1; got != tc.compact {
+				t.Errorf("%d summary requests; want compaction %v", s.summaries(), tc.compact)
 			}
 		})
 	}
@@ -282,13 +304,8 @@ func TestAutomaticCompactionFailures(t *testing.T) {
 }
 
 func TestForcedCompactionRequestsAreLedgerRows(t *testing.T) {
-	f := &fullOnce{}
-	r := newRig(t, nil)
-	r.provider = fakes.NewProvider(f.script(t, false))
-	r.svc = r.newService()
-	sess := r.session(chatProvider)
-	r.turn(sess.ID, "first")
-	r.turn(sess.ID, "second")
+	r := newRig(t, thirdTooLargeOnce(t))
+	sess := r.sessionAfter(chatProvider, "first", "second")
 	page, err := r.svc.Requests(r.ctx, sess.ID, 0, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -377,18 +394,11 @@ func TestCompactCommandKeepsTheTailOfTheWindow(t *testing.T) {
 		{"units larger than the tail: only the newest stays", 8000, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := newRig(t, func(req albedo.ModelRequest) fakes.Reply {
-				if isSummary(t, req) {
-					return fakes.Text("SUMMARY")
-				}
-				return fakes.Text(strings.Repeat("a", tc.answer))
-			})
+			s := &summarising{t: t, turn: func() fakes.Reply { return fakes.Text(strings.Repeat("a", tc.answer)) }}
+			r := newRig(t, s.script)
 			r.tune = func(o *albedo.Options) { o.Compaction.TriggerPercent = ptr(100.0) }
 			r.windowed(smallWindow * 10)
-			sess := r.session(respProvider)
-			for _, m := range []string{"one", "two", "three"} {
-				r.turn(sess.ID, m)
-			}
+			sess := r.sessionAfter(respProvider, "one", "two", "three")
 			// The window shrinks (as after a /model switch) so that the
 			// tail share of it is 1,500 tokens.
 			r.windowed(smallWindow)
@@ -434,56 +444,36 @@ func TestInterruptDuringAnAutomaticSummaryChangesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.waitIdle(sess.ID)
-	if _, err := r.store.Compaction(r.ctx, sess.ID); albedo.ErrorCode(err) != albedo.ENotFound {
-		t.Errorf("an interrupted summary left a compaction state: %v", err)
-	}
+	r.wantNothingCompacted(sess.ID, "after an interrupted summary")
 	items := r.history(sess.ID)
-	if errs := ofKind(items, albedo.KindError); len(errs) != 0 {
-		t.Errorf("errors %v; an interrupt is no failure", errs)
-	}
 	if last := items[len(items)-1]; last.Kind != albedo.KindTurn || last.Text != albedo.TurnInterrupted {
 		t.Errorf("the turn ended with %v %q; want interrupted", last.Kind, last.Text)
-	}
-	if n := len(ofKind(items, albedo.KindCompaction)); n != 0 {
-		t.Errorf("%d compaction events after an interrupted summary", n)
 	}
 }
 
 func TestTheProvidersCountIsNotUsedAcrossACompaction(t *testing.T) {
-	var mu sync.Mutex
-	summaries, report := 0, false
-	r := newRig(t, func(req albedo.ModelRequest) fakes.Reply {
-		mu.Lock()
-		defer mu.Unlock()
-		if isSummary(t, req) {
-			summaries++
-			return fakes.Text("SUMMARY")
-		}
+	var report atomic.Bool
+	s := &summarising{t: t, turn: func() fakes.Reply {
 		reply := fakes.Text(strings.Repeat("a", 2500))
-		if report {
+		if report.Load() {
 			// Counted before /compact: no longer what a request carries.
 			reply.Usage = albedo.Usage{InputTokens: ptr[int64](5500)}
 		}
 		return reply
-	})
+	}}
+	r := newRig(t, s.script)
 	r.windowed(smallWindow)
-	sess := r.session(respProvider)
-	r.turn(sess.ID, "one")
-	r.turn(sess.ID, "two")
-	mu.Lock()
-	report = true
-	mu.Unlock()
+	sess := r.sessionAfter(respProvider, "one", "two")
+	report.Store(true)
 	r.turn(sess.ID, "three")
-	mu.Lock()
-	report = false
-	mu.Unlock()
+	report.Store(false)
 	if out, err := r.svc.RunCommand(r.ctx, sess.ID, "/compact", nil); err != nil || !out.(albedo.CompactResult).Started {
 		t.Fatalf("/compact = %v, %v", out, err)
 	}
 	r.waitIdle(sess.ID)
 	r.turn(sess.ID, "four")
-	if summaries != 1 {
-		t.Errorf("%d summary requests; want only the /compact one (the count from before it must not trigger another)", summaries)
+	if n := s.summaries(); n != 1 {
+		t.Errorf("%d summary requests; want only the /compact one (the count from before it must not trigger another)", n)
 	}
 	items := r.history(sess.ID)
 	if errs := ofKind(items, albedo.KindError); len(errs) != 0 || items[len(items)-1].Text != albedo.TurnFinished {
@@ -492,15 +482,8 @@ func TestTheProvidersCountIsNotUsedAcrossACompaction(t *testing.T) {
 }
 
 func TestARequestOverTheWindowEvictsAllButTheNewestUnit(t *testing.T) {
-	var mu sync.Mutex
-	summaries, turns := 0, 0
-	r := newRig(t, func(req albedo.ModelRequest) fakes.Reply {
-		mu.Lock()
-		defer mu.Unlock()
-		if isSummary(t, req) {
-			summaries++
-			return fakes.Text("SUMMARY")
-		}
+	turns := 0
+	s := &summarising{t: t, turn: func() fakes.Reply {
 		turns++
 		reply := fakes.Text("short")
 		if turns == 3 {
@@ -510,18 +493,13 @@ func TestARequestOverTheWindowEvictsAllButTheNewestUnit(t *testing.T) {
 			reply.Usage = albedo.Usage{InputTokens: ptr[int64](6500)}
 		}
 		return reply
-	})
+	}}
+	r := newRig(t, s.script)
 	r.windowed(smallWindow)
-	sess := r.session(respProvider)
-	for _, m := range []string{"one", "two", "three", "four"} {
-		r.turn(sess.ID, m)
-	}
+	sess := r.sessionAfter(respProvider, "one", "two", "three", "four")
 	c, err := r.store.Compaction(r.ctx, sess.ID)
-	if summaries != 1 || err != nil || c.Users != 3 {
-		t.Errorf("%d summaries, state %+v, %v; want one summary of all but the newest unit", summaries, c, err)
+	if n := s.summaries(); n != 1 || err != nil || c.Users != 3 {
+		t.Errorf("%d summaries, state %+v, %v; want one summary of all but the newest unit", n, c, err)
 	}
-	items := r.history(sess.ID)
-	if errs := ofKind(items, albedo.KindError); len(errs) != 0 {
-		t.Errorf("errors %v", errs)
-	}
+	r.wantNoErrors(sess.ID, "after the compaction")
 }

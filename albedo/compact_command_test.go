@@ -11,12 +11,8 @@ import (
 func TestCompactCommand(t *testing.T) {
 	for _, provider := range []string{respProvider, chatProvider} {
 		t.Run(provider, func(t *testing.T) {
-			f := &fullOnce{refused: true}
-			r := newRig(t, nil)
-			r.provider = fakes.NewProvider(f.script(t, false))
-			r.svc = r.newService()
-			sess := r.session(provider)
-			r.turn(sess.ID, "first")
+			r := newRig(t, neverTooLarge(t))
+			sess := r.sessionAfter(provider, "first")
 
 			out, err := r.svc.RunCommand(r.ctx, sess.ID, "/compact", nil)
 			if res, ok := out.(albedo.CompactResult); err != nil || !ok || res.Started || !strings.Contains(res.Reason, "nothing to compact") {
@@ -66,13 +62,8 @@ func TestCompactCommand(t *testing.T) {
 }
 
 func TestCompactInterruptedChangesNothing(t *testing.T) {
-	f := &fullOnce{refused: true}
-	r := newRig(t, nil)
-	r.provider = fakes.NewProvider(f.script(t, false))
-	r.svc = r.newService()
-	sess := r.session(respProvider)
-	r.turn(sess.ID, "first")
-	r.turn(sess.ID, "second")
+	r := newRig(t, neverTooLarge(t))
+	sess := r.sessionAfter(respProvider, "first", "second")
 	gate := fakes.NewGate()
 	r.provider.SetGate(gate)
 	if _, err := r.svc.RunCommand(r.ctx, sess.ID, "/compact", nil); err != nil {
@@ -83,25 +74,12 @@ func TestCompactInterruptedChangesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.waitIdle(sess.ID)
-	if _, err := r.store.Compaction(r.ctx, sess.ID); albedo.ErrorCode(err) != albedo.ENotFound {
-		t.Errorf("compaction state after an interrupt: %v", err)
-	}
-	if errs := ofKind(r.history(sess.ID), albedo.KindError); len(errs) != 0 {
-		t.Errorf("errors after an interrupt: %+v", errs)
-	}
-	if evs := compactionEvents(albedo.Events(r.history(sess.ID))); len(evs) != 0 {
-		t.Errorf("compaction events after an interrupt: %+v", evs)
-	}
+	r.wantNothingCompacted(sess.ID, "after an interrupt")
 }
 
 func TestCompactWithNoProviderIsRefusedAtOnce(t *testing.T) {
-	f := &fullOnce{refused: true}
-	r := newRig(t, nil)
-	r.provider = fakes.NewProvider(f.script(t, false))
-	r.svc = r.newService()
-	sess := r.session(chatProvider)
-	r.turn(sess.ID, "first")
-	r.turn(sess.ID, "second")
+	r := newRig(t, neverTooLarge(t))
+	sess := r.sessionAfter(chatProvider, "first", "second")
 	r.config.RemoveProvider(chatProvider)
 	before := r.provider.RequestCount()
 	_, err := r.svc.RunCommand(r.ctx, sess.ID, "/compact", nil)
@@ -109,7 +87,5 @@ func TestCompactWithNoProviderIsRefusedAtOnce(t *testing.T) {
 	if running, _ := r.svc.Running(r.ctx, sess.ID); running || r.provider.RequestCount() != before {
 		t.Errorf("a refused /compact ran (running %v) or asked the provider", running)
 	}
-	if got := r.get(sess.ID); got.Compacting != "" || got.Stage != albedo.StageIdle {
-		t.Errorf("a refused /compact left the session compacting %q, %s", got.Compacting, got.Stage)
-	}
+	r.wantNotCompacting(sess.ID, "after a refused /compact")
 }

@@ -61,9 +61,53 @@ func callsPaired(t *testing.T, input []json.RawMessage) {
 // fullOnce is a script that answers turns with a python round then text,
 // and refuses the first request of the message "third" as too large.
 type fullOnce struct {
-	mu       sync.Mutex
-	refused  bool
-	answered int
+	mu      sync.Mutex
+	refused bool
+}
+
+// thirdTooLargeOnce answers as fullOnce: the first request of the message
+// "third" is refused as too large, and every later one fits.
+func thirdTooLargeOnce(t fataler) func(albedo.ModelRequest) fakes.Reply {
+	return (&fullOnce{}).script(t, false)
+}
+
+// thirdAlwaysTooLarge answers as fullOnce, but every request of the message
+// "third" is refused as too large, compacted or not.
+func thirdAlwaysTooLarge(t fataler) func(albedo.ModelRequest) fakes.Reply {
+	return (&fullOnce{}).script(t, true)
+}
+
+// neverTooLarge answers as fullOnce, but refuses no request.
+func neverTooLarge(t fataler) func(albedo.ModelRequest) fakes.Reply {
+	return (&fullOnce{refused: true}).script(t, false)
+}
+
+// wantNoCompaction fails if the session has a stored compaction state.
+func (r *rig) wantNoCompaction(id, when string) {
+	r.t.Helper()
+	if _, err := r.store.Compaction(r.ctx, id); albedo.ErrorCode(err) != albedo.ENotFound {
+		r.t.Errorf("compaction state %s: %v; want none", when, err)
+	}
+}
+
+// wantNotCompacting fails unless the stored session is idle and compacting
+// nothing.
+func (r *rig) wantNotCompacting(id, when string) {
+	r.t.Helper()
+	if got := r.get(id); got.Compacting != "" || got.Stage != albedo.StageIdle {
+		r.t.Errorf("session %s: compacting %q, stage %s; want idle, compacting nothing", when, got.Compacting, got.Stage)
+	}
+}
+
+// wantNothingCompacted fails if a compaction that did not finish left a
+// trace: a stored state, a compaction event or an error item.
+func (r *rig) wantNothingCompacted(id, when string) {
+	r.t.Helper()
+	r.wantNoCompaction(id, when)
+	if evs := compactionEvents(albedo.Events(r.history(id))); len(evs) != 0 {
+		r.t.Errorf("compaction events %s: %+v; want none", when, evs)
+	}
+	r.wantNoErrors(id, when)
 }
 
 func (f *fullOnce) script(t fataler, stillFull bool) func(albedo.ModelRequest) fakes.Reply {
@@ -82,7 +126,6 @@ func (f *fullOnce) script(t fataler, stillFull bool) func(albedo.ModelRequest) f
 		if lastMsg.Role == "user" {
 			return fakes.Python("print('" + lastMsg.text() + "')")
 		}
-		f.answered++
 		return fakes.Text("done")
 	}
 }
@@ -90,13 +133,8 @@ func (f *fullOnce) script(t fataler, stillFull bool) func(albedo.ModelRequest) f
 func TestContextFullCompactsOnceAndRetries(t *testing.T) {
 	for _, provider := range []string{respProvider, chatProvider} {
 		t.Run(provider, func(t *testing.T) {
-			f := &fullOnce{}
-			r := newRig(t, nil)
-			r.provider = fakes.NewProvider(f.script(t, false))
-			r.svc = r.newService()
-			sess := r.session(provider)
-			r.turn(sess.ID, "first")
-			r.turn(sess.ID, "second")
+			r := newRig(t, thirdTooLargeOnce(t))
+			sess := r.sessionAfter(provider, "first", "second")
 			before := r.provider.RequestCount()
 			r.turn(sess.ID, "third")
 
@@ -127,10 +165,8 @@ func TestContextFullCompactsOnceAndRetries(t *testing.T) {
 				}
 				callsPaired(t, retry.Input)
 			}
+			r.wantNoErrors(sess.ID, "after the retried turn")
 			items := r.history(sess.ID)
-			if errs := ofKind(items, albedo.KindError); len(errs) != 0 {
-				t.Errorf("history holds errors: %+v", errs)
-			}
 			if n := len(ofKind(items, albedo.KindUser)); n != 3 || len(ofKind(items, albedo.KindToolCall)) != 3 || items[len(items)-1].Text != albedo.TurnFinished {
 				t.Errorf("history = %v; want three whole turns", kinds(items))
 			}
@@ -143,12 +179,8 @@ func TestContextFullCompactsOnceAndRetries(t *testing.T) {
 }
 
 func TestContextStillFullFailsSayingWhatWasTried(t *testing.T) {
-	f := &fullOnce{}
-	r := newRig(t, nil)
-	r.provider = fakes.NewProvider(f.script(t, true))
-	r.svc = r.newService()
-	sess := r.session(respProvider)
-	r.turn(sess.ID, "first")
+	r := newRig(t, thirdAlwaysTooLarge(t))
+	sess := r.sessionAfter(respProvider, "first")
 	before := r.provider.RequestCount()
 	r.turn(sess.ID, "third")
 	if n := r.provider.RequestCount() - before; n != 3 {
@@ -161,12 +193,8 @@ func TestContextStillFullFailsSayingWhatWasTried(t *testing.T) {
 }
 
 func TestContextFullWithOneUnitFailsWithoutASummaryRequest(t *testing.T) {
-	f := &fullOnce{}
-	r := newRig(t, nil)
-	r.provider = fakes.NewProvider(f.script(t, true))
-	r.svc = r.newService()
-	sess := r.session(respProvider)
-	r.turn(sess.ID, "third")
+	r := newRig(t, thirdAlwaysTooLarge(t))
+	sess := r.sessionAfter(respProvider, "third")
 	if n := r.provider.RequestCount(); n != 1 {
 		t.Errorf("requests = %d; want only the refused one", n)
 	}
@@ -174,19 +202,12 @@ func TestContextFullWithOneUnitFailsWithoutASummaryRequest(t *testing.T) {
 	if len(errs) != 1 || !strings.Contains(errs[0].Text, "nothing to compact") {
 		t.Errorf("errors = %+v; want one that says there was nothing to compact", errs)
 	}
-	if _, err := r.store.Compaction(r.ctx, sess.ID); albedo.ErrorCode(err) != albedo.ENotFound {
-		t.Errorf("compaction state after a failure: %v", err)
-	}
+	r.wantNoCompaction(sess.ID, "after a failure")
 }
 
 func TestCompactionSurvivesModelSwitchAndRestart(t *testing.T) {
-	f := &fullOnce{}
-	r := newRig(t, nil)
-	r.provider = fakes.NewProvider(f.script(t, false))
-	r.svc = r.newService()
-	sess := r.session(respProvider)
-	r.turn(sess.ID, "first")
-	r.turn(sess.ID, "third")
+	r := newRig(t, thirdTooLargeOnce(t))
+	sess := r.sessionAfter(respProvider, "first", "third")
 	if _, err := r.svc.SwitchModel(r.ctx, sess.ID, chatProvider, "chat-model", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -210,13 +231,8 @@ func TestCompactionSurvivesModelSwitchAndRestart(t *testing.T) {
 }
 
 func TestForkStartsWithoutCompaction(t *testing.T) {
-	f := &fullOnce{}
-	r := newRig(t, nil)
-	r.provider = fakes.NewProvider(f.script(t, false))
-	r.svc = r.newService()
-	sess := r.session(respProvider)
-	r.turn(sess.ID, "first")
-	r.turn(sess.ID, "third")
+	r := newRig(t, thirdTooLargeOnce(t))
+	sess := r.sessionAfter(respProvider, "first", "third")
 	if _, err := r.store.Compaction(r.ctx, sess.ID); err != nil {
 		t.Fatalf("the source has no compaction state: %v", err)
 	}
@@ -225,9 +241,7 @@ func TestForkStartsWithoutCompaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.store.Compaction(r.ctx, branch.ID); albedo.ErrorCode(err) != albedo.ENotFound {
-		t.Errorf("the fork has a compaction state: %v", err)
-	}
+	r.wantNoCompaction(branch.ID, "of the fork")
 	before := r.provider.RequestCount()
 	r.turn(branch.ID, "fourth")
 	first := r.provider.Requests()[before]

@@ -7,7 +7,6 @@ import (
 
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/albedo-agent/albedo/albedo/wire"
-	"github.com/albedo-agent/albedo/fixtures/fakes"
 )
 
 // compactionEvents returns the compaction events of events.
@@ -24,13 +23,8 @@ func compactionEvents(events []albedo.Event) []albedo.Event {
 func TestCompactionIsADurableEventNeverSentToTheModel(t *testing.T) {
 	for _, provider := range []string{respProvider, chatProvider} {
 		t.Run(provider, func(t *testing.T) {
-			f := &fullOnce{}
-			r := newRig(t, nil)
-			r.provider = fakes.NewProvider(f.script(t, false))
-			r.svc = r.newService()
-			sess := r.session(provider)
-			r.turn(sess.ID, "first")
-			r.turn(sess.ID, "second")
+			r := newRig(t, thirdTooLargeOnce(t))
+			sess := r.sessionAfter(provider, "first", "second")
 			live, err := r.svc.Subscribe(r.ctx, sess.ID)
 			if err != nil {
 				t.Fatal(err)
@@ -112,13 +106,8 @@ func TestCompactionIsADurableEventNeverSentToTheModel(t *testing.T) {
 }
 
 func TestContextSaysWhetherTheSessionIsCompacted(t *testing.T) {
-	f := &fullOnce{}
-	r := newRig(t, nil)
-	r.provider = fakes.NewProvider(f.script(t, false))
-	r.svc = r.newService()
-	sess := r.session(respProvider)
-	r.turn(sess.ID, "first")
-	r.turn(sess.ID, "second")
+	r := newRig(t, thirdTooLargeOnce(t))
+	sess := r.sessionAfter(respProvider, "first", "second")
 	rep, err := r.svc.Context(r.ctx, sess.ID)
 	if err != nil || rep.Compaction != nil {
 		t.Fatalf("context before any compaction: %+v, %v; want no compaction", rep.Compaction, err)

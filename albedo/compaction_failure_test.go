@@ -49,12 +49,8 @@ func (r *rig) waitSummaryOpen(t *testing.T) {
 
 func TestInterruptDuringForcedCompactionChangesNothing(t *testing.T) {
 	h := &heldSummary{hold: true}
-	r := newRig(t, nil)
-	r.provider = fakes.NewProvider(h.script(t))
-	r.svc = r.newService()
-	sess := r.session(respProvider)
-	r.turn(sess.ID, "first")
-	r.turn(sess.ID, "second")
+	r := newRig(t, h.script(t))
+	sess := r.sessionAfter(respProvider, "first", "second")
 	before := r.history(sess.ID)
 	r.send(sess.ID, "third")
 	r.waitSummaryOpen(t)
@@ -63,25 +59,15 @@ func TestInterruptDuringForcedCompactionChangesNothing(t *testing.T) {
 	}
 	r.waitIdle(sess.ID)
 
-	if _, err := r.store.Compaction(r.ctx, sess.ID); albedo.ErrorCode(err) != albedo.ENotFound {
-		t.Errorf("compaction state after an interrupt: %v", err)
-	}
+	r.wantNothingCompacted(sess.ID, "after an interrupt")
 	after := r.history(sess.ID)
-	if evs := compactionEvents(albedo.Events(after)); len(evs) != 0 {
-		t.Errorf("compaction events after an interrupt: %+v", evs)
-	}
-	if errs := ofKind(after, albedo.KindError); len(errs) != 0 {
-		t.Errorf("errors after an interrupt: %+v", errs)
-	}
 	if last := after[len(after)-1]; last.Kind != albedo.KindTurn || last.Text != albedo.TurnInterrupted {
 		t.Errorf("the turn ended with %+v; want interrupted", last)
 	}
 	if len(after) != len(before)+2 {
 		t.Errorf("history = %v; want the earlier items, the message and the interrupted marker", kinds(after))
 	}
-	if got := r.get(sess.ID); got.Compacting != "" || got.Stage != albedo.StageIdle {
-		t.Errorf("session after the interrupt: compacting %q, stage %s", got.Compacting, got.Stage)
-	}
+	r.wantNotCompacting(sess.ID, "after the interrupt")
 }
 
 // restart closes the rig's service as albedo stops, and makes another over
@@ -115,12 +101,8 @@ func TestCompactionCutShortByAStopIsDoneAgainOnResume(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			h := &heldSummary{hold: true}
-			r := newRig(t, nil)
-			r.provider = fakes.NewProvider(h.script(t))
-			r.svc = r.newService()
-			sess := r.session(respProvider)
-			r.turn(sess.ID, "first")
-			r.turn(sess.ID, "second")
+			r := newRig(t, h.script(t))
+			sess := r.sessionAfter(respProvider, "first", "second")
 			tt.start(r, sess.ID)
 			r.waitSummaryOpen(t)
 			if got := r.get(sess.ID); got.Compacting == "" || got.Stage != albedo.StageRunning {
@@ -153,9 +135,7 @@ func TestCompactionCutShortByAStopIsDoneAgainOnResume(t *testing.T) {
 			if _, err := r.store.Compaction(r.ctx, sess.ID); err != nil {
 				t.Errorf("no compaction state: %v", err)
 			}
-			if got := r.get(sess.ID); got.Compacting != "" || got.Stage != albedo.StageIdle {
-				t.Errorf("after the resumed compaction: compacting %q, stage %s", got.Compacting, got.Stage)
-			}
+			r.wantNotCompacting(sess.ID, "after the resumed compaction")
 			restarts := 0
 			for _, it := range ofKind(items, albedo.KindUser) {
 				if it.Source == albedo.RestartSource {
@@ -192,9 +172,7 @@ func (d *dyingStore) Commit(ctx context.Context, change albedo.Commit) (albedo.C
 // session idle: the session is still stored compacting, and the next start
 // finds nothing left to compact, asks nothing and runs no turn.
 func TestCompactCutShortAfterItsStateWasStoredJustEnds(t *testing.T) {
-	f := &fullOnce{refused: true}
-	r := newRig(t, nil)
-	r.provider = fakes.NewProvider(f.script(t, false))
+	r := newRig(t, neverTooLarge(t))
 	dying := &dyingStore{Store: r.store}
 	r.useStore(dying)
 	sess := r.session(respProvider)
@@ -220,7 +198,5 @@ func TestCompactCutShortAfterItsStateWasStoredJustEnds(t *testing.T) {
 	if after := r.history(sess.ID); len(after) != items {
 		t.Errorf("history grew by %v", kinds(after[items:]))
 	}
-	if got := r.get(sess.ID); got.Compacting != "" || got.Stage != albedo.StageIdle {
-		t.Errorf("after the resumed /compact: compacting %q, stage %s", got.Compacting, got.Stage)
-	}
+	r.wantNotCompacting(sess.ID, "after the resumed /compact")
 }

@@ -109,6 +109,25 @@ func (r *rig) turn(id, text string) {
 	r.waitIdle(id)
 }
 
+// sessionAfter creates a session bound to provider and runs a whole turn
+// for each message, in order.
+func (r *rig) sessionAfter(provider string, messages ...string) albedo.Session {
+	r.t.Helper()
+	sess := r.session(provider)
+	for _, m := range messages {
+		r.turn(sess.ID, m)
+	}
+	return sess
+}
+
+// wantNoErrors fails unless the session's transcript holds no error item.
+func (r *rig) wantNoErrors(id, when string) {
+	r.t.Helper()
+	if errs := ofKind(r.history(id), albedo.KindError); len(errs) != 0 {
+		r.t.Errorf("errors %s: %+v; want none", when, errs)
+	}
+}
+
 // waitIdle waits until the session runs no turn.
 func (r *rig) waitIdle(id string) {
 	r.t.Helper()
