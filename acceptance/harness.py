@@ -513,14 +513,29 @@ def alive(pid) -> bool:
     return stat[stat.rfind(")") + 2 : stat.rfind(")") + 3] != "Z"
 
 
+WAIT_SECONDS = 30.0
+"""How long a test waits for a state before it fails; generous on purpose."""
+
+
+def wait_until(condition, seconds: float = WAIT_SECONDS, interval: float = 0.02) -> bool:
+    """Polls ``condition`` until it holds; False when ``seconds`` pass first.
+
+    The condition is asked once more at the deadline, so a state reached
+    during the last pause still counts. Tests assert on the result:
+    ``self.assertTrue(wait_until(lambda: ...), "what never happened")``.
+    """
+    deadline = time.monotonic() + seconds
+    while True:
+        if condition():
+            return True
+        if time.monotonic() >= deadline:
+            return bool(condition())
+        time.sleep(interval)
+
+
 def wait_gone(pid, seconds: float) -> bool:
     """Polls until ``pid`` has exited; returns False on timeout."""
-    deadline = time.monotonic() + seconds
-    while alive(pid):
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.05)
-    return True
+    return wait_until(lambda: not alive(pid), seconds, interval=0.05)
 
 
 class Albedo:

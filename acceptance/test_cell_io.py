@@ -8,12 +8,11 @@ import json
 import os
 import struct
 import threading
-import time
 import unittest
 import zlib
 from unittest import mock
 
-from harness import Albedo, Provider, python, text, wait_gone
+from harness import Albedo, Provider, python, text, wait_gone, wait_until
 from scripts import contents, inputs_of, latest_user, outputs_since_user
 
 RESTART_NOTE = "albedo restarted while this cell was running; it was not run again"
@@ -43,15 +42,6 @@ def results(app, session):
         for part in entry["content"]
         if part["kind"] == "json" and part["field"] == "result"
     ]
-
-
-def wait_until(condition, seconds=30.0):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return False
 
 
 class Stream:

@@ -8,10 +8,9 @@ import os
 from pathlib import Path
 import shutil
 import subprocess
-import time
 import unittest
 
-from harness import Albedo, Provider, python, text
+from harness import Albedo, Provider, python, text, wait_until
 from terminal import Terminal
 
 BINARY = Path(os.environ.get("ALBEDO_TEST_BINARY") or Path(__file__).resolve().parent.parent / "bin" / "albedo")
@@ -63,15 +62,6 @@ def cell_then_answer(code, answer):
         return text(answer) if answered(request) else python(code)
 
     return script
-
-
-def wait_until(predicate, what, deadline=DEADLINE):
-    """Polls ``predicate`` until it is true."""
-    end = time.monotonic() + deadline
-    while not predicate():
-        if time.monotonic() > end:
-            raise AssertionError(f"gave up waiting for {what}")
-        time.sleep(0.05)
 
 
 class RunTest(unittest.TestCase):
@@ -154,7 +144,7 @@ class RunTest(unittest.TestCase):
             def cell_started():
                 return any(event["type"] == "tool_call" for event in app.events(session))
 
-            wait_until(cell_started, "the cell to start")
+            self.assertTrue(wait_until(cell_started, DEADLINE), "the cell never started")
             app.api(f"/sessions/{session}/interrupt", {}).close()
             stdout, stderr = process.communicate(timeout=DEADLINE)
             self.assertNotEqual(process.returncode, 0, stderr)

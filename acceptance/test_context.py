@@ -11,7 +11,7 @@ import time
 import unittest
 import urllib.error
 
-from harness import Albedo, Provider, failure, python, text
+from harness import Albedo, Provider, failure, python, text, wait_until
 
 KEY = "sk-ledger-key-never-in-a-row-77"
 
@@ -78,15 +78,6 @@ class CatalogServer:
 
 def catalog(api: str, context: int, model="fixture-model", provider="local") -> dict:
     return {provider: {"id": provider, "api": api, "models": {model: {"id": model, "limit": {"context": context, "output": 4096}, "modalities": {"input": ["text"]}}}}}
-
-
-def wait_until(condition, seconds=20.0):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return condition()
 
 
 class LedgerTest(unittest.TestCase):

@@ -13,7 +13,7 @@ import threading
 import time
 import unittest
 
-from harness import Albedo, Provider, python, text
+from harness import Albedo, Provider, python, text, wait_until
 from scripts import inputs_of, is_output
 
 CELLS = 30
@@ -45,13 +45,9 @@ class Model:
         return python(CELL.format(index=outputs + 1, pause=0.15))
 
 
-def wait_until(condition, seconds=20.0):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.01)
-    return False
+KILL_POLL = 0.01
+"""Seconds between looks for a kill point's moment: short, so that the kill
+lands close to it."""
 
 
 class CrashSoakTest(unittest.TestCase):
@@ -83,24 +79,24 @@ class CrashSoakTest(unittest.TestCase):
 
             # Ten kill points, each waiting for a different moment.
             def mid_cell(n):
-                self.assertTrue(wait_until(lambda: len(lines()) >= n))
+                self.assertTrue(wait_until(lambda: len(lines()) >= n, interval=KILL_POLL))
                 kill()
 
             def while_streaming():
                 model.stall.set()
                 start = len(provider.requests)
-                self.assertTrue(wait_until(lambda: len(provider.requests) > start))
+                self.assertTrue(wait_until(lambda: len(provider.requests) > start, interval=KILL_POLL))
                 time.sleep(0.1)
                 kill()
                 model.stall.clear()
 
             def after_request():
                 start = len(provider.requests)
-                self.assertTrue(wait_until(lambda: len(provider.requests) > start))
+                self.assertTrue(wait_until(lambda: len(provider.requests) > start, interval=KILL_POLL))
                 kill()
 
             def after_output(n):
-                self.assertTrue(wait_until(lambda: sum(i["kind"] == "tool_result" for i in app.history(session)["items"]) >= n))
+                self.assertTrue(wait_until(lambda: sum(i["kind"] == "tool_result" for i in app.history(session)["items"]) >= n, interval=KILL_POLL))
                 kill()
 
             def while_queueing(message):

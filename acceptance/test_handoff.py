@@ -15,7 +15,7 @@ import subprocess
 import time
 import unittest
 
-from harness import Albedo, Provider, binary, text, wait_gone
+from harness import Albedo, Provider, binary, text, wait_gone, wait_until
 
 TRIES = 100
 
@@ -36,15 +36,6 @@ class Held:
         return text("ok")
 
 
-def wait_until(condition, seconds=30.0):
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.005)
-    return True
-
-
 class CrashHandOffTest(unittest.TestCase):
     def run_cli(self, app, *args):
         return subprocess.run(
@@ -62,7 +53,7 @@ class CrashHandOffTest(unittest.TestCase):
         to be gone)."""
         before = len(provider.requests)
         app.prompt(session, prompt).close()
-        self.assertTrue(wait_until(lambda: len(provider.requests) > before), "the turn never asked the model")
+        self.assertTrue(wait_until(lambda: len(provider.requests) > before, interval=0.005), "the turn never asked the model")
         pid = app.connection["pid"]
         os.kill(pid, signal.SIGKILL)
         return pid

@@ -12,11 +12,10 @@ import re
 import signal
 import socket
 import subprocess
-import time
 import unittest
 import urllib.request
 
-from harness import REPO, Albedo, Provider, alive, binary, exclusive, python
+from harness import REPO, Albedo, Provider, alive, binary, exclusive, python, wait_until
 from scripts import by_prompt
 
 DEADLINE = 30
@@ -27,17 +26,6 @@ EXIT_DEADLINE = 10
 
 COMMANDS = ("sessions", "new", "daemon", "login", "model", "run", "attach", "console", "vents")
 """Every command with options of its own."""
-
-
-def eventually(condition, seconds=DEADLINE, interval=0.05) -> bool:
-    """Polls ``condition`` until it holds; False when ``seconds`` pass first."""
-    deadline = time.monotonic() + seconds
-    while True:
-        if condition():
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(interval)
 
 
 def read_json(path: Path):
@@ -125,7 +113,7 @@ class OtherHome:
                 return True
             return False
 
-        if not eventually(ready):
+        if not wait_until(ready, DEADLINE):
             raise AssertionError(f"daemon.json never named a live daemon\n--- daemon.log ---\n{log_of(self.path)}")
         self.pids.add(found["pid"])
         return found
@@ -139,7 +127,7 @@ class OtherHome:
                 os.kill(pid, signal.SIGTERM)
             except ProcessLookupError:
                 continue
-            if not eventually(lambda: not alive(pid), EXIT_DEADLINE):
+            if not wait_until(lambda: not alive(pid), EXIT_DEADLINE):
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except ProcessLookupError:
@@ -169,7 +157,7 @@ class DaemonLifecycle(unittest.TestCase):
                 parent.kill()
                 parent.wait()
                 self.assertTrue(
-                    eventually(lambda: not alive(connection["pid"]), EXIT_DEADLINE),
+                    wait_until(lambda: not alive(connection["pid"]), EXIT_DEADLINE),
                     f"daemon {connection['pid']} outlived its parent {parent.pid}\n"
                     f"--- daemon.log ---\n{log_of(home.path)}",
                 )
@@ -191,7 +179,7 @@ class DaemonLifecycle(unittest.TestCase):
 
                 os.kill(old, signal.SIGTERM)
                 self.assertTrue(
-                    eventually(lambda: not alive(old), EXIT_DEADLINE),
+                    wait_until(lambda: not alive(old), EXIT_DEADLINE),
                     f"daemon {old} ignored SIGTERM\n--- daemon.log ---\n{log_of(app.home)}",
                 )
                 self.assertFalse((app.home / "daemon.json").exists(), "daemon.json outlived the daemon")
@@ -206,7 +194,7 @@ class DaemonLifecycle(unittest.TestCase):
                         return True
                     return False
 
-                self.assertTrue(eventually(fresh), "albedo sessions started no new daemon")
+                self.assertTrue(wait_until(fresh, DEADLINE), "albedo sessions started no new daemon")
                 app.connection = found
                 self.assertIn(session, [s["id"] for s in listed])
                 self.assertEqual(next(s for s in listed if s["id"] == session)["title"], "keep this")

@@ -6,11 +6,10 @@ from __future__ import annotations
 import base64
 import json
 import threading
-import time
 import unittest
 import urllib.error
 
-from harness import Albedo, Provider, python, text
+from harness import Albedo, Provider, python, text, wait_until
 from scripts import by_prompt
 
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAIAAAAD")
@@ -52,15 +51,6 @@ class Stream:
 
     def close(self):
         self.response.close()
-
-
-def wait_until(condition, seconds=20.0):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return False
 
 
 class TurnTest(unittest.TestCase):
