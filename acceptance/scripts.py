@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness import text
+from harness import python, text
 
 
 def contents(item) -> str:
@@ -47,5 +47,15 @@ def by_prompt(replies: dict, *, answer: str = "done"):
             if key in user:
                 return reply
         return text(answer)
+
+    return script
+
+
+def cell_then_answer(code: str, answer: str, **reply):
+    """A script that answers a prompt with a python cell running ``code``,
+    and with ``answer`` (a text reply made with ``reply``) once it has run."""
+
+    def script(request):
+        return text(answer, **reply) if is_output(inputs_of(request)[-1]) else python(code)
 
     return script

@@ -11,6 +11,7 @@ import subprocess
 import unittest
 
 from harness import Albedo, Provider, python, text, wait_until
+from scripts import cell_then_answer
 from terminal import Terminal
 
 BINARY = Path(os.environ.get("ALBEDO_TEST_BINARY") or Path(__file__).resolve().parent.parent / "bin" / "albedo")
@@ -53,15 +54,6 @@ def last_user_text(request):
 def answered(request):
     """Whether the request ends with a tool result (the cell ran)."""
     return request["messages"][-1].get("role") == "tool"
-
-
-def cell_then_answer(code, answer):
-    """A fake model that runs ``code`` once, then answers ``answer``."""
-
-    def script(request):
-        return text(answer) if answered(request) else python(code)
-
-    return script
 
 
 class RunTest(unittest.TestCase):

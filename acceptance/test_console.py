@@ -12,10 +12,10 @@ from pathlib import Path
 import re
 import shutil
 import subprocess
-import time
 import unittest
 
 from harness import Albedo, Provider, python, text
+from scripts import cell_then_answer
 from terminal import Terminal
 
 BINARY = Path(os.environ.get("ALBEDO_TEST_BINARY") or Path(__file__).resolve().parent.parent / "bin" / "albedo")
@@ -87,6 +87,20 @@ class ConsoleTest(unittest.TestCase):
         if shutil.which("tmux") is None:
             self.fail("the console tests need tmux: apt-get install -y tmux")
 
+    def ready_console(self, script, *, prepare=None, ready=(PROMPT,)):
+        """Starts a daemon whose fake model answers with ``script`` (its home
+        set up by ``prepare``) and a console on a new session of it, and waits
+        until the console shows every text of ``ready``. Returns the
+        provider, the daemon and the console; the test's end stops all three."""
+        provider = Provider(script)
+        self.addCleanup(provider.close)
+        app = Albedo(provider, prepare=prepare)
+        app.__enter__()
+        self.addCleanup(app.__exit__, None, None, None)
+        console = self.open(app)
+        console.wait_for(*ready)
+        return provider, app, console
+
     def open(self, app, *args) -> Terminal:
         terminal = Terminal(app, BINARY, *args)
         self.addCleanup(terminal.close)
@@ -104,24 +118,18 @@ class ConsoleTest(unittest.TestCase):
         return sessions[0]["id"]
 
     def test_a_prompt_streams_its_answer_and_shows_the_cell(self):
-        def script(request):
-            if after_tool(request):
-                return text("The file holds forty-two.", reasoning="the cell printed it")
-            return python("print('cell says 42')\nopen('notes.txt', 'w').write('42')")
-
-        provider = Provider(script)
-        self.addCleanup(provider.close)
-        with Albedo(provider) as app:
-            console = self.open(app)  # plain `albedo`: a new session here
-            console.wait_for(PROMPT, "fixture · fixture-model", "idle")
-            console.say("what is in the file?")
-            screen = console.wait_for("The file holds forty-two.", "idle")
-            for expected in ("❯ what is in the file?", "⚙ python", "· ok", "print('cell says 42')",
-                             "cell says 42", "+notes.txt", "∴ thinking", "ctx "):
-                self.assertIn(expected, screen)
-            session = self.only_session(app)
-            self.assertEqual(user_texts(provider.requests[0]["request"])[-1], "what is in the file?")
-            self.assertEqual([e["type"] for e in app.events(session)][-1], "turn")
+        script = cell_then_answer("print('cell says 42')\nopen('notes.txt', 'w').write('42')",
+                                  "The file holds forty-two.", reasoning="the cell printed it")
+        # plain `albedo`: a console on a new session here
+        provider, app, console = self.ready_console(script, ready=(PROMPT, "fixture · fixture-model", "idle"))
+        console.say("what is in the file?")
+        screen = console.wait_for("The file holds forty-two.", "idle")
+        for expected in ("❯ what is in the file?", "⚙ python", "· ok", "print('cell says 42')",
+                         "cell says 42", "+notes.txt", "∴ thinking", "ctx "):
+            self.assertIn(expected, screen)
+        session = self.only_session(app)
+        self.assertEqual(user_texts(provider.requests[0]["request"])[-1], "what is in the file?")
+        self.assertEqual([e["type"] for e in app.events(session)][-1], "turn")
 
     def test_answers_are_markdown_and_python_is_highlighted(self):
         answer = (
@@ -130,29 +138,21 @@ class ConsoleTest(unittest.TestCase):
             "```python\ndef greet():\n    return 'hello'\n```\n"
         )
 
-        def script(request):
-            if after_tool(request):
-                return text(answer)
-            return python("import os\nprint(sorted(os.listdir('.')))")
-
-        provider = Provider(script)
-        self.addCleanup(provider.close)
-        with Albedo(provider) as app:
-            console = self.open(app)
-            console.wait_for(PROMPT)
-            console.say("summarise")
-            screen = console.wait_for("greet", "idle")
-            for literal in ("## Result", "**done**", "```", "`notes`", "|------|", "- first"):
-                self.assertNotIn(literal, screen)
-            for shown in ("Result", "It is done, see notes:", "• first point", "a.py │   12", "return 'hello'"):
-                self.assertIn(shown, screen)
-            coloured = console.screen(colours=True)
-            self.assertIn("35", colours_before(coloured, "Result"), "the heading is not coloured")
-            self.assertIn("1", colours_before(coloured, "done"), "bold text is not bold")
-            self.assertIn("35", colours_before(coloured, "def"), "a keyword of the answer's code is plain")
-            self.assertIn("32", colours_before(coloured, "'hello'"), "a string of the answer's code is plain")
-            self.assertIn("35", colours_before(coloured, "import"), "a keyword of the cell is plain")
-            self.assertIn("94", colours_before(coloured, "print"), "a builtin of the cell is plain")
+        script = cell_then_answer("import os\nprint(sorted(os.listdir('.')))", answer)
+        _, app, console = self.ready_console(script)
+        console.say("summarise")
+        screen = console.wait_for("greet", "idle")
+        for literal in ("## Result", "**done**", "```", "`notes`", "|------|", "- first"):
+            self.assertNotIn(literal, screen)
+        for shown in ("Result", "It is done, see notes:", "• first point", "a.py │   12", "return 'hello'"):
+            self.assertIn(shown, screen)
+        coloured = console.screen(colours=True)
+        self.assertIn("35", colours_before(coloured, "Result"), "the heading is not coloured")
+        self.assertIn("1", colours_before(coloured, "done"), "bold text is not bold")
+        self.assertIn("35", colours_before(coloured, "def"), "a keyword of the answer's code is plain")
+        self.assertIn("32", colours_before(coloured, "'hello'"), "a string of the answer's code is plain")
+        self.assertIn("35", colours_before(coloured, "import"), "a keyword of the cell is plain")
+        self.assertIn("94", colours_before(coloured, "print"), "a builtin of the cell is plain")
 
     def test_a_cells_value_and_the_code_in_its_traceback_are_highlighted(self):
         # Twelve rows of code fold the cell: the failing line is then on
@@ -167,23 +167,19 @@ class ConsoleTest(unittest.TestCase):
                 return python("{k.upper(): len(k) * 1111 for k in ['ab', 'cde']}")
             return python(failing)
 
-        provider = Provider(script)
-        self.addCleanup(provider.close)
-        with Albedo(provider) as app:
-            console = self.open(app)
-            console.wait_for(PROMPT)
-            console.say("show a value")
-            console.wait_for("= {'AB': 2222, 'CDE': 3333}", "cell ran", "idle")
-            coloured = console.screen(colours=True)
-            self.assertIn("32", colours_before(coloured, "'AB'"), "a string of the cell's value is plain")
-            self.assertIn("33", colours_before(coloured, "2222"), "a number of the cell's value is plain")
-            console.say("break it")
-            screen = console.wait_for("KeyError", "cell ran", "idle")
-            self.assertIn("return {'k': 1}['missing_key']", screen)
-            coloured = console.screen(colours=True)
-            self.assertIn("35", colours_before(coloured, "return"), "a keyword of the traceback's code is plain")
-            self.assertIn("32", colours_before(coloured, "'missing_key'"), "a string of the traceback's code is plain")
-            self.assertIn("91", colours_before(coloured, "KeyError"), "the error is not red")
+        _, app, console = self.ready_console(script)
+        console.say("show a value")
+        console.wait_for("= {'AB': 2222, 'CDE': 3333}", "cell ran", "idle")
+        coloured = console.screen(colours=True)
+        self.assertIn("32", colours_before(coloured, "'AB'"), "a string of the cell's value is plain")
+        self.assertIn("33", colours_before(coloured, "2222"), "a number of the cell's value is plain")
+        console.say("break it")
+        screen = console.wait_for("KeyError", "cell ran", "idle")
+        self.assertIn("return {'k': 1}['missing_key']", screen)
+        coloured = console.screen(colours=True)
+        self.assertIn("35", colours_before(coloured, "return"), "a keyword of the traceback's code is plain")
+        self.assertIn("32", colours_before(coloured, "'missing_key'"), "a string of the traceback's code is plain")
+        self.assertIn("91", colours_before(coloured, "KeyError"), "the error is not red")
 
     def test_a_new_user_fills_the_form_and_talks_to_the_model(self):
         provider = Provider(lambda request: text("Hello, new user."))
@@ -232,87 +228,63 @@ class ConsoleTest(unittest.TestCase):
                 return text("saw " + " + ".join(user_texts(request)))
             return python(latched(latch))
 
-        provider = Provider(script)
-        self.addCleanup(provider.close)
-        with Albedo(provider) as app:
-            console = self.open(app)
-            console.wait_for(PROMPT)
-            console.say("first")
-            console.wait_for("running…", "· cell")
-            console.say("second")
-            console.wait_for("your message is queued", "⧗ second", "1 queued")
-            (app.workspace / latch).write_text("")
-            screen = console.wait_for("saw first + second", "idle", absent=("⧗",))
-            self.assertIn("❯ second", screen)
-            # the queued message reached the model after the cell's output
-            last = provider.requests[-1]["request"]["messages"]
-            roles = [m["role"] for m in last[-2:]]
-            self.assertEqual(roles, ["tool", "user"])
-            self.assertEqual(last[-1]["content"], "second")
+        provider, app, console = self.ready_console(script)
+        console.say("first")
+        console.wait_for("running…", "· cell")
+        console.say("second")
+        console.wait_for("your message is queued", "⧗ second", "1 queued")
+        (app.workspace / latch).write_text("")
+        screen = console.wait_for("saw first + second", "idle", absent=("⧗",))
+        self.assertIn("❯ second", screen)
+        # the queued message reached the model after the cell's output
+        last = provider.requests[-1]["request"]["messages"]
+        roles = [m["role"] for m in last[-2:]]
+        self.assertEqual(roles, ["tool", "user"])
+        self.assertEqual(last[-1]["content"], "second")
 
     def test_the_activity_indicator_moves_while_a_cell_runs(self):
         latch = "spin.latch"
 
-        def script(request):
-            if after_tool(request):
-                return text("done spinning")
-            return python(latched(latch))
-
-        provider = Provider(script)
-        self.addCleanup(provider.close)
-        with Albedo(provider) as app:
-            console = self.open(app)
-            console.wait_for(PROMPT)
-            console.say("spin")
-            screen = console.wait_for("running…", "· cell")
-            status = next(row for row in screen.splitlines() if "· cell" in row).strip()
-            self.assertRegex(status, r"[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] running \d+s · cell \d+s")
-            # The same line, a moment later, shows another frame or time.
-            console.wait_for("· cell", absent=(status,))
-            (app.workspace / latch).write_text("")
-            screen = console.wait_for("done spinning", "idle")
-            self.assertNotIn("· cell", screen)
+        script = cell_then_answer(latched(latch), "done spinning")
+        _, app, console = self.ready_console(script)
+        console.say("spin")
+        screen = console.wait_for("running…", "· cell")
+        status = next(row for row in screen.splitlines() if "· cell" in row).strip()
+        self.assertRegex(status, r"[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] running \d+s · cell \d+s")
+        # The same line, a moment later, shows another frame or time.
+        console.wait_for("· cell", absent=(status,))
+        (app.workspace / latch).write_text("")
+        screen = console.wait_for("done spinning", "idle")
+        self.assertNotIn("· cell", screen)
 
     def test_a_running_cells_output_shows_as_it_prints(self):
         latch = "steps.latch"
 
-        def script(request):
-            if after_tool(request):
-                return text("all steps done")
-            return python("print('first step done', flush=True)\n" + latched(latch))
-
-        provider = Provider(script)
-        self.addCleanup(provider.close)
-        with Albedo(provider) as app:
-            console = self.open(app)
-            console.wait_for(PROMPT)
-            console.say("work in steps")
-            # The cell still runs (it waits for the latch) and its first
-            # line is on screen already, under the cell's code.
-            screen = console.wait_for("├ output", "│ first step done", "running…", "· cell")
-            self.assertNotIn("│ latch released", screen)
-            (app.workspace / latch).write_text("")
-            console.wait_for("│ first step done", "│ latch released", "all steps done", "idle")
+        script = cell_then_answer("print('first step done', flush=True)\n" + latched(latch), "all steps done")
+        _, app, console = self.ready_console(script)
+        console.say("work in steps")
+        # The cell still runs (it waits for the latch) and its first
+        # line is on screen already, under the cell's code.
+        screen = console.wait_for("├ output", "│ first step done", "running…", "· cell")
+        self.assertNotIn("│ latch released", screen)
+        (app.workspace / latch).write_text("")
+        console.wait_for("│ first step done", "│ latch released", "all steps done", "idle")
 
     def test_tab_completes_a_slash_command(self):
-        provider = Provider(lambda request: text("unused"))
-        self.addCleanup(provider.close)
-        with Albedo(provider) as app:
-            console = self.open(app)
-            console.wait_for(PROMPT)
-            console.type("/na")
-            console.keys("Tab")
-            console.wait_for("❯ /name")
-            console.type("reviewer")
-            console.wait_for("❯ /name reviewer")
-            console.keys("Enter")
-            session = self.only_session(app)
-            # The typed line already holds the name: wait for the console's
-            # confirmation, which it shows only once the daemon renamed it.
-            console.wait_for("this session is now named reviewer")
-            with app.api(f"/sessions/{session}?view=configuration") as response:
-                self.assertEqual(json.load(response)["name"], "reviewer")
-            self.assertEqual(provider.requests, [])
+        provider, app, console = self.ready_console(lambda request: text("unused"))
+        console.type("/na")
+        console.keys("Tab")
+        console.wait_for("❯ /name")
+        console.type("reviewer")
+        console.wait_for("❯ /name reviewer")
+        console.keys("Enter")
+        session = self.only_session(app)
+        # The typed line already holds the name: wait for the console's
+        # confirmation, which it shows only once the daemon renamed it.
+        console.wait_for("this session is now named reviewer")
+        with app.api(f"/sessions/{session}?view=configuration") as response:
+            self.assertEqual(json.load(response)["name"], "reviewer")
+        self.assertEqual(provider.requests, [])
 
     def test_the_status_line_says_when_the_provider_is_retried(self):
         failures = []
@@ -323,33 +295,25 @@ class ConsoleTest(unittest.TestCase):
                 raise RuntimeError("the fixture is down")
             return text("back up")
 
-        provider = Provider(script)
-        self.addCleanup(provider.close)
-        with Albedo(provider) as app:
-            console = self.open(app)
-            console.wait_for(PROMPT)
-            console.say("are you there?")
-            # The third retry waits one to two seconds: long enough to see.
-            screen = console.wait_for("retrying (3/4) in ")
-            status = next(row for row in screen.splitlines() if "retrying (3/4)" in row)
-            self.assertRegex(status, r"retrying \(3/4\) in \d\.\d s: provider \S+ answered 500")
-            screen = console.wait_for("back up", "idle")
-            self.assertNotIn("retrying", screen)
+        provider, app, console = self.ready_console(script)
+        console.say("are you there?")
+        # The third retry waits one to two seconds: long enough to see.
+        screen = console.wait_for("retrying (3/4) in ")
+        status = next(row for row in screen.splitlines() if "retrying (3/4)" in row)
+        self.assertRegex(status, r"retrying \(3/4\) in \d\.\d s: provider \S+ answered 500")
+        screen = console.wait_for("back up", "idle")
+        self.assertNotIn("retrying", screen)
 
     def test_a_pasted_message_shows_whole_and_is_sent_whole(self):
-        provider = Provider(lambda request: text("got " + str(len(user_texts(request)[-1].splitlines())) + " lines"))
-        self.addCleanup(provider.close)
-        with Albedo(provider) as app:
-            console = self.open(app)
-            console.wait_for(PROMPT)
-            console.paste("first pasted line\nsecond pasted line\nthird pasted line")
-            screen = console.wait_for("third pasted line")
-            rows = screen.splitlines()
-            at = next(i for i, row in enumerate(rows) if "third pasted line" in row)
-            self.assertIn("first pasted line", rows[at - 2], screen)
-            self.assertIn("second pasted line", rows[at - 1], screen)
-            console.keys("Enter")
-            console.wait_for("got 3 lines", "idle")
+        _, app, console = self.ready_console(lambda request: text("got " + str(len(user_texts(request)[-1].splitlines())) + " lines"))
+        console.paste("first pasted line\nsecond pasted line\nthird pasted line")
+        screen = console.wait_for("third pasted line")
+        rows = screen.splitlines()
+        at = next(i for i, row in enumerate(rows) if "third pasted line" in row)
+        self.assertIn("first pasted line", rows[at - 2], screen)
+        self.assertIn("second pasted line", rows[at - 1], screen)
+        console.keys("Enter")
+        console.wait_for("got 3 lines", "idle")
 
     def test_messages_left_queued_by_an_interrupt_can_be_sent_or_dropped(self):
         def script(request):
@@ -358,31 +322,27 @@ class ConsoleTest(unittest.TestCase):
                 return text("got the kept message")
             return python("import time\ntime.sleep(120)")
 
-        provider = Provider(script)
-        self.addCleanup(provider.close)
-        with Albedo(provider) as app:
-            console = self.open(app)
-            console.wait_for(PROMPT)
-            console.say("work")
-            console.wait_for("running…", "· cell")
-            console.say("drop me")
-            console.wait_for("⧗ drop me")
-            console.say("keep me")
-            console.wait_for("⧗ keep me")
-            console.keys("Escape")
-            console.wait_for("turn interrupted", "2 messages waiting: Enter sends · Ctrl-E edits · Ctrl-X drops")
-            # Ctrl-X drops the last one; move "keep me" last by editing:
-            # Ctrl-E takes it into the input, and it is sent anew.
-            console.keys("C-e")
-            console.wait_for("❯ keep me", "editing the last queued message", absent=("⧗ keep me",))
-            console.keys("C-c")  # clear the input: "drop me" still waits
-            console.keys("C-x")
-            console.wait_for("dropped the last queued one", absent=("⧗ drop me",))
-            console.say("keep me")  # a new message on an idle session
-            console.wait_for("got the kept message", "idle")
-            session = self.only_session(app)
-            texts = [e["text"] for e in app.events(session) if e["type"] == "user"]
-            self.assertEqual(texts, ["work", "keep me"])
+        _, app, console = self.ready_console(script)
+        console.say("work")
+        console.wait_for("running…", "· cell")
+        console.say("drop me")
+        console.wait_for("⧗ drop me")
+        console.say("keep me")
+        console.wait_for("⧗ keep me")
+        console.keys("Escape")
+        console.wait_for("turn interrupted", "2 messages waiting: Enter sends · Ctrl-E edits · Ctrl-X drops")
+        # Ctrl-X drops the last one; move "keep me" last by editing:
+        # Ctrl-E takes it into the input, and it is sent anew.
+        console.keys("C-e")
+        console.wait_for("❯ keep me", "editing the last queued message", absent=("⧗ keep me",))
+        console.keys("C-c")  # clear the input: "drop me" still waits
+        console.keys("C-x")
+        console.wait_for("dropped the last queued one", absent=("⧗ drop me",))
+        console.say("keep me")  # a new message on an idle session
+        console.wait_for("got the kept message", "idle")
+        session = self.only_session(app)
+        texts = [e["text"] for e in app.events(session) if e["type"] == "user"]
+        self.assertEqual(texts, ["work", "keep me"])
 
     def test_a_queued_message_is_sent_now_after_an_interrupt(self):
         def script(request):
@@ -390,96 +350,75 @@ class ConsoleTest(unittest.TestCase):
                 return text("later arrived")
             return python("import time\ntime.sleep(120)")
 
-        provider = Provider(script)
-        self.addCleanup(provider.close)
-        with Albedo(provider) as app:
-            console = self.open(app)
-            console.wait_for(PROMPT)
-            console.say("work")
-            console.wait_for("running…", "· cell")
-            console.say("later")
-            console.wait_for("⧗ later")
-            console.keys("Escape")
-            console.wait_for("turn interrupted", "1 message waiting")
-            console.keys("Enter")  # empty input: send the waiting message now
-            console.wait_for("later arrived", "idle", absent=("⧗",))
+        _, app, console = self.ready_console(script)
+        console.say("work")
+        console.wait_for("running…", "· cell")
+        console.say("later")
+        console.wait_for("⧗ later")
+        console.keys("Escape")
+        console.wait_for("turn interrupted", "1 message waiting")
+        console.keys("Enter")  # empty input: send the waiting message now
+        console.wait_for("later arrived", "idle", absent=("⧗",))
 
     def test_escape_interrupts_the_running_turn(self):
-        provider = Provider(lambda request: python("import time\ntime.sleep(120)"))
-        self.addCleanup(provider.close)
-        with Albedo(provider) as app:
-            console = self.open(app)
-            console.wait_for(PROMPT)
-            console.say("take your time")
-            console.wait_for("running…")
-            console.keys("Escape")
-            console.wait_for("turn interrupted", "idle")
-            session = self.only_session(app)
-            with app.api(f"/sessions/{session}/status") as response:
-                self.assertFalse(json.load(response)["running"])
+        _, app, console = self.ready_console(lambda request: python("import time\ntime.sleep(120)"))
+        console.say("take your time")
+        console.wait_for("running…")
+        console.keys("Escape")
+        console.wait_for("turn interrupted", "idle")
+        session = self.only_session(app)
+        with app.api(f"/sessions/{session}/status") as response:
+            self.assertFalse(json.load(response)["running"])
 
     def test_detach_leaves_the_turn_running_and_attach_shows_everything(self):
         latch = "detach.latch"
 
-        def script(request):
-            if after_tool(request):
-                return text("finished while you were away")
-            return python(latched(latch))
+        script = cell_then_answer(latched(latch), "finished while you were away")
+        _, app, console = self.ready_console(script)
+        console.say("work without me")
+        console.wait_for("running…")
+        console.keys("C-d")
+        console.wait_gone()
+        session = self.only_session(app)
+        with app.api(f"/sessions/{session}/status") as response:
+            self.assertTrue(json.load(response)["running"], "detaching stopped the turn")
+        (app.workspace / latch).write_text("")
+        app.idle(session, timeout=DEADLINE)
 
-        provider = Provider(script)
-        self.addCleanup(provider.close)
-        with Albedo(provider) as app:
-            console = self.open(app)
-            console.wait_for(PROMPT)
-            console.say("work without me")
-            console.wait_for("running…")
-            console.keys("C-d")
-            console.wait_gone()
-            session = self.only_session(app)
-            with app.api(f"/sessions/{session}/status") as response:
-                self.assertTrue(json.load(response)["running"], "detaching stopped the turn")
-            (app.workspace / latch).write_text("")
-            app.idle(session, timeout=DEADLINE)
-
-            again = self.open(app, "attach")  # the most recent session
-            screen = again.wait_for("finished while you were away", "idle")
-            for expected in ("❯ work without me", "latch released", session):
-                self.assertIn(expected, screen)
-            again.say("/quit")
-            again.wait_gone()
+        again = self.open(app, "attach")  # the most recent session
+        screen = again.wait_for("finished while you were away", "idle")
+        for expected in ("❯ work without me", "latch released", session):
+            self.assertIn(expected, screen)
+        again.say("/quit")
+        again.wait_gone()
 
     def test_attaching_to_an_idle_session_shows_its_context_at_once(self):
-        provider = Provider(lambda request: text("hello back"))
-        self.addCleanup(provider.close)
-
         def window(app):
             config = json.loads((app.home / "config.json").read_text())
             config["providers"]["fixture"]["contextWindow"] = 200000
             (app.home / "config.json").write_text(json.dumps(config))
 
-        with Albedo(provider, prepare=window) as app:
-            console = self.open(app)
-            console.wait_for(PROMPT)
-            console.say("hello")
-            console.wait_for("hello back", "idle", "ctx ")
-            console.keys("C-d")
-            console.wait_gone()
-            session = self.only_session(app)
-            with app.api(f"/sessions/{session}/context") as response:
-                context = json.load(response)
-            with app.api(f"/sessions/{session}?tail=0") as response:
-                usage = json.load(response)["session"]["usage"]
-            self.assertEqual(context["window"], 200000)
-            figure = (f"ctx {context['percent']:.0f}% · {round_tokens(context['used'])}/200k · "
-                      f"{brief_tokens(usage['input_tokens'])} in · {brief_tokens(usage['output_tokens'])} out")
+        provider, app, console = self.ready_console(lambda request: text("hello back"), prepare=window)
+        console.say("hello")
+        console.wait_for("hello back", "idle", "ctx ")
+        console.keys("C-d")
+        console.wait_gone()
+        session = self.only_session(app)
+        with app.api(f"/sessions/{session}/context") as response:
+            context = json.load(response)
+        with app.api(f"/sessions/{session}?tail=0") as response:
+            usage = json.load(response)["session"]["usage"]
+        self.assertEqual(context["window"], 200000)
+        figure = (f"ctx {context['percent']:.0f}% · {round_tokens(context['used'])}/200k · "
+                  f"{brief_tokens(usage['input_tokens'])} in · {brief_tokens(usage['output_tokens'])} out")
 
-            # No request runs after attaching: the figure comes from the
-            # daemon's measure, not from a live status event.
-            again = self.open(app, "attach", session)
-            screen = again.wait_for("hello back", "idle", figure)
-            self.assertEqual(len(provider.requests), 1, screen)
-            again.say("/quit")
-            again.wait_gone()
+        # No request runs after attaching: the figure comes from the
+        # daemon's measure, not from a live status event.
+        again = self.open(app, "attach", session)
+        screen = again.wait_for("hello back", "idle", figure)
+        self.assertEqual(len(provider.requests), 1, screen)
+        again.say("/quit")
+        again.wait_gone()
 
     def test_a_vent_is_answered_from_the_vents_screen(self):
         def script(request):
@@ -489,55 +428,47 @@ class ConsoleTest(unittest.TestCase):
                 return python("await vent('harness', 'the fixture is slow', suggestion='cache the fixture')")
             return text("noted")
 
-        provider = Provider(script)
-        self.addCleanup(provider.close)
-        with Albedo(provider) as app:
-            console = self.open(app)
-            console.wait_for(PROMPT)
-            console.say("complain")
-            console.wait_for("vent filed", "idle")
-            # The session's title follows its latest message; the vent
-            # keeps the one it had when it filed.
-            console.say("moving on")
-            console.wait_for("noted", "idle")
-            console.say("/vents")
-            # "1 vent, 1 open" is the ledger's own line: the session screen
-            # shows the vent's text too, until the console has switched.
-            screen = console.wait_for("the fixture is slow", "cache the fixture", "1 vent, 1 open")
-            self.assertIn("harness", screen)
-            session = self.only_session(app)
-            # The detail pane may wrap the label: compare without the breaks.
-            flat = " ".join(re.sub(r"[│┃|]", " ", screen).split())
-            self.assertIn(f"“complain” ({session}, now “moving on”)", flat)
-            with app.api("/extensions/paperclips/items") as response:
-                self.assertEqual(json.load(response)["items"][0]["value"]["session_title"], "complain")
-            console.type("r")
-            console.wait_for("reply to #")
-            console.type("cached it for you")
-            # Enter goes once the field shows every typed key.
-            console.wait_for("reply to #", ": cached it for you")
-            console.keys("Enter")
-            console.wait_for("replied to #", "acknowledged", "cached it for you")
-            with app.api("/extensions/paperclips/items") as response:
-                vent = json.load(response)["items"][0]["value"]
-            self.assertEqual((vent["status"], vent["reply"]), ("acknowledged", "cached it for you"))
-            console.keys("Escape")
-            console.wait_for(PROMPT, "vent filed")
+        _, app, console = self.ready_console(script)
+        console.say("complain")
+        console.wait_for("vent filed", "idle")
+        # The session's title follows its latest message; the vent
+        # keeps the one it had when it filed.
+        console.say("moving on")
+        console.wait_for("noted", "idle")
+        console.say("/vents")
+        # "1 vent, 1 open" is the ledger's own line: the session screen
+        # shows the vent's text too, until the console has switched.
+        screen = console.wait_for("the fixture is slow", "cache the fixture", "1 vent, 1 open")
+        self.assertIn("harness", screen)
+        session = self.only_session(app)
+        # The detail pane may wrap the label: compare without the breaks.
+        flat = " ".join(re.sub(r"[│┃|]", " ", screen).split())
+        self.assertIn(f"“complain” ({session}, now “moving on”)", flat)
+        with app.api("/extensions/paperclips/items") as response:
+            self.assertEqual(json.load(response)["items"][0]["value"]["session_title"], "complain")
+        console.type("r")
+        console.wait_for("reply to #")
+        console.type("cached it for you")
+        # Enter goes once the field shows every typed key.
+        console.wait_for("reply to #", ": cached it for you")
+        console.keys("Enter")
+        console.wait_for("replied to #", "acknowledged", "cached it for you")
+        with app.api("/extensions/paperclips/items") as response:
+            vent = json.load(response)["items"][0]["value"]
+        self.assertEqual((vent["status"], vent["reply"]), ("acknowledged", "cached it for you"))
+        console.keys("Escape")
+        console.wait_for(PROMPT, "vent filed")
 
     def test_the_console_reconnects_after_a_daemon_restart(self):
-        provider = Provider(lambda request: text(f"answer {len(provider.requests)}"))
-        self.addCleanup(provider.close)
-        with Albedo(provider) as app:
-            console = self.open(app)
-            console.wait_for(PROMPT)
-            console.say("before")
-            console.wait_for("answer 1", "idle")
-            app.restart()
-            console.wait_for("reconnected to the daemon", "answer 1")
-            console.say("after")
-            screen = console.wait_for("answer 2", "idle")
-            self.assertIn("❯ before", screen)
-            self.assertIn("❯ after", screen)
+        provider, app, console = self.ready_console(lambda request: text(f"answer {len(provider.requests)}"))
+        console.say("before")
+        console.wait_for("answer 1", "idle")
+        app.restart()
+        console.wait_for("reconnected to the daemon", "answer 1")
+        console.say("after")
+        screen = console.wait_for("answer 2", "idle")
+        self.assertIn("❯ before", screen)
+        self.assertIn("❯ after", screen)
 
 
 if __name__ == "__main__":
