@@ -28,7 +28,9 @@ func (s *Service) reapIdleKernels(stop <-chan struct{}) {
 }
 
 // stopIdleKernels stops every kernel idle for longer than s.kernelIdle,
-// unless background jobs run in it.
+// unless background jobs run in it. A kernel warmed for a turn that ran no
+// cell in it is stopped alike, and since it held no globals nothing is
+// told to the model.
 func (s *Service) stopIdleKernels(ctx context.Context) {
 	now := s.clock.Now()
 	s.mu.Lock()
@@ -42,11 +44,11 @@ func (s *Service) stopIdleKernels(ctx context.Context) {
 			continue
 		}
 		st.mu.Lock()
-		if st.turn == nil && st.kernelLive && now.Sub(st.lastCell) >= s.kernelIdle && s.kernel.RunningJobs(id) == 0 {
+		if st.turn == nil && (st.kernelLive || st.kernelWarm) && now.Sub(st.lastCell) >= s.kernelIdle && s.kernel.RunningJobs(id) == 0 {
 			if err := s.kernel.Stop(ctx, id); err != nil {
 				s.log.Warn("stop idle kernel", "session", id, "err", err)
 			}
-			st.kernelLive = false
+			st.kernelLive, st.kernelWarm = false, false
 			s.log.Info("stopped idle kernel", "session", id)
 		}
 		st.mu.Unlock()

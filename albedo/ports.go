@@ -317,6 +317,24 @@ type Kernel interface {
 	RunningJobs(sessionID string) int
 }
 
+// KernelWarmer is a Kernel that can start a session's kernel ahead of its
+// first cell, so that the cell does not wait for the interpreter to start.
+// The service warms the kernel of a session that has none when a turn
+// begins, while the model answers.
+type KernelWarmer interface {
+	// Warm starts the session's kernel in workspace in the background
+	// and returns at once; it does nothing when the session has a kernel
+	// or one is starting. A cell that comes while the warm start is in
+	// progress waits for it and runs in the kernel it made. A warmed
+	// kernel that has run no cell is not an earlier kernel: the first cell
+	// in it is Fresh only if a kernel of the session ran cells before.
+	// Stop and Close end a warm start in progress too, and the kernel it
+	// made. A failed warm start is only logged: the next cell starts a
+	// kernel as if none had been warmed. The start ends early when ctx
+	// is done.
+	Warm(ctx context.Context, sessionID, workspace string)
+}
+
 // OutputSpool keeps what running cells print as it comes, bounded, so that
 // a cell cut short by a crash of albedo keeps its output. A cell is named
 // by its session and the Seq of its tool call.

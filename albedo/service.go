@@ -47,6 +47,10 @@ type Options struct {
 	// long, to free its memory; zero keeps kernels until Close. The model
 	// is told with its next message that its globals are gone.
 	KernelIdle time.Duration
+	// NoKernelWarmup starts a session's kernel with its first cell only;
+	// by default a turn of a session without one starts it while the
+	// model answers, when the Kernel is a KernelWarmer.
+	NoKernelWarmup bool
 	// Sandbox, when set, tells how the kernel confines cells: the
 	// session's glances show it and the instructions carry its line.
 	Sandbox Sandbox
@@ -84,6 +88,7 @@ type Service struct {
 	compactRules compactionRules
 	cellTimeout  time.Duration
 	kernelIdle   time.Duration
+	noWarmup     bool
 	sandbox      Sandbox
 	// stopReaper ends the idle-kernel reaper, if one runs.
 	stopReaper chan struct{}
@@ -114,7 +119,11 @@ type sessionState struct {
 	// kernelLive is true once a cell ran in this process and no restart of
 	// the kernel has been asked for since.
 	kernelLive bool
-	// lastCell is when the session's last cell ended.
+	// kernelWarm is true once a kernel was warmed for a turn (see
+	// warmKernel) and no cell ran nor restart was asked for since.
+	kernelWarm bool
+	// lastCell is when the session's last cell ended, or its kernel was
+	// warmed.
 	lastCell time.Time
 	hub      hub
 	cache    transcriptCache
@@ -157,6 +166,7 @@ func New(opts Options) *Service {
 		compactRules: opts.Compaction.rules(),
 		cellTimeout:  opts.CellTimeout,
 		kernelIdle:   opts.KernelIdle,
+		noWarmup:     opts.NoKernelWarmup,
 		sandbox:      opts.Sandbox,
 		stopReaper:   make(chan struct{}),
 		sessions:     make(map[string]*sessionState),

@@ -57,6 +57,7 @@ func statusEvent(running bool) Event { return Event{Type: wire.EventStatus, Runn
 // runTurn drives a turn: model, tools, model, ... until the model answers
 // and no message is waiting. There is no ceiling on the number of rounds.
 func (s *Service) runTurn(ctx context.Context, st *sessionState, id string) {
+	s.warmKernel(ctx, st, id)
 	var instr *turnInstructions
 	for {
 		switch s.step(ctx, st, id, &instr) {
@@ -553,7 +554,7 @@ func (s *Service) markKernelUsed(ctx context.Context, st *sessionState, id strin
 	ctx = context.WithoutCancel(ctx)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.kernelLive = true
+	st.kernelLive, st.kernelWarm = true, false
 	st.lastCell = s.clock.Now()
 	sess, err := s.store.Session(ctx, id)
 	if err != nil {

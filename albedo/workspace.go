@@ -36,7 +36,7 @@ func (s *Service) MoveWorkspace(ctx context.Context, id, path string) (Session, 
 	if err := s.kernel.Stop(ctx, id); err != nil {
 		s.log.Warn("stop kernel after workspace move", "session", id, "err", err)
 	}
-	st.kernelLive = false
+	st.kernelLive, st.kernelWarm = false, false
 	return sess, nil
 }
 

@@ -3,7 +3,9 @@
 //
 // # Processes
 //
-// A session's kernel starts on its first cell, in the cell's workspace, as
+// A session's kernel starts on its first cell, or ahead of it when the
+// service warms it (Kernels.Warm, as a turn begins: a cell coming during
+// the warm start waits for it and uses its kernel), in the workspace, as
 // "python3 -c BOOTSTRAP" in a process group of its own; sys.path starts
 // with the working directory, as in an interactive interpreter. stdin is
 // /dev/null, so input() raises EOFError; stdout and stderr share one pipe

@@ -33,11 +33,16 @@ var _ albedo.Kernel = (*Kernels)(nil)
 // session is one session's place for a kernel.
 type session struct {
 	id string
-	// turn holds a token while a cell runs or the kernel is replaced.
+	// turn holds a token while a cell runs, the kernel is replaced, or a
+	// warm start is in progress.
 	turn chan struct{}
 	// proc is the running kernel, if any; guarded by Kernels.mu.
 	proc *process
-	// started says a kernel ran for the session before; guarded by turn.
+	// warming is the warm start in progress, if any; guarded by
+	// Kernels.mu.
+	warming *warmStart
+	// started says a kernel of the session took a cell before; guarded
+	// by turn.
 	started bool
 }
 
@@ -45,7 +50,7 @@ type session struct {
 var ErrClosed = errors.New("the python kernels are closed")
 
 // New returns Kernels configured by opts. Kernels start with the first cell
-// of their session.
+// of their session, or before it when warmed (see Warm).
 func New(opts Options) *Kernels {
 	return &Kernels{
 		opts: opts.withDefaults(), sessions: make(map[string]*session), interpreters: make(map[string]string),
@@ -73,14 +78,21 @@ func (k *Kernels) Run(ctx context.Context, cell albedo.Cell) (albedo.CellResult,
 	// A kernel that died before it took the cell (say, between cells) ran
 	// none of it: the cell goes to a fresh kernel, once.
 	for attempt := 0; ; attempt++ {
-		p, fresh, err := k.kernel(ctx, s, cell.Workspace)
+		p, err := k.kernel(ctx, s, cell.Workspace)
 		if err != nil {
 			if ctx.Err() != nil {
 				return notStarted(), nil
 			}
 			return albedo.CellResult{}, err
 		}
+		// Only a kernel's first cell can find the globals of an earlier
+		// kernel gone; a kernel warmed ahead of it is no earlier kernel.
+		fresh := s.started && !p.tookCell
 		res, reached := p.run(ctx, cell, k.opts.OutputLimit)
+		p.tookCell = true
+		if reached {
+			s.started = true
+		}
 		k.settle(s, p)
 		if !reached && attempt == 0 && ctx.Err() == nil {
 			continue
@@ -91,8 +103,18 @@ func (k *Kernels) Run(ctx context.Context, cell albedo.Cell) (albedo.CellResult,
 }
 
 // Stop ends a session's kernel, if it has one, and waits until it is gone.
-// A cell it was running ends with status interrupted.
+// A cell it was running ends with status interrupted; a warm start in
+// progress ends too.
 func (k *Kernels) Stop(ctx context.Context, sessionID string) error {
+	k.mu.Lock()
+	var w *warmStart
+	if s := k.sessions[sessionID]; s != nil {
+		w = s.warming
+	}
+	k.mu.Unlock()
+	if err := w.end(ctx); err != nil {
+		return err
+	}
 	k.mu.Lock()
 	var p *process
 	if s := k.sessions[sessionID]; s != nil {
@@ -125,10 +147,14 @@ func (k *Kernels) Close(ctx context.Context) error {
 	k.mu.Lock()
 	k.closed = true
 	var procs []*process
+	var warms []*warmStart
 	for _, s := range k.sessions {
 		if s.proc != nil {
 			procs = append(procs, s.proc)
 			s.proc = nil
+		}
+		if s.warming != nil {
+			warms = append(warms, s.warming)
 		}
 	}
 	k.mu.Unlock()
@@ -137,6 +163,16 @@ func (k *Kernels) Close(ctx context.Context) error {
 		p.kill()
 	}
 	var errs []error
+	// A warm start ends by itself once cancelled, and keeps no kernel
+	// after Close.
+	for _, w := range warms {
+		w.cancel()
+	}
+	for _, w := range warms {
+		if err := w.end(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	for _, p := range procs {
 		if err := p.stop(ctx); err != nil {
 			errs = append(errs, err)
@@ -152,25 +188,33 @@ func (k *Kernels) session(id string) (*session, error) {
 	if k.closed {
 		return nil, ErrClosed
 	}
+	return k.sessionLocked(id), nil
+}
+
+// sessionLocked returns the session's place, making it on first use. The
+// caller holds k.mu.
+func (k *Kernels) sessionLocked(id string) *session {
 	s := k.sessions[id]
 	if s == nil {
 		s = &session{id: id, turn: make(chan struct{}, 1)}
 		k.sessions[id] = s
 	}
-	return s, nil
+	return s
 }
 
-// kernel returns the session's running kernel, starting a fresh one when
-// it has none, and whether it is a fresh one after an earlier kernel of
-// the session was gone. The caller holds the session's turn.
-func (k *Kernels) kernel(ctx context.Context, s *session, workspace string) (*process, bool, error) {
+// kernel returns the session's running kernel, starting one when it has
+// none. The caller holds the session's turn.
+func (k *Kernels) kernel(ctx context.Context, s *session, workspace string) (*process, error) {
 	k.mu.Lock()
 	p := s.proc
 	if p != nil && p.gone() {
 		s.proc, p = nil, nil
 	}
-	var unfit *process // a confined kernel of another workspace
-	if p != nil && p.confinedTo != "" && p.confinedTo != workspace {
+	// A confined kernel serves only its workspace; a warmed one that took
+	// no cell yet is for the workspace it was warmed in, which a move may
+	// have changed since.
+	var unfit *process
+	if p != nil && (p.confinedTo != "" && p.confinedTo != workspace || !p.tookCell && p.workspace != workspace) {
 		unfit, s.proc, p = p, nil, nil
 	}
 	k.mu.Unlock()
@@ -178,23 +222,21 @@ func (k *Kernels) kernel(ctx context.Context, s *session, workspace string) (*pr
 		_ = unfit.stop(ctx)
 	}
 	if p != nil {
-		return p, false, nil
+		return p, nil
 	}
 	p, err := k.start(ctx, s.id, workspace)
 	if err != nil {
-		return nil, false, fmt.Errorf("starting the python kernel of session %s: %w", s.id, err)
+		return nil, fmt.Errorf("starting the python kernel of session %s: %w", s.id, err)
 	}
 	k.mu.Lock()
 	if k.closed {
 		k.mu.Unlock()
 		_ = p.stop(context.Background())
-		return nil, false, ErrClosed
+		return nil, ErrClosed
 	}
 	s.proc = p
 	k.mu.Unlock()
-	fresh := s.started
-	s.started = true
-	return p, fresh, nil
+	return p, nil
 }
 
 // settle forgets a kernel that is gone after a cell. The caller holds the

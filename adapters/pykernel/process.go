@@ -47,6 +47,11 @@ type process struct {
 	release func()
 	// version is the Python version the kernel reported, such as "3.12.3".
 	version string
+	// workspace is the folder the kernel started in.
+	workspace string
+	// tookCell says a cell was given to the kernel; a kernel warmed ahead
+	// of its first cell has none. Guarded by the session's turn.
+	tookCell bool
 
 	ctl    *os.File // the kernel's fd 3: requests
 	wmu    sync.Mutex
@@ -160,6 +165,7 @@ func spawn(ctx context.Context, o *Options, python, sessionID, workspace string)
 
 	p := &process{
 		sessionID:  sessionID,
+		workspace:  workspace,
 		pid:        cmd.Process.Pid,
 		log:        o.Logger.With("session", sessionID, "pid", cmd.Process.Pid),
 		release:    launch.Release,

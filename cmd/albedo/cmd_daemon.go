@@ -39,6 +39,11 @@ func runDaemon(ctx context.Context, e *env, args []string) error {
 	if idle >= 0 {
 		opts.KernelIdle = time.Duration(idle) * time.Second
 	}
+	warmup, err := envInt("ALBEDO_KERNEL_WARMUP", 1)
+	if err != nil {
+		return err
+	}
+	opts.NoKernelWarmup = warmup == 0
 	silent, err := envInt("ALBEDO_PROVIDER_IDLE_SECONDS", 0)
 	if err != nil {
 		return err

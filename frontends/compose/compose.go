@@ -112,6 +112,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 		Instructions:        opts.Instructions,
 		CellTimeout:         opts.CellTimeout,
 		KernelIdle:          opts.KernelIdle,
+		NoKernelWarmup:      opts.NoKernelWarmup,
 		Sandbox:             sandbox,
 		Tools:               opts.Tools,
 		HostCalls:           opts.HostCalls,

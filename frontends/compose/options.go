@@ -60,6 +60,10 @@ type Options struct {
 	// KernelIdle stops the kernel of a session that ran no cell for this long;
 	// zero keeps kernels until Close.
 	KernelIdle time.Duration
+	// NoKernelWarmup starts a session's kernel with its first cell only;
+	// by default a turn of a session without a kernel starts one while
+	// the model answers.
+	NoKernelWarmup bool
 	// ProviderIdle fails a request to the default provider that sends
 	// nothing for this long; zero means two minutes.
 	ProviderIdle time.Duration

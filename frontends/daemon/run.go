@@ -35,6 +35,9 @@ type Options struct {
 	ParentPID int
 	// KernelIdle stops kernels idle this long; 0 keeps them.
 	KernelIdle time.Duration
+	// NoKernelWarmup starts a session's kernel with its first cell only,
+	// not while the model answers the turn's first request.
+	NoKernelWarmup bool
 	// ProviderIdle fails a model request silent this long; 0 means the
 	// provider adapter's default.
 	ProviderIdle time.Duration
@@ -113,7 +116,8 @@ type daemon struct {
 func assemble(ctx context.Context, opts Options, log *slog.Logger) (*daemon, error) {
 	a, err := compose.Assemble(ctx, compose.Options{
 		Home: opts.Home, Logger: log, KernelIdle: opts.KernelIdle, ProviderIdle: opts.ProviderIdle,
-		SandboxHelper: opts.SandboxHelper, LandlockABI: opts.LandlockABI,
+		NoKernelWarmup: opts.NoKernelWarmup,
+		SandboxHelper:  opts.SandboxHelper, LandlockABI: opts.LandlockABI,
 	})
 	if err != nil {
 		return nil, err

@@ -1,0 +1,78 @@
+package pykernel
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/albedo-agent/albedo/albedo"
+)
+
+// warmStart is a kernel start in progress ahead of the session's first
+// cell.
+type warmStart struct {
+	cancel context.CancelFunc
+	// done is closed once the start is over and the session's turn is
+	// free again.
+	done chan struct{}
+}
+
+// end cancels the warm start, if any, and waits until it is over.
+func (w *warmStart) end(ctx context.Context) error {
+	if w == nil {
+		return nil
+	}
+	w.cancel()
+	select {
+	case <-w.done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for a python kernel's start to end: %w", ctx.Err())
+	}
+}
+
+// Warm implements albedo.KernelWarmer: it starts the session's kernel in
+// workspace in the background unless the session has one or one is
+// starting. The start takes the session's turn, so that a cell coming
+// meanwhile waits for it and runs in the kernel it made. A failure is
+// logged; the next cell then starts its own kernel.
+func (k *Kernels) Warm(ctx context.Context, sessionID, workspace string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.closed {
+		return
+	}
+	s := k.sessionLocked(sessionID)
+	if s.warming != nil || s.proc != nil && !s.proc.gone() {
+		return
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	w := &warmStart{cancel: cancel, done: make(chan struct{})}
+	s.warming = w
+	go k.warm(ctx, s, w, workspace)
+}
+
+// warm starts the session's kernel for Warm, unless a cell that took the
+// session's turn first left one running.
+func (k *Kernels) warm(ctx context.Context, s *session, w *warmStart, workspace string) {
+	defer close(w.done)
+	defer func() {
+		k.mu.Lock()
+		s.warming = nil
+		k.mu.Unlock()
+		w.cancel()
+	}()
+	select {
+	case s.turn <- struct{}{}:
+	case <-ctx.Done():
+		return
+	}
+	defer func() { <-s.turn }()
+	if ctx.Err() != nil {
+		return
+	}
+	if _, err := k.kernel(ctx, s, workspace); err != nil && ctx.Err() == nil {
+		k.opts.Logger.Warn("warming the python kernel; the first cell starts it", "session", s.id, "err", err)
+	}
+}
+
+var _ albedo.KernelWarmer = (*Kernels)(nil)
