@@ -7,8 +7,8 @@ import os
 import time
 import unittest
 
-from harness import Albedo, Provider, python, wait_gone
-from scripts import by_prompt
+from harness import Albedo, Provider, python, text, wait_gone
+from scripts import by_prompt, outputs_since_user
 
 
 def results(app, session):
@@ -128,6 +128,46 @@ class KernelTest(unittest.TestCase):
                 app.restart(crash=crash)
                 self.assertTrue(gone(pid), f"kernel {pid} survived the daemon (crash={crash})")
 
+    def test_the_kernel_starts_while_the_model_answers(self):
+        """The first request of a turn finds the session's kernel starting
+        or started (a python process running albedo's kernel program in
+        its workspace) before any cell exists, and the first cell runs in
+        that very process."""
+        seen = {}
+        workspace = {}
+
+        def kernels():
+            found = set()
+            for entry in os.listdir("/proc"):
+                if entry.isdigit():
+                    try:
+                        with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                            kernel = b"_albedo_kernel" in cmdline.read()
+                        if kernel and os.readlink(f"/proc/{entry}/cwd") == workspace["path"]:
+                            found.add(int(entry))
+                    except OSError:
+                        pass  # gone, or not ours
+            return found
+
+        def script(request):
+            if outputs_since_user(request):
+                return text("done")
+            deadline = time.monotonic() + 60
+            while not kernels() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            seen["before"] = kernels()
+            return python("import os\nprint(os.getpid())")
+
+        provider = Provider(script)
+        self.addCleanup(provider.close)
+        app = Albedo(provider)
+        app.__enter__()
+        self.addCleanup(app.__exit__, None, None, None)
+        workspace["path"] = os.path.realpath(app.workspace)
+        session = app.session()
+        pid = int(self.turn(app, session, "which process")["output"])
+        self.assertTrue(seen.get("before"), "no kernel was starting while the model answered")
+        self.assertIn(pid, seen["before"], f"the cell ran in {pid}, not in the kernel warmed before it {seen['before']}")
 
 if __name__ == "__main__":
     unittest.main()
