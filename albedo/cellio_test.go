@@ -17,7 +17,6 @@ import (
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
-	"github.com/albedo-agent/albedo/fixtures/memstore"
 )
 
 // memSpool is an albedo.OutputSpool in memory.
@@ -234,27 +233,13 @@ func TestIdleReaperSparesKernelsWithJobs(t *testing.T) {
 		return fakes.Python("x = 1")
 	})
 	kernel := fakes.NewKernel()
-	cfg := fakes.NewConfig("fixture", albedo.ProviderConfig{Name: "fixture", BaseURL: "http://127.0.0.1:1/v1", Model: "m", Protocol: albedo.ProtocolResponses})
-	svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: memstore.New(), Provider: provider, Kernel: kernel, Config: cfg, KernelIdle: 50 * time.Millisecond})
-	t.Cleanup(func() { svc.Close(t.Context()) })
-	busy, err := svc.CreateSession(t.Context(), t.TempDir(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	idle, err := svc.CreateSession(t.Context(), t.TempDir(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := fixtureService(t, provider, kernel, albedo.ProtocolResponses, func(o *albedo.Options) { o.KernelIdle = 50 * time.Millisecond })
+	busy, idle := newSessionOf(t, svc, t.TempDir()), newSessionOf(t, svc, t.TempDir())
 	kernel.SetRunningJobs(busy.ID, 1)
 	// The session with a job runs its cell first, so it is idle for longer
 	// in every pass of the reaper that stops the other.
 	for _, id := range []string{busy.ID, idle.ID} {
-		if _, err := svc.Send(t.Context(), id, albedo.Message{Text: "set x"}); err != nil {
-			t.Fatal(err)
-		}
-		if err := svc.Wait(t.Context(), id); err != nil {
-			t.Fatal(err)
-		}
+		turnOf(t, svc, id, "set x")
 	}
 	waitFor(t, "the idle kernel to stop", func() bool { return slices.Contains(kernel.Stops(), idle.ID) })
 	if slices.Contains(kernel.Stops(), busy.ID) {

@@ -157,6 +157,54 @@ func (r *rig) get(id string) albedo.Session {
 	return sess
 }
 
+// fixtureService returns a service on the real clock over a fresh
+// in-memory store, kernel and one provider "fixture" speaking protocol;
+// tune, when set, adjusts its options first. The test's end closes it.
+func fixtureService(t *testing.T, provider *fakes.Provider, kernel *fakes.Kernel, protocol albedo.Protocol, tune func(*albedo.Options)) *albedo.Service {
+	t.Helper()
+	config := fakes.NewConfig("fixture", albedo.ProviderConfig{Name: "fixture", BaseURL: "http://127.0.0.1:1/v1", Model: "m", Protocol: protocol})
+	opts := albedo.Options{Workspaces: localfs.Workspaces{}, Store: memstore.New(), Provider: provider, Kernel: kernel, Config: config}
+	if tune != nil {
+		tune(&opts)
+	}
+	svc := albedo.New(opts)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		defer cancel()
+		if err := svc.Close(ctx); err != nil {
+			t.Errorf("close service: %v", err)
+		}
+	})
+	return svc
+}
+
+// newSessionOf creates a session of svc in workspace.
+func newSessionOf(t testing.TB, svc *albedo.Service, workspace string) albedo.Session {
+	t.Helper()
+	sess, err := svc.CreateSession(t.Context(), workspace, "")
+	if err != nil {
+		t.Fatalf("create session: %v", err)
+	}
+	return sess
+}
+
+// turnOf sends text to a session of svc, waits until its turn has ended
+// and returns the session's transcript.
+func turnOf(t testing.TB, svc *albedo.Service, id, text string) []albedo.Item {
+	t.Helper()
+	if _, err := svc.Send(t.Context(), id, albedo.Message{Text: text}); err != nil {
+		t.Fatalf("send %q: %v", text, err)
+	}
+	if err := svc.Wait(t.Context(), id); err != nil {
+		t.Fatalf("wait for the turn of %q: %v", text, err)
+	}
+	items, err := svc.History(t.Context(), id)
+	if err != nil {
+		t.Fatalf("history: %v", err)
+	}
+	return items
+}
+
 // waitFor polls cond until it holds, failing the test after waitLimit.
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()

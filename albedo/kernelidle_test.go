@@ -6,10 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
-	"github.com/albedo-agent/albedo/fixtures/memstore"
 )
 
 // TestIdleKernelIsStoppedAndTheModelTold: a kernel idle past KernelIdle is
@@ -23,31 +21,11 @@ func TestIdleKernelIsStoppedAndTheModelTold(t *testing.T) {
 		return fakes.Python("x = 1")
 	})
 	kernel := fakes.NewKernel()
-	cfg := fakes.NewConfig("fixture", albedo.ProviderConfig{Name: "fixture", BaseURL: "http://127.0.0.1:1/v1", Model: "m", Protocol: albedo.ProtocolChatCompletions})
-	svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: memstore.New(), Provider: provider, Kernel: kernel, Config: cfg, KernelIdle: 50 * time.Millisecond})
-	t.Cleanup(func() { svc.Close(t.Context()) })
-	sess, err := svc.CreateSession(t.Context(), t.TempDir(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	send := func(text string) {
-		t.Helper()
-		if _, err := svc.Send(t.Context(), sess.ID, albedo.Message{Text: text}); err != nil {
-			t.Fatal(err)
-		}
-		if err := svc.Wait(t.Context(), sess.ID); err != nil {
-			t.Fatal(err)
-		}
-	}
-	send("set x")
-	deadline := time.Now().Add(10 * time.Second)
-	for !slices.Contains(kernel.Stops(), sess.ID) {
-		if time.Now().After(deadline) {
-			t.Fatal("the idle kernel was never stopped")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	send("use x")
+	svc := fixtureService(t, provider, kernel, albedo.ProtocolChatCompletions, func(o *albedo.Options) { o.KernelIdle = 50 * time.Millisecond })
+	sess := newSessionOf(t, svc, t.TempDir())
+	turnOf(t, svc, sess.ID, "set x")
+	waitFor(t, "the idle kernel to be stopped", func() bool { return slices.Contains(kernel.Stops(), sess.ID) })
+	turnOf(t, svc, sess.ID, "use x")
 	reqs := provider.Requests()
 	last := string(reqs[len(reqs)-2].Input[len(reqs[len(reqs)-2].Input)-1])
 	if !strings.Contains(last, "use x") || !strings.Contains(last, "The python kernel was restarted") {
@@ -75,29 +53,15 @@ func TestKernelLostBetweenCellsIsToldWithTheCell(t *testing.T) {
 		return fakes.Python("x = 1")
 	})
 	kernel := fakes.NewKernel()
-	cfg := fakes.NewConfig("fixture", albedo.ProviderConfig{Name: "fixture", BaseURL: "http://127.0.0.1:1/v1", Model: "m", Protocol: albedo.ProtocolChatCompletions})
-	svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: memstore.New(), Provider: provider, Kernel: kernel, Config: cfg})
-	t.Cleanup(func() { svc.Close(t.Context()) })
-	sess, err := svc.CreateSession(t.Context(), t.TempDir(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := fixtureService(t, provider, kernel, albedo.ProtocolChatCompletions, nil)
+	sess := newSessionOf(t, svc, t.TempDir())
 	kernel.SetResult(func(n int, cell albedo.Cell) (albedo.CellResult, error) {
 		if n == 1 {
 			kernel.Lose(sess.ID) // it crashes right after the first cell
 		}
 		return albedo.CellResult{Status: albedo.CellOK, Output: "ok\n"}, nil
 	})
-	if _, err := svc.Send(t.Context(), sess.ID, albedo.Message{Text: "two cells"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := svc.Wait(t.Context(), sess.ID); err != nil {
-		t.Fatal(err)
-	}
-	items, err := svc.History(t.Context(), sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	items := turnOf(t, svc, sess.ID, "two cells")
 	var told []int
 	outputs := 0
 	for _, it := range items {

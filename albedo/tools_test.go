@@ -7,10 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
-	"github.com/albedo-agent/albedo/fixtures/memstore"
 )
 
 // silent is a tool handler that answers nothing.
@@ -97,27 +95,12 @@ func TestAProgramsToolAnswersItsCalls(t *testing.T) {
 			}
 			provider := fakes.NewProvider(script(fakes.Text("done"), fakes.Reply{}.WithCall("clock", `{"zone":"UTC"}`)))
 			kernel := fakes.NewKernel()
-			cfg := fakes.NewConfig("fixture", albedo.ProviderConfig{Name: "fixture", BaseURL: "http://127.0.0.1:1/v1", Model: "m", Protocol: albedo.ProtocolResponses})
-			svc := albedo.New(albedo.Options{
-				Workspaces: localfs.Workspaces{}, Store: memstore.New(), Provider: provider, Kernel: kernel, Config: cfg,
-				Tools: []albedo.ToolDef{{Tool: albedo.Tool{Name: "clock", Description: "The time."}, Handler: handler}},
+			svc := fixtureService(t, provider, kernel, albedo.ProtocolResponses, func(o *albedo.Options) {
+				o.Tools = []albedo.ToolDef{{Tool: albedo.Tool{Name: "clock", Description: "The time."}, Handler: handler}}
 			})
-			t.Cleanup(func() { svc.Close(context.Background()) })
 			workspace := t.TempDir()
-			sess, err := svc.CreateSession(t.Context(), workspace, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := svc.Send(t.Context(), sess.ID, albedo.Message{Text: "time?"}); err != nil {
-				t.Fatal(err)
-			}
-			if err := svc.Wait(t.Context(), sess.ID); err != nil {
-				t.Fatal(err)
-			}
-			items, err := svc.History(t.Context(), sess.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sess := newSessionOf(t, svc, workspace)
+			items := turnOf(t, svc, sess.ID, "time?")
 			equalKinds(t, items, albedo.KindUser, albedo.KindToolCall, albedo.KindToolOutput, albedo.KindAssistant, albedo.KindTurn)
 			call, out := items[1], items[2]
 			if out.CallID != call.CallID || out.ToolName != "clock" || out.Text != tc.wantText || out.Result == nil || out.Result.Status != tc.wantStatus {
