@@ -117,11 +117,7 @@ func TestLoadFaults(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := write(t, tt.contents)
-			_, err := New(path).Load(context.Background())
-			var e *albedo.Error
-			if !errors.As(err, &e) || e.Code != albedo.EConfig {
-				t.Fatalf("err = %#v, want an EConfig error", err)
-			}
+			e := loadFails(t, path)
 			if !strings.HasPrefix(e.Message, "config file "+path+": ") || !strings.Contains(e.Message, tt.want) {
 				t.Errorf("message %q does not name %s and contain %q", e.Message, path, tt.want)
 			}
@@ -130,6 +126,18 @@ func TestLoadFaults(t *testing.T) {
 			}
 		})
 	}
+}
+
+// loadFails loads the file at path and returns the EConfig error it must
+// fail with.
+func loadFails(t *testing.T, path string) *albedo.Error {
+	t.Helper()
+	_, err := New(path).Load(context.Background())
+	var e *albedo.Error
+	if !errors.As(err, &e) || e.Code != albedo.EConfig {
+		t.Fatalf("err = %#v, want an EConfig error", err)
+	}
+	return e
 }
 
 func TestLoadInvalidProvider(t *testing.T) {
@@ -153,11 +161,7 @@ func TestLoadInvalidProvider(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := write(t, tt.contents)
-			_, err := New(path).Load(context.Background())
-			var e *albedo.Error
-			if !errors.As(err, &e) || e.Code != albedo.EConfig {
-				t.Fatalf("err = %#v, want an EConfig error", err)
-			}
+			e := loadFails(t, path)
 			if !strings.Contains(e.Message, path) || !strings.Contains(e.Message, tt.want) {
 				t.Errorf("message %q lacks %q", e.Message, tt.want)
 			}
