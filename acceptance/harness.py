@@ -29,7 +29,10 @@ import time
 import urllib.parse
 import urllib.request
 
-__all__ = ["Albedo", "Provider", "alive", "binary", "exclusive", "python", "recorded", "text", "wait_gone"]
+__all__ = [
+    "Albedo", "EventStream", "Provider", "alive", "binary", "cell_result", "exclusive", "python", "python_results",
+    "recorded", "start_albedo", "text", "wait_gone", "wait_until",
+]
 
 REPO = Path(__file__).resolve().parent.parent
 """The repository root: acceptance/ lives directly under it."""
@@ -805,3 +808,67 @@ class Albedo:
         """The session's history document."""
         with self.api(f"/sessions/{session}/history") as response:
             return json.load(response)
+
+
+def start_albedo(add_cleanup, script, *, daemon=None, **options) -> tuple[Provider, Albedo]:
+    """Starts a fake provider that answers with ``script`` and a daemon over
+    it: ``daemon`` (``Albedo`` or a subclass) made with ``options``.
+    ``add_cleanup`` (a test's ``addCleanup``, or ``addClassCleanup``) stops
+    the daemon, then the provider. Returns the provider and the daemon."""
+    provider = Provider(script)
+    add_cleanup(provider.close)
+    app = (daemon or Albedo)(provider, **options)
+    app.__enter__()
+    add_cleanup(app.__exit__, None, None, None)
+    return provider, app
+
+
+class EventStream:
+    """Reads a session's event stream (``/sessions/{id}/stream``) on a
+    thread: ``pages`` holds the events of each page as it came, the first
+    being the snapshot."""
+
+    def __init__(self, app: Albedo, session: str):
+        self.response = app.api(f"/sessions/{session}/stream")
+        self.pages: list = []
+        self.lock = threading.Lock()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        try:
+            for line in self.response:
+                if line.startswith(b"data: "):
+                    page = json.loads(line[6:])
+                    with self.lock:
+                        self.pages.append(page["events"] if "events" in page else [page])
+        except (OSError, ValueError, AttributeError):
+            pass  # closed by the test or by a crash
+
+    def live(self) -> list:
+        """The events that came after the snapshot, in order."""
+        with self.lock:
+            return [event for page in self.pages[1:] for event in page]
+
+    def close(self) -> None:
+        self.response.close()
+
+
+def python_results(app: Albedo, session: str, field: str = "result") -> list:
+    """Every python result (or, with ``field="trace"``, trace) of a
+    session, oldest first, as dicts."""
+    return [
+        json.loads(part["value"])
+        for entry in app.history(session)["items"]
+        if entry["kind"] == "tool_result"
+        for part in entry["content"]
+        if part["kind"] == "json" and part["field"] == field
+    ]
+
+
+def cell_result(app: Albedo, session: str, prompt: str, timeout: float = 60) -> dict:
+    """Sends ``prompt``, waits until its turn has ended and returns the
+    session's latest python result."""
+    app.prompt(session, prompt).close()
+    app.idle(session, timeout=timeout)
+    return python_results(app, session)[-1]

@@ -7,12 +7,11 @@ import base64
 import json
 import os
 import struct
-import threading
 import unittest
 import zlib
 from unittest import mock
 
-from harness import Albedo, Provider, python, text, wait_gone, wait_until
+from harness import EventStream, python, python_results, start_albedo, text, wait_gone, wait_until
 from scripts import contents, inputs_of, latest_user, outputs_since_user
 
 RESTART_NOTE = "albedo restarted while this cell was running; it was not run again"
@@ -31,45 +30,6 @@ def png(width: int, height: int) -> bytes:
         + chunk(b"IDAT", zlib.compress(rows))
         + chunk(b"IEND", b"")
     )
-
-
-def results(app, session):
-    """Every python result of a session, oldest first, as dicts."""
-    return [
-        json.loads(part["value"])
-        for entry in app.history(session)["items"]
-        if entry["kind"] == "tool_result"
-        for part in entry["content"]
-        if part["kind"] == "json" and part["field"] == "result"
-    ]
-
-
-class Stream:
-    """Reads a session's live events on a thread."""
-
-    def __init__(self, app, session):
-        self.response = app.api(f"/sessions/{session}/stream")
-        self.pages = []
-        self.lock = threading.Lock()
-        self.thread = threading.Thread(target=self._read, daemon=True)
-        self.thread.start()
-
-    def _read(self):
-        try:
-            for line in self.response:
-                if line.startswith(b"data: "):
-                    page = json.loads(line[6:])
-                    with self.lock:
-                        self.pages.append(page["events"] if "events" in page else [page])
-        except (OSError, ValueError, AttributeError):
-            pass  # closed by the test or by a crash
-
-    def live(self):
-        with self.lock:
-            return [event for page in self.pages[1:] for event in page]
-
-    def close(self):
-        self.response.close()
 
 
 def script(replies, *, answer="done"):
@@ -93,12 +53,7 @@ def script(replies, *, answer="done"):
 
 class CellIOTest(unittest.TestCase):
     def start(self, replies, **kwargs):
-        provider = Provider(script(replies))
-        self.addCleanup(provider.close)
-        app = Albedo(provider, **kwargs)
-        app.__enter__()
-        self.addCleanup(app.__exit__, None, None, None)
-        return provider, app
+        return start_albedo(self.addCleanup, script(replies), **kwargs)
 
     # -- live output -----------------------------------------------------------
 
@@ -106,7 +61,7 @@ class CellIOTest(unittest.TestCase):
         code = "import sys, time\nfor i in range(30):\n    print('tick', i, file=sys.stderr if i % 2 else sys.stdout)\n    time.sleep(0.1)"
         _, app = self.start({"tick": python(code)})
         session = app.session()
-        stream = Stream(app, session)
+        stream = EventStream(app, session)
         self.addCleanup(stream.close)
         self.assertTrue(wait_until(lambda: stream.pages))
         app.prompt(session, "tick for three seconds").close()
@@ -131,7 +86,7 @@ class CellIOTest(unittest.TestCase):
         )
         provider, app = self.start({"count": python(code)})
         session = app.session()
-        stream = Stream(app, session)
+        stream = EventStream(app, session)
         self.assertTrue(wait_until(lambda: stream.pages))
         app.prompt(session, "count slowly").close()
         printed = lambda: "".join(e["text"] for e in stream.live() if e["type"] == "output")
@@ -140,7 +95,7 @@ class CellIOTest(unittest.TestCase):
         app.restart(crash=True)
         stream.close()
         app.idle(session, timeout=60)
-        [result] = results(app, session)
+        [result] = python_results(app, session)
         self.assertEqual(result["status"], "interrupted")
         self.assertTrue(result["output"].startswith(seen), (seen, result["output"]))
         self.assertTrue(result["output"].endswith(RESTART_NOTE), result["output"])
@@ -157,14 +112,14 @@ class CellIOTest(unittest.TestCase):
         session = app.session()
         app.prompt(session, "build in the background").close()
         app.idle(session, timeout=60)
-        self.assertEqual(results(app, session)[0]["output"], "1 True\n")
-        self.assertTrue(wait_until(lambda: len(results(app, session)) == 2), "the session never woke")
+        self.assertEqual(python_results(app, session)[0]["output"], "1 True\n")
+        self.assertTrue(wait_until(lambda: len(python_results(app, session)) == 2), "the session never woke")
         app.idle(session, timeout=60)
         woke = [e for e in app.events(session) if e["type"] == "user" and e.get("source") == "job"]
         self.assertEqual(len(woke), 1, woke)
         self.assertRegex(woke[0]["text"], r"^background job 1 finished \(exit 3, 2\.\d s\): jobs\(\)\[1\]\.tail\(\) shows its last lines$")
         # The kernel outlived an idle timeout shorter than the job.
-        self.assertEqual(results(app, session)[1]["output"], "7 3 False\n")
+        self.assertEqual(python_results(app, session)[1]["output"], "7 3 False\n")
         asked = [r for r in provider.requests if 'origin="job"' in latest_user(r["request"])]
         self.assertEqual(len(asked), 2, "the wake turn: the job message, then the cell's output")
         self.assertTrue(all(r["model"] == "fixture-model" and r["authorization"] == "Bearer fixture-key" for r in asked))
@@ -177,7 +132,7 @@ class CellIOTest(unittest.TestCase):
         session = app.session()
         app.prompt(session, "await a job").close()
         app.idle(session, timeout=60)
-        self.assertEqual(results(app, session)[0]["output"], "4\n")
+        self.assertEqual(python_results(app, session)[0]["output"], "4\n")
         app.prompt(session, "again, unread").close()
         self.assertTrue(wait_until(lambda: any(e.get("source") == "job" for e in app.events(session))))
         app.idle(session, timeout=60)
@@ -195,7 +150,7 @@ class CellIOTest(unittest.TestCase):
         session = app.session()
         app.prompt(session, "start and stop").close()
         app.idle(session, timeout=60)
-        job, child, code, running = results(app, session)[0]["output"].split()
+        job, child, code, running = python_results(app, session)[0]["output"].split()
         self.assertEqual((code, running), ("-15", "False"))
         self.assertTrue(wait_gone(int(child), 10), "the job's child survived stop()")
         self.assertTrue(wait_gone(int(job), 10))
@@ -205,7 +160,7 @@ class CellIOTest(unittest.TestCase):
         session = app.session()
         app.prompt(session, "spawn a job").close()
         app.idle(session, timeout=60)
-        pid = int(results(app, session)[0]["output"])
+        pid = int(python_results(app, session)[0]["output"])
         app.restart(crash=True)
         self.assertTrue(wait_gone(pid, 10), "the job outlived the daemon that died")
 
@@ -221,7 +176,7 @@ class CellIOTest(unittest.TestCase):
                 session = app.session()
                 app.prompt(session, "look at the chart").close()
                 app.idle(session, timeout=60)
-                [result] = results(app, session)
+                [result] = python_results(app, session)
                 self.assertEqual(result["status"], "ok", result)
                 self.assertEqual(result["images"], [{"mimeType": "image/png", "width": 2, "height": 3, "bytes": len(picture)}])
                 items = inputs_of(provider.requests[1]["request"])
@@ -254,7 +209,7 @@ class CellIOTest(unittest.TestCase):
             before = len(provider.requests)
             app.prompt(session, prompt).close()
             app.idle(session, timeout=60)
-            result = results(app, session)[-1]
+            result = python_results(app, session)[-1]
             self.assertEqual(result["status"], "error")
             self.assertIn(error, result["error"])
             self.assertNotIn("images", result)

@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import unittest
 
-from harness import Albedo, Provider, python, text
+from harness import Albedo, Provider, python, start_albedo, text
 from scripts import cell_then_answer
 from terminal import Terminal
 
@@ -92,11 +92,7 @@ class ConsoleTest(unittest.TestCase):
         set up by ``prepare``) and a console on a new session of it, and waits
         until the console shows every text of ``ready``. Returns the
         provider, the daemon and the console; the test's end stops all three."""
-        provider = Provider(script)
-        self.addCleanup(provider.close)
-        app = Albedo(provider, prepare=prepare)
-        app.__enter__()
-        self.addCleanup(app.__exit__, None, None, None)
+        provider, app = start_albedo(self.addCleanup, script, prepare=prepare)
         console = self.open(app)
         console.wait_for(*ready)
         return provider, app, console

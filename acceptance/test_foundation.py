@@ -10,7 +10,7 @@ import shutil
 import stat
 import unittest
 
-from harness import Albedo, Provider, text
+from harness import Albedo, Provider, start_albedo, text
 
 POSITION = re.compile(
     r"(line|column|col|offset|position|byte|char)\D{0,3}\d+|config\.json:\d+", re.I
@@ -164,11 +164,7 @@ class ApiBoundaryTest(ErrorShape, unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.provider = Provider(answer)
-        cls.addClassCleanup(cls.provider.close)
-        cls.app = Albedo(cls.provider)
-        cls.app.__enter__()
-        cls.addClassCleanup(cls.app.__exit__, None, None, None)
+        cls.provider, cls.app = start_albedo(cls.addClassCleanup, answer)
 
     def test_health_needs_the_right_token(self):
         self.assertError(*raw(self.app, "GET", "/health"), 401)
@@ -211,11 +207,7 @@ class CliTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.provider = Provider(answer)
-        cls.addClassCleanup(cls.provider.close)
-        cls.app = Albedo(cls.provider)
-        cls.app.__enter__()
-        cls.addClassCleanup(cls.app.__exit__, None, None, None)
+        cls.provider, cls.app = start_albedo(cls.addClassCleanup, answer)
 
     def test_new_prints_the_session_and_every_listing_shows_it(self):
         app = self.app

@@ -4,22 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-import time
 import unittest
 
-from harness import Albedo, Provider, python, text, wait_gone
+from harness import cell_result, python, start_albedo, text, wait_gone, wait_until
 from scripts import by_prompt, outputs_since_user
-
-
-def results(app, session):
-    """Every python result of a session, oldest first, as dicts."""
-    return [
-        json.loads(part["value"])
-        for entry in app.history(session)["items"]
-        if entry["kind"] == "tool_result"
-        for part in entry["content"]
-        if part["kind"] == "json" and part["field"] == "result"
-    ]
 
 
 def gone(pid: int, seconds: float = 10) -> bool:
@@ -29,18 +17,12 @@ def gone(pid: int, seconds: float = 10) -> bool:
 
 class KernelTest(unittest.TestCase):
     def start(self, replies, **kwargs):
-        provider = Provider(by_prompt(replies))
-        self.addCleanup(provider.close)
+        provider, app = start_albedo(self.addCleanup, by_prompt(replies), **kwargs)
         self.providers = getattr(self, "providers", []) + [provider]
-        app = Albedo(provider, **kwargs)
-        app.__enter__()
-        self.addCleanup(app.__exit__, None, None, None)
         return app
 
     def turn(self, app, session, prompt):
-        app.prompt(session, prompt).close()
-        app.idle(session, timeout=60)
-        return results(app, session)[-1]
+        return cell_result(app, session, prompt)
 
     def test_globals_live_as_long_as_their_session_and_no_longer(self):
         app = self.start({"remember": python("answer = 41"), "recall": python("print(answer + 1)")})
@@ -152,17 +134,11 @@ class KernelTest(unittest.TestCase):
         def script(request):
             if outputs_since_user(request):
                 return text("done")
-            deadline = time.monotonic() + 60
-            while not kernels() and time.monotonic() < deadline:
-                time.sleep(0.01)
+            wait_until(kernels, 60, interval=0.01)
             seen["before"] = kernels()
             return python("import os\nprint(os.getpid())")
 
-        provider = Provider(script)
-        self.addCleanup(provider.close)
-        app = Albedo(provider)
-        app.__enter__()
-        self.addCleanup(app.__exit__, None, None, None)
+        _, app = start_albedo(self.addCleanup, script)
         workspace["path"] = os.path.realpath(app.workspace)
         session = app.session()
         pid = int(self.turn(app, session, "which process")["output"])

@@ -12,7 +12,7 @@ import os
 import socket
 import unittest
 
-from harness import Albedo, Provider, python
+from harness import Albedo, cell_result, python, python_results, start_albedo
 from scripts import by_prompt
 
 # A cell that tries everything the sandbox rules on and prints what happened.
@@ -47,17 +47,6 @@ print(json.dumps(report))
 '''
 
 
-def results(app, session, field="result"):
-    """Every python result (or trace) of a session, oldest first, as dicts."""
-    return [
-        json.loads(part["value"])
-        for entry in app.history(session)["items"]
-        if entry["kind"] == "tool_result"
-        for part in entry["content"]
-        if part["kind"] == "json" and part["field"] == field
-    ]
-
-
 class Sandboxed(Albedo):
     """A daemon with extra environment variables (such as a forced ABI)."""
 
@@ -79,10 +68,6 @@ class SandboxTest(unittest.TestCase):
             made = {key: (reply() if callable(reply) else reply) for key, reply in replies.items()}
             return by_prompt(made)(request)
 
-        provider = Provider(script)
-        self.addCleanup(provider.close)
-        self.provider = provider
-
         def setup(app):
             extensions = {"models": {"refreshHours": 0}}
             if sandbox is not None:
@@ -94,15 +79,11 @@ class SandboxTest(unittest.TestCase):
             if prepare is not None:
                 prepare(app)
 
-        app = Sandboxed(provider, prepare=setup, extra_env=extra_env)
-        app.__enter__()
-        self.addCleanup(app.__exit__, None, None, None)
+        self.provider, app = start_albedo(self.addCleanup, script, daemon=Sandboxed, prepare=setup, extra_env=extra_env)
         return app
 
     def turn(self, app, session, prompt):
-        app.prompt(session, prompt).close()
-        app.idle(session, timeout=60)
-        return results(app, session)[-1]
+        return cell_result(app, session, prompt)
 
     def probe(self, app, session):
         result = self.turn(app, session, "probe the sandbox")
@@ -183,7 +164,7 @@ class SandboxTest(unittest.TestCase):
         self.assertEqual(result["status"], "error")
         self.assertIn("PermissionError", result["error"])
         target = str(app._user_home / "outside.txt")
-        trace = results(app, session, "trace")[-1]
+        trace = python_results(app, session, "trace")[-1]
         self.assertIn({"kind": "write", "target": target}, trace["activities"])
         self.assert_untouched(app)
 

@@ -9,7 +9,7 @@ import threading
 import unittest
 import urllib.error
 
-from harness import Albedo, Provider, python, text, wait_until
+from harness import Albedo, EventStream, Provider, python, start_albedo, text, wait_until
 from scripts import by_prompt
 
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAIAAAAD")
@@ -29,38 +29,9 @@ def refused(test, call):
     return caught.exception.code, body
 
 
-class Stream:
-    """Reads a session's event stream on a thread."""
-
-    def __init__(self, app, session):
-        self.response = app.api(f"/sessions/{session}/stream")
-        self.pages = []
-        self.thread = threading.Thread(target=self._read, daemon=True)
-        self.thread.start()
-
-    def _read(self):
-        try:
-            for line in self.response:
-                if line.startswith(b"data: "):
-                    self.pages.append(json.loads(line[6:])["events"])
-        except (OSError, ValueError, AttributeError):
-            pass  # closed by the test
-
-    def live(self):
-        return [event for page in self.pages[1:] for event in page]
-
-    def close(self):
-        self.response.close()
-
-
 class TurnTest(unittest.TestCase):
     def start(self, script, **kwargs):
-        provider = Provider(script)
-        self.addCleanup(provider.close)
-        app = Albedo(provider, **kwargs)
-        app.__enter__()
-        self.addCleanup(app.__exit__, None, None, None)
-        return provider, app
+        return start_albedo(self.addCleanup, script, **kwargs)
 
     def test_bad_messages_are_refused_and_record_nothing(self):
         provider, app = self.start(by_prompt({}))
@@ -93,7 +64,7 @@ class TurnTest(unittest.TestCase):
         session = app.session()
         app.prompt(session, "a slow task").close()
         self.assertTrue(wait_until(lambda: any(e.get("type") == "tool_call" for e in app.events(session))))
-        stream = Stream(app, session)
+        stream = EventStream(app, session)
         self.addCleanup(stream.close)
         self.assertTrue(wait_until(lambda: stream.pages))
         snapshot = stream.pages[0]
