@@ -26,12 +26,13 @@ import subprocess
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 
 __all__ = [
-    "Albedo", "EventStream", "Provider", "alive", "binary", "cell_result", "exclusive", "python", "python_results",
-    "recorded", "start_albedo", "text", "wait_gone", "wait_until",
+    "Albedo", "EventStream", "LocalServer", "Provider", "QuietHandler", "alive", "binary", "cell_result", "exclusive",
+    "http_error", "python", "python_results", "read", "recorded", "start_albedo", "text", "turn", "wait_gone", "wait_until",
 ]
 
 REPO = Path(__file__).resolve().parent.parent
@@ -866,9 +867,61 @@ def python_results(app: Albedo, session: str, field: str = "result") -> list:
     ]
 
 
+def turn(app: Albedo, session: str, prompt: str, timeout: float = 60) -> None:
+    """Sends ``prompt`` and waits until its turn has ended."""
+    app.prompt(session, prompt).close()
+    app.idle(session, timeout=timeout)
+
+
 def cell_result(app: Albedo, session: str, prompt: str, timeout: float = 60) -> dict:
     """Sends ``prompt``, waits until its turn has ended and returns the
     session's latest python result."""
-    app.prompt(session, prompt).close()
-    app.idle(session, timeout=timeout)
+    turn(app, session, prompt, timeout)
     return python_results(app, session)[-1]
+
+
+def read(app: Albedo, path: str):
+    """The decoded JSON of a GET of ``path`` on the daemon's API."""
+    with app.api(path) as response:
+        return json.load(response)
+
+
+def http_error(test, call) -> tuple[int, dict]:
+    """Asserts that ``call()`` (an API request) fails with an HTTP error;
+    returns its status and decoded JSON body."""
+    with test.assertRaises(urllib.error.HTTPError) as caught:
+        call().close()
+    return caught.exception.code, json.load(caught.exception)
+
+
+class QuietHandler(http.server.BaseHTTPRequestHandler):
+    """A request handler for a test's stand-in server: it logs nothing and
+    answers with ``reply``."""
+
+    def log_message(self, *_args) -> None:
+        pass
+
+    def reply(self, status: int, body: bytes, *, content_type: str | None = "application/json", headers: dict | None = None) -> None:
+        """Sends a whole answer: status, headers, length and body."""
+        self.send_response(status)
+        if content_type:
+            self.send_header("Content-Type", content_type)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+class LocalServer:
+    """A test's stand-in HTTP server on 127.0.0.1, serving ``handler`` on a
+    thread from construction until ``close``; ``url`` is its address."""
+
+    def __init__(self, handler):
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()

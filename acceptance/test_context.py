@@ -3,7 +3,6 @@ config.json or the model catalog, and project instructions."""
 
 from __future__ import annotations
 
-import http.server
 import json
 import os
 import threading
@@ -11,19 +10,9 @@ import time
 import unittest
 import urllib.error
 
-from harness import Albedo, Provider, failure, python, text, wait_until
+from harness import Albedo, LocalServer, Provider, QuietHandler, failure, python, read, text, turn, wait_until
 
 KEY = "sk-ledger-key-never-in-a-row-77"
-
-
-def read(app, path):
-    with app.api(path) as response:
-        return json.load(response)
-
-
-def turn(app, session, prompt):
-    app.prompt(session, prompt).close()
-    app.idle(session, timeout=60)
 
 
 def instructions_of(request: dict) -> str:
@@ -46,34 +35,21 @@ class Script:
             return self.replies.pop(0) if self.replies else text("done")
 
 
-class CatalogServer:
+class CatalogServer(LocalServer):
     """A local stand-in for models.url that counts its requests."""
 
     def __init__(self, status=200, body=""):
         self.hits = 0
         owner = self
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, *_):
-                pass
-
+        class Handler(QuietHandler):
             def do_GET(self):
                 owner.hits += 1
-                data = owner.body.encode()
-                self.send_response(owner.status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.reply(owner.status, owner.body.encode())
 
         self.status, self.body = status, body
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_port}/api.json"
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
+        self.url += "/api.json"
 
 
 def catalog(api: str, context: int, model="fixture-model", provider="local") -> dict:

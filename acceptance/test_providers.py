@@ -3,52 +3,25 @@
 from __future__ import annotations
 
 import json
-import http.server
 import threading
 import unittest
-import urllib.error
 
-from harness import Albedo, Provider, python, text
+from harness import Albedo, LocalServer, Provider, QuietHandler, http_error, python, read, text
 from scripts import by_prompt
 
 SECRET = "sk-never-shown-anywhere-4242"
 
 
-class RefusingProvider:
+class RefusingProvider(LocalServer):
     """A model server that refuses every request and echoes the key back."""
 
     def __init__(self):
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, *_):
-                pass
-
+        class Handler(QuietHandler):
             def do_POST(self):
                 self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                body = json.dumps({"error": {"message": "invalid api key " + self.headers.get("Authorization", "")}}).encode()
-                self.send_response(401)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                self.reply(401, json.dumps({"error": {"message": "invalid api key " + self.headers.get("Authorization", "")}}).encode())
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_port}"
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-
-def read(app, path):
-    with app.api(path) as response:
-        return json.load(response)
-
-
-def error_of(test, call):
-    with test.assertRaises(urllib.error.HTTPError) as caught:
-        call().close()
-    return caught.exception.code, json.load(caught.exception)
+        super().__init__(Handler)
 
 
 class ProviderTest(unittest.TestCase):
@@ -89,11 +62,11 @@ class ProviderTest(unittest.TestCase):
             ]
             for body, status in cases:
                 with self.subTest(body=body):
-                    code, failure = error_of(self, lambda: app.api(route, body))
+                    code, failure = http_error(self, lambda: app.api(route, body))
                     self.assertEqual(code, status, failure)
                     self.assertTrue(failure["error"])
                     self.assertTrue(failure["code"])
-            _, unknown = error_of(self, lambda: app.api(route, {"name": "/teleport"}))
+            _, unknown = http_error(self, lambda: app.api(route, {"name": "/teleport"}))
             self.assertIn("/model", unknown["error"])
             self.assertEqual(read(app, "/sessions"), before)
             self.assertEqual((app.home / "config.json").read_text(), config)
@@ -143,7 +116,7 @@ class ProviderTest(unittest.TestCase):
             ):
                 with self.subTest(words=words):
                     (app.home / "config.json").write_text(json.dumps(config))
-                    code, failure = error_of(self, lambda: app.api("/sessions", {"workspace": str(app.workspace)}))
+                    code, failure = http_error(self, lambda: app.api("/sessions", {"workspace": str(app.workspace)}))
                     self.assertGreaterEqual(code, 400)
                     self.assertLess(code, 500)
                     self.assertIn("config", failure["error"])
@@ -176,7 +149,7 @@ if __name__ == "__main__":
     unittest.main()
 
 
-class FlakyProvider:
+class FlakyProvider(LocalServer):
     """A model server that misbehaves as told, then answers like a real one.
 
     ``plan`` is a list of actions for successive requests: "silent" sends
@@ -188,21 +161,13 @@ class FlakyProvider:
         self.count = 0
         owner = self
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, *_):
-                pass
-
+        class Handler(QuietHandler):
             def do_POST(self):
                 self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 owner.count += 1
                 action = owner.plan.pop(0) if owner.plan else "ok"
                 if action == "busy":
-                    body = b'{"error": {"message": "overloaded"}}'
-                    self.send_response(503)
-                    self.send_header("Retry-After", "0")
-                    self.send_header("Content-Length", str(len(body)))
-                    self.end_headers()
-                    self.wfile.write(body)
+                    self.reply(503, b'{"error": {"message": "overloaded"}}', content_type=None, headers={"Retry-After": "0"})
                     return
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
@@ -214,13 +179,7 @@ class FlakyProvider:
                 chunk = {"choices": [{"index": 0, "delta": {"content": "recovered"}, "finish_reason": "stop"}]}
                 self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\ndata: [DONE]\n\n")
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_port}"
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
 
 
 class ProviderFailureTest(unittest.TestCase):

@@ -7,26 +7,19 @@ import base64
 import json
 import threading
 import unittest
-import urllib.error
 
-from harness import Albedo, EventStream, Provider, python, start_albedo, text, wait_until
+from harness import Albedo, EventStream, Provider, http_error, python, read, start_albedo, text, wait_until
 from scripts import by_prompt
 
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAIAAAAD")
 
 
-def read(app, path):
-    with app.api(path) as response:
-        return json.load(response)
-
-
 def refused(test, call):
-    with test.assertRaises(urllib.error.HTTPError) as caught:
-        call().close()
-    body = json.load(caught.exception)
+    """An API error in albedo's shape: a message and a code."""
+    code, body = http_error(test, call)
     test.assertTrue(body.get("error"))
     test.assertTrue(body.get("code"))
-    return caught.exception.code, body
+    return code, body
 
 
 class TurnTest(unittest.TestCase):
