@@ -299,6 +299,47 @@ class AutomaticCompactionTest(unittest.TestCase):
         self.check("chat_completions")
 
 
+class EditedSettingsTest(unittest.TestCase):
+    def test_an_edit_of_extensions_json_applies_without_a_restart(self):
+        """The compaction settings are read again when extensions.json
+        changes, as config.json is: an invalid trigger shows in /context
+        at once, and a low one compacts the next request."""
+
+        def script(request):
+            return text("SUMMARY of the earlier messages") if is_summary(request) else text("answered")
+
+        with Provider(script) as provider:
+            providers = {"fixture": {"baseUrl": provider.url, "apiKey": "fixture-key", "model": "fixture-model",
+                                     "protocol": "chat_completions", "contextWindow": WINDOW}}
+            with Albedo(provider, providers=providers) as app:
+                session = app.session()
+
+                def edit(compaction):
+                    (app.home / "extensions.json").write_text(json.dumps({"models": {"refreshHours": 0}, "compaction": compaction}))
+
+                def context():
+                    with app.api(f"/sessions/{session}/context") as response:
+                        return json.load(response)
+
+                for message in ("first", "second"):
+                    app.prompt(session, message).close()
+                    app.idle(session)
+                self.assertEqual(context()["problems"], [])
+                edit({"triggerPercent": 500})
+                problems = context()["problems"]
+                self.assertEqual(len(problems), 1, problems)
+                self.assertIn("triggerPercent", problems[0])
+                self.assertFalse(any(is_summary(r["request"]) for r in provider.requests), "the default trigger compacted")
+
+                edit({"triggerPercent": 1})
+                self.assertEqual(context()["problems"], [])
+                sent = len(provider.requests)
+                app.prompt(session, "third").close()
+                app.idle(session)
+                self.assertTrue(is_summary(provider.requests[sent]["request"]), "the new trigger compacted the next request")
+                self.assertEqual(context()["compaction"]["state"], "compacted")
+
+
 class CompactionAcrossProtocolsTest(unittest.TestCase):
     def test_compact_switch_protocol_restart(self):
         """Compact under Responses, /model to a Chat Completions provider,

@@ -7,9 +7,9 @@ import (
 )
 
 // autoCompact compacts a session before req is sent when req would reach
-// the trigger share of the model's context window (window, 0 when
-// unknown: then nothing happens), and returns the request to send: req
-// itself, or req projected afresh from the new summary.
+// the trigger share of the model's context window (the round's rules and
+// window; with no known window nothing happens), and returns the request
+// to send: req itself, or req projected afresh from the new summary.
 //
 // When the request does not fit the window at all and the tail leaves
 // nothing to evict, everything but the newest unit is evicted. A
@@ -18,7 +18,8 @@ import (
 // sent when it is still below the window, and compaction is tried again
 // at the next request; otherwise the error names the cause and the turn
 // fails. A cancelled ctx returns its error.
-func (s *Service) autoCompact(ctx context.Context, id string, items []Item, req ModelRequest, window int64) (ModelRequest, error) {
+func (s *Service) autoCompact(ctx context.Context, id string, items []Item, req ModelRequest, rd round) (ModelRequest, error) {
+	window := rd.win.tokens()
 	if window <= 0 {
 		return req, nil
 	}
@@ -26,10 +27,10 @@ func (s *Service) autoCompact(ctx context.Context, id string, items []Item, req 
 	if err != nil {
 		return req, err
 	}
-	if float64(size)*100 < s.compactRules.trigger*float64(window) {
+	if float64(size)*100 < rd.rules.trigger*float64(window) {
 		return req, nil
 	}
-	scope := s.compactScope(items, req.Endpoint, window)
+	scope := compactScope(items, rd)
 	_, err = s.compact(ctx, id, items, req.Endpoint, CompactAuto, scope)
 	if errors.Is(err, errNothingToCompact) && size >= window && scope.keep > 1 {
 		// The tail alone does not leave room: keep only the newest unit.
@@ -87,10 +88,10 @@ func (s *Service) nextRequestTokens(ctx context.Context, id string, items []Item
 }
 
 // tailUnits is how many of the newest units of items fit, by the
-// estimate of their projection for ep, in the tail share of window: at
-// least one.
-func (s *Service) tailUnits(items []Item, ep Endpoint, window int64) int {
-	budget := int64(s.compactRules.tail * float64(window) / 100)
+// estimate of their projection for ep, in tailPercent of window: at least
+// one.
+func tailUnits(items []Item, ep Endpoint, window int64, tailPercent float64) int {
+	budget := int64(tailPercent * float64(window) / 100)
 	starts := unitStarts(items)
 	end, used, keep := len(items), int64(0), 0
 	for i := len(starts) - 1; i >= 0; i-- {
@@ -108,11 +109,13 @@ func (s *Service) tailUnits(items []Item, ep Endpoint, window int64) int {
 	return max(keep, 1)
 }
 
-// compactScope is the scope of a compaction someone asked for: the tail
-// share of window kept, or only the newest unit when window is unknown.
-func (s *Service) compactScope(items []Item, ep Endpoint, window int64) evictionScope {
+// compactScope is the scope of a compaction in a round: the tail share of
+// the round's window kept, or only the newest unit when the window is
+// unknown.
+func compactScope(items []Item, rd round) evictionScope {
+	window := rd.win.tokens()
 	if window <= 0 {
 		return evictionScope{keep: 1}
 	}
-	return evictionScope{keep: s.tailUnits(items, ep, window), window: window}
+	return evictionScope{keep: tailUnits(items, rd.ep, window, rd.rules.tail), window: window}
 }

@@ -268,7 +268,7 @@ func TestAutomaticCompactionFailures(t *testing.T) {
 				}
 				return script.script(req)
 			})
-			r.tune = func(o *albedo.Options) { o.Compaction.TriggerPercent = &tc.trigger }
+			r.tune = func(o *albedo.Options) { o.Compaction = albedo.CompactionSettings{TriggerPercent: &tc.trigger} }
 			r.windowed(smallWindow)
 			sess := r.session(respProvider)
 			r.turn(sess.ID, "first")
@@ -396,7 +396,7 @@ func TestCompactCommandKeepsTheTailOfTheWindow(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &summarising{t: t, turn: func() fakes.Reply { return fakes.Text(strings.Repeat("a", tc.answer)) }}
 			r := newRig(t, s.script)
-			r.tune = func(o *albedo.Options) { o.Compaction.TriggerPercent = ptr(100.0) }
+			r.tune = func(o *albedo.Options) { o.Compaction = albedo.CompactionSettings{TriggerPercent: ptr(100.0)} }
 			r.windowed(smallWindow * 10)
 			sess := r.sessionAfter(respProvider, "one", "two", "three")
 			// The window shrinks (as after a /model switch) so that the

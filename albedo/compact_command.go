@@ -56,7 +56,7 @@ func (s *Service) compactCommand(ctx context.Context, id string, _ json.RawMessa
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := planEviction(items, prev, prevOK, s.compactScope(items, rd.ep, rd.win.tokens()).keep); !ok {
+	if _, ok := planEviction(items, prev, prevOK, compactScope(items, rd).keep); !ok {
 		return CompactResult{Reason: ErrorMessage(errNothingToCompact)}, nil
 	}
 	// Stored running and compacting first, so that a crash during the
@@ -127,6 +127,6 @@ func (s *Service) manualCompaction(ctx context.Context, st *sessionState, id str
 	if err != nil {
 		return err
 	}
-	_, err = s.compact(ctx, id, items, rd.ep, CompactManual, s.compactScope(items, rd.ep, rd.win.tokens()))
+	_, err = s.compact(ctx, id, items, rd.ep, CompactManual, compactScope(items, rd))
 	return err
 }

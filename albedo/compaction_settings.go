@@ -1,6 +1,9 @@
 package albedo
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+)
 
 // Default compaction settings: compact when the next request reaches 90%
 // of the context window, and keep the newest units that fit in 25% of it
@@ -22,6 +25,26 @@ type CompactionSettings struct {
 	// Problem says what was wrong reading the settings, "" when nothing
 	// was.
 	Problem string
+}
+
+// CompactionSource gives the current compaction settings. It is called
+// for every model request, so implementations should be cheap when
+// nothing changed.
+type CompactionSource interface {
+	CompactionSettings(ctx context.Context) CompactionSettings
+}
+
+// CompactionSettings implements CompactionSource with settings that never
+// change.
+func (c CompactionSettings) CompactionSettings(context.Context) CompactionSettings { return c }
+
+// compactionRules reads and checks the compaction settings: the defaults
+// when the service has no source.
+func (s *Service) compactionRules(ctx context.Context) compactionRules {
+	if s.compactFrom == nil {
+		return CompactionSettings{}.rules()
+	}
+	return s.compactFrom.CompactionSettings(ctx).rules()
 }
 
 // compactionRules are the checked compaction settings.

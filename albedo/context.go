@@ -154,22 +154,23 @@ func (w windowInfo) tokens() int64 {
 // session's model (see windowIn). A turn's round reads it with its
 // endpoint instead (see readRound).
 func (s *Service) window(ctx context.Context, sess Session) windowInfo {
+	rules := s.compactionRules(ctx)
 	cfg, err := s.config.Load(ctx)
 	if err != nil {
 		var info windowInfo
-		info.problems = append(info.problems, s.compactRules.problems...)
+		info.problems = append(info.problems, rules.problems...)
 		info.problems = append(info.problems, "the configuration could not be read: "+ErrorMessage(err))
 		return info
 	}
-	return s.windowIn(ctx, cfg, sess)
+	return s.windowIn(ctx, cfg, sess, rules)
 }
 
 // windowIn finds the context window of a session's model under cfg: the
 // provider's "contextWindow", else the model catalog's. Its problems
-// start with those of the compaction settings.
-func (s *Service) windowIn(ctx context.Context, cfg Config, sess Session) windowInfo {
+// start with those of the compaction rules.
+func (s *Service) windowIn(ctx context.Context, cfg Config, sess Session, rules compactionRules) windowInfo {
 	var info windowInfo
-	info.problems = append(info.problems, s.compactRules.problems...)
+	info.problems = append(info.problems, rules.problems...)
 	pc, ok := cfg.Providers[sess.Provider]
 	if !ok {
 		return info

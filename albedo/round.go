@@ -3,16 +3,19 @@ package albedo
 import "context"
 
 // round is what one model request of a session reads of the user's
-// configuration and the model catalog: where the request goes and the
-// model's context window. It is read once per round, so a configuration
-// edited meanwhile applies from the next round.
+// configuration, the model catalog and the compaction settings: where the
+// request goes, the model's context window, and when to compact. It is
+// read once per round, so settings edited meanwhile apply from the next
+// round.
 type round struct {
-	ep  Endpoint
-	win windowInfo
+	ep    Endpoint
+	win   windowInfo
+	rules compactionRules
 }
 
-// readRound reads the configuration, and the model catalog when the
-// configuration names no window, once for the next request of sess.
+// readRound reads the configuration, the model catalog when the
+// configuration names no window, and the compaction settings, once for the
+// next request of sess.
 func (s *Service) readRound(ctx context.Context, sess Session) (round, error) {
 	cfg, err := s.config.Load(ctx)
 	if err != nil {
@@ -22,7 +25,8 @@ func (s *Service) readRound(ctx context.Context, sess Session) (round, error) {
 	if err != nil {
 		return round{}, err
 	}
-	return round{ep: ep, win: s.windowIn(ctx, cfg, sess)}, nil
+	rules := s.compactionRules(ctx)
+	return round{ep: ep, win: s.windowIn(ctx, cfg, sess, rules), rules: rules}, nil
 }
 
 // endpoint resolves where the next request of sess goes under cfg: its

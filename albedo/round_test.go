@@ -55,7 +55,7 @@ func TestARoundReadsTheConfigurationOnce(t *testing.T) {
 					return fakes.Text("answered")
 				}
 			},
-			tune:    func(o *albedo.Options) { o.Compaction.TriggerPercent = ptr(1.0) },
+			tune:    func(o *albedo.Options) { o.Compaction = albedo.CompactionSettings{TriggerPercent: ptr(1.0)} },
 			earlier: []string{"first"}, message: "second"},
 		{name: "a refusal compacted and retried", rounds: 2, summaries: 1,
 			script:  func(t *testing.T) func(albedo.ModelRequest) fakes.Reply { return (&fullOnce{}).script(t, false) },

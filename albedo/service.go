@@ -38,8 +38,9 @@ type Options struct {
 	// provider configuration names none.
 	Catalog ModelCatalog
 	// Compaction says when a session compacts on its own and how much it
-	// keeps verbatim; zero means the defaults.
-	Compaction CompactionSettings
+	// keeps verbatim, read again for every model request; nil means the
+	// defaults. A CompactionSettings value is settings that never change.
+	Compaction CompactionSource
 	// CellTimeout applies to cells whose call names no timeout; zero
 	// means DefaultCellTimeout.
 	CellTimeout time.Duration
@@ -85,7 +86,7 @@ type Service struct {
 	instructions string
 	projectFiles InstructionSource
 	catalog      ModelCatalog
-	compactRules compactionRules
+	compactFrom  CompactionSource
 	cellTimeout  time.Duration
 	kernelIdle   time.Duration
 	noWarmup     bool
@@ -163,7 +164,7 @@ func New(opts Options) *Service {
 		instructions: opts.Instructions,
 		projectFiles: opts.ProjectInstructions,
 		catalog:      opts.Catalog,
-		compactRules: opts.Compaction.rules(),
+		compactFrom:  opts.Compaction,
 		cellTimeout:  opts.CellTimeout,
 		kernelIdle:   opts.KernelIdle,
 		noWarmup:     opts.NoKernelWarmup,

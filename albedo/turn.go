@@ -137,7 +137,7 @@ func (s *Service) step(ctx context.Context, st *sessionState, id string, instr *
 		Tools:        s.toolDeclarations(),
 		SessionID:    id,
 	}
-	if req, err = s.autoCompact(ctx, id, items, req, window); err != nil {
+	if req, err = s.autoCompact(ctx, id, items, req, rd); err != nil {
 		return s.failed(ctx, st, id, err)
 	}
 	onDelta := func(d Delta) {

@@ -1,19 +1,31 @@
 package compose
 
 import (
+	"context"
+
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/albedo-agent/albedo/frontends/home"
 )
 
-// compaction returns the compaction settings of the home's
-// extensions.json; dir is the home, "" for none. A file or member that
-// cannot be read leaves the defaults and a problem the session's glances
-// and /context show.
-func compaction(dir string) albedo.CompactionSettings {
+// compactionFile is the compaction settings of the home's extensions.json,
+// read again whenever the file changed, so that an edit applies from the
+// next model request without a restart.
+type compactionFile struct{ ext *home.WatchedExtensions }
+
+// compaction returns the compaction settings of the home dir, nil (the
+// defaults) for no home.
+func compaction(dir string) albedo.CompactionSource {
 	if dir == "" {
-		return albedo.CompactionSettings{}
+		return nil
 	}
-	ext, err := home.ReadExtensions(dir)
+	return compactionFile{home.WatchExtensions(dir)}
+}
+
+// CompactionSettings implements albedo.CompactionSource. A file or member
+// that cannot be read leaves the defaults and a problem the session's
+// glances and /context show.
+func (f compactionFile) CompactionSettings(context.Context) albedo.CompactionSettings {
+	ext, err := f.ext.Read()
 	if err != nil {
 		return albedo.CompactionSettings{Problem: "compaction settings ignored: " + err.Error()}
 	}
