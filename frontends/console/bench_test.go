@@ -73,18 +73,7 @@ func BenchmarkRenderLargeTranscript(b *testing.B) {
 			v.Draw(s)
 		}
 	})
-	b.Run("scroll-page", func(b *testing.B) {
-		s := benchScreen(b)
-		_, v := benchView(events)
-		v.Draw(s)
-		for b.Loop() {
-			v.ScrollBy(-v.PageSize())
-			if v.current() == (anchor{}) {
-				v.ScrollToEnd()
-			}
-			v.Draw(s)
-		}
-	})
+	b.Run("scroll-page", benchScrollPage(events))
 	b.Run("resize", func(b *testing.B) {
 		s := benchScreen(b)
 		var tr Transcript
@@ -110,6 +99,23 @@ func BenchmarkRenderLargeTranscript(b *testing.B) {
 			v.Draw(s)
 		}
 	})
+}
+
+// benchScrollPage measures paging up through a transcript of events, one
+// page a frame, from the end again once the top is reached.
+func benchScrollPage(events []client.Event) func(b *testing.B) {
+	return func(b *testing.B) {
+		s := benchScreen(b)
+		_, v := benchView(events)
+		v.Draw(s)
+		for b.Loop() {
+			v.ScrollBy(-v.PageSize())
+			if v.current() == (anchor{}) {
+				v.ScrollToEnd()
+			}
+			v.Draw(s)
+		}
+	}
 }
 
 // benchView lays out a transcript of events in a 120×40 view.
@@ -157,18 +163,7 @@ func BenchmarkRenderMarkdownTranscript(b *testing.B) {
 			v.Draw(s)
 		}
 	})
-	b.Run("scroll-page", func(b *testing.B) {
-		s := benchScreen(b)
-		_, v := benchView(events)
-		v.Draw(s)
-		for b.Loop() {
-			v.ScrollBy(-v.PageSize())
-			if v.current() == (anchor{}) {
-				v.ScrollToEnd()
-			}
-			v.Draw(s)
-		}
-	})
+	b.Run("scroll-page", benchScrollPage(events))
 	b.Run("delta", func(b *testing.B) {
 		s := benchScreen(b)
 		tr, v := benchView(events)
