@@ -26,9 +26,16 @@ const testToken = "test-token"
 // newTestAPI serves the API over an in-memory service.
 func newTestAPI(t *testing.T) (*httptest.Server, *albedo.Service) {
 	t.Helper()
+	return newTestAPIOn(t, memstore.New())
+}
+
+// newTestAPIOn serves the API over a service on store whose model answers
+// "hi".
+func newTestAPIOn(t *testing.T, store albedo.Store) (*httptest.Server, *albedo.Service) {
+	t.Helper()
 	cfg := fakes.NewConfig("fixture", albedo.ProviderConfig{Name: "fixture", BaseURL: "http://127.0.0.1:1/v1", Model: "m", Protocol: albedo.ProtocolChatCompletions})
 	svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{},
-		Store:    memstore.New(),
+		Store:    store,
 		Provider: fakes.NewProvider(func(albedo.ModelRequest) fakes.Reply { return fakes.Text("hi") }),
 		Kernel:   fakes.NewKernel(),
 		Config:   cfg,

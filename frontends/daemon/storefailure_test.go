@@ -4,14 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 
-	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/albedo"
-	"github.com/albedo-agent/albedo/fixtures/fakes"
 	"github.com/albedo-agent/albedo/fixtures/memstore"
 )
 
@@ -35,18 +32,7 @@ func (l *lockedStore) Commit(ctx context.Context, change albedo.Commit) (albedo.
 // is gone the same request succeeds and nothing committed before is lost.
 func TestStoreFailureIs503(t *testing.T) {
 	store := &lockedStore{Store: memstore.New()}
-	cfg := fakes.NewConfig("fixture", albedo.ProviderConfig{Name: "fixture", BaseURL: "http://127.0.0.1:1/v1", Model: "m", Protocol: albedo.ProtocolChatCompletions})
-	svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{},
-		Store:    store,
-		Provider: fakes.NewProvider(func(albedo.ModelRequest) fakes.Reply { return fakes.Text("hi") }),
-		Kernel:   fakes.NewKernel(),
-		Config:   cfg,
-	})
-	srv := httptest.NewServer(NewHandler(APIOptions{Service: svc, Token: testToken, Port: "1"}))
-	t.Cleanup(func() {
-		srv.Close()
-		svc.Close(context.Background())
-	})
+	srv, _ := newTestAPIOn(t, store)
 	auth := map[string]string{"Authorization": "Bearer " + testToken}
 	code, made := call(t, srv, http.MethodPost, "/sessions", `{"workspace":"`+jsonText(t.TempDir())+`"}`, auth)
 	if code != http.StatusCreated && code != http.StatusOK {
