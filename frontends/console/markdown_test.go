@@ -68,6 +68,23 @@ func styleOf(t *testing.T, rows []line, needle string) tcell.Style {
 	return tcell.StyleDefault
 }
 
+// styled is a text and the style it must be drawn in.
+type styled struct {
+	needle string
+	want   tcell.Style
+}
+
+// wantStyles fails for every needle of want that rows do not draw in its
+// style.
+func wantStyles(t *testing.T, rows []line, want []styled) {
+	t.Helper()
+	for _, w := range want {
+		if got := styleOf(t, rows, w.needle); got != w.want {
+			t.Errorf("%q is drawn in %v, want %v", w.needle, got, w.want)
+		}
+	}
+}
+
 func TestPlainProseRendersAsMarkdownWould(t *testing.T) {
 	th := defaultTheme()
 	for _, source := range []string{"one two three four five six seven", "a\nb\n\nc d e f g h i j k l", "  lead\nand trail  x\n\n"} {
@@ -97,10 +114,7 @@ func TestPlainProseRendersAsMarkdownWould(t *testing.T) {
 func TestMarkdownStyles(t *testing.T) {
 	th := defaultTheme()
 	rows := th.md.render("# Title\n\na **bold** *soft* ~~gone~~ `code` [link](http://x)\n\n```python\ndef greet():\n    return 'hi'  # done\n```", 60, th, th.text)
-	tests := []struct {
-		needle string
-		want   tcell.Style
-	}{
+	wantStyles(t, rows, []styled{
 		{"Title", th.heading.Underline(true)},
 		{"bold", th.text.Bold(true)},
 		{"soft", th.text.Italic(true)},
@@ -112,12 +126,7 @@ func TestMarkdownStyles(t *testing.T) {
 		{"'hi'", th.synString},
 		{"# done", th.synComment},
 		{"return", th.synKeyword},
-	}
-	for _, tt := range tests {
-		if got := styleOf(t, rows, tt.needle); got != tt.want {
-			t.Errorf("%q is drawn in %v, want %v", tt.needle, got, tt.want)
-		}
-	}
+	})
 }
 
 func TestHighlightPython(t *testing.T) {
@@ -126,22 +135,14 @@ func TestHighlightPython(t *testing.T) {
 	if len(rows) != 3 {
 		t.Fatalf("got %d rows, want 3: %v", len(rows), rows)
 	}
-	tests := []struct {
-		needle string
-		want   tcell.Style
-	}{
+	wantStyles(t, rows, []styled{
 		{"import", th.synKeyword},
 		{"42", th.synNumber},
 		{"print", th.synBuiltin},
 		{"None", th.synConstant},
 		{`"s"`, th.synString},
 		{"os", th.code},
-	}
-	for _, tt := range tests {
-		if got := styleOf(t, rows, tt.needle); got != tt.want {
-			t.Errorf("%q is drawn in %v, want %v", tt.needle, got, tt.want)
-		}
-	}
+	})
 	if plain := th.hl.lines("x = 1", "go", th, th.code); len(plain) != 1 || plain[0][0].style != th.code {
 		t.Errorf("an unknown language is not left plain: %v", plain)
 	}

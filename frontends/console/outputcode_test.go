@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/albedo-agent/albedo/frontends/client"
-	"github.com/gdamore/tcell/v2"
 )
 
 func TestOutputLinesHighlightTheCodeOfATraceback(t *testing.T) {
@@ -23,22 +22,14 @@ func TestOutputLinesHighlightTheCodeOfATraceback(t *testing.T) {
 			t.Errorf("row %d reads %q, want %q", i, got, want)
 		}
 	}
-	tests := []struct {
-		needle string
-		want   tcell.Style
-	}{
+	wantStyles(t, rows, []styled{
 		{"Traceback", th.fail},
 		{`File "<cell>"`, th.dim},
 		{"sum", th.synBuiltin},
 		{"None", th.synConstant},
 		{"total", th.code},
 		{"TypeError", th.fail},
-	}
-	for _, tc := range tests {
-		if got := styleOf(t, rows, tc.needle); got != tc.want {
-			t.Errorf("%q is drawn in %v, want %v", tc.needle, got, tc.want)
-		}
-	}
+	})
 }
 
 func TestOutputLinesLeaveOtherOutputAlone(t *testing.T) {
@@ -64,12 +55,5 @@ func TestACellsValueIsHighlightedAsPython(t *testing.T) {
 	if !strings.Contains(plainRows(b, 60, false), "│ = {'total': 42, 'missing': None}") {
 		t.Fatalf("the value is not shown whole:\n%s", plainRows(b, 60, false))
 	}
-	for _, tc := range []struct {
-		needle string
-		want   tcell.Style
-	}{{"'total'", th.synString}, {"42", th.synNumber}, {"None", th.synConstant}} {
-		if got := styleOf(t, rows[len(rows)-3:], tc.needle); got != tc.want {
-			t.Errorf("%q of the value is drawn in %v, want %v", tc.needle, got, tc.want)
-		}
-	}
+	wantStyles(t, rows[len(rows)-3:], []styled{{"'total'", th.synString}, {"42", th.synNumber}, {"None", th.synConstant}})
 }
