@@ -183,10 +183,14 @@ class StreamResumeTest(unittest.TestCase):
 
 
 class LongAnswerProvider:
-    """A Chat Completions server that streams one answer of `size` bytes
-    in 16 KiB deltas, and a short one for any other request."""
+    """A model server that streams one answer of `size` bytes in 16 KiB
+    deltas, and a short one for any other request. Over Chat Completions
+    (the default) the answer is its chunks; over Responses it is sent the
+    way OpenAI sends one: the deltas, then the whole text again in
+    response.output_text.done, response.content_part.done,
+    response.output_item.done and response.completed."""
 
-    def __init__(self, size):
+    def __init__(self, size, protocol="chat_completions"):
         owner = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -198,18 +202,22 @@ class LongAnswerProvider:
             def do_POST(self):
                 length = int(self.headers.get("Content-Length") or 0)
                 request = json.loads(self.rfile.read(length))
-                long = "long" in json.dumps(request["messages"][-1])
+                last = (request.get("messages") or request.get("input"))[-1]
+                long = "long" in json.dumps(last)
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Connection", "close")
                 self.end_headers()
                 piece = ("y" * 1023 + "\n") * 16
                 pieces = owner.size // len(piece) if long else 1
-                self.send_chunk({"role": "assistant"})
-                for _ in range(pieces):
-                    self.send_chunk({"content": piece if long else "short"})
-                self.send_chunk({}, "stop")
-                self.wfile.write(b"data: [DONE]\n\n")
+                if owner.protocol == "responses":
+                    self.stream_responses(piece if long else "short", pieces)
+                else:
+                    self.send_chunk({"role": "assistant"})
+                    for _ in range(pieces):
+                        self.send_chunk({"content": piece if long else "short"})
+                    self.send_chunk({}, "stop")
+                    self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
                 self.close_connection = True
 
@@ -218,7 +226,38 @@ class LongAnswerProvider:
                          "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
                 self.wfile.write(b"data: " + json.dumps(value).encode() + b"\n\n")
 
+            def send_event(self, value):
+                self.wfile.write(b"event: " + value["type"].encode() + b"\ndata: " + json.dumps(value).encode() + b"\n\n")
+
+            def send_with_text(self, value, piece, pieces):
+                """An event whose one "TEXT" string is the whole answer,
+                written a piece at a time."""
+                head, tail = json.dumps(value).encode().split(b'"TEXT"')
+                self.wfile.write(b"event: " + value["type"].encode() + b"\ndata: " + head + b'"')
+                escaped = json.dumps(piece).encode()[1:-1]
+                for _ in range(pieces):
+                    self.wfile.write(escaped)
+                self.wfile.write(b'"' + tail + b"\n\n")
+
+            def stream_responses(self, piece, pieces):
+                part = {"type": "output_text", "annotations": [], "logprobs": [], "text": "TEXT"}
+                item = {"id": "msg_1", "type": "message", "status": "completed", "role": "assistant", "content": [part]}
+                where = {"item_id": "msg_1", "output_index": 0, "content_index": 0}
+                self.send_event({"type": "response.created", "response": {"id": "resp_1", "status": "in_progress", "output": []}})
+                self.send_event({"type": "response.output_item.added", "output_index": 0,
+                                 "item": {"id": "msg_1", "type": "message", "status": "in_progress", "role": "assistant", "content": []}})
+                self.send_event({"type": "response.content_part.added", **where, "part": {**part, "text": ""}})
+                for _ in range(pieces):
+                    self.send_event({"type": "response.output_text.delta", **where, "delta": piece})
+                self.send_with_text({"type": "response.output_text.done", **where, "text": "TEXT"}, piece, pieces)
+                self.send_with_text({"type": "response.content_part.done", **where, "part": part}, piece, pieces)
+                self.send_with_text({"type": "response.output_item.done", "output_index": 0, "item": item}, piece, pieces)
+                self.send_with_text({"type": "response.completed", "response": {
+                    "id": "resp_1", "status": "completed", "output": [item],
+                    "usage": {"input_tokens": 10, "output_tokens": 20}}}, piece, pieces)
+
         self.size = size
+        self.protocol = protocol
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
@@ -240,9 +279,16 @@ def peak_rss_mb(pid):
 @exclusive
 class DeadReaderTest(unittest.TestCase):
     def test_a_50_mib_answer_with_a_dead_reader(self):
-        provider = LongAnswerProvider(50 * MIB)
+        self.dead_reader("chat_completions")
+
+    def test_a_50_mib_responses_answer_with_a_dead_reader(self):
+        # Responses sends the whole text again in four finishing events.
+        self.dead_reader("responses")
+
+    def dead_reader(self, protocol):
+        provider = LongAnswerProvider(50 * MIB, protocol)
         try:
-            with Albedo(provider) as app:
+            with Albedo(provider, protocol=protocol) as app:
                 session = app.session()
                 other = app.session()
                 app.prompt(other, "short").close()

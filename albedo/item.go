@@ -79,7 +79,10 @@ type Item struct {
 	// Raw is the provider-native JSON of a model item, replayed to a
 	// provider of the same protocol. Chat Completions answers and
 	// reasoning carry none: their native form is their text, which the
-	// projection sends as it is, so a long answer is not kept twice.
+	// projection sends as it is, so a long answer is not kept twice. In a
+	// Responses item, a long string that Text or Arguments holds may be
+	// left out, a reference standing in its place (TextRef, ArgumentsRef);
+	// NativeJSON puts it back.
 	Raw json.RawMessage
 	// Flags say what albedo knows of a model item beyond its text.
 	Flags ItemFlags

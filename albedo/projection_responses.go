@@ -40,23 +40,21 @@ func (p *responsesProjector) add(it Item) {
 		}
 		p.settle()
 	}
-	// Raw JSON is sent as it is, so only when it is JSON; a provider
-	// encoded it, but a store may hold anything.
-	native := it.Protocol == ProtocolResponses && len(it.Raw) > 0 && json.Valid(it.Raw)
+	native, raw := nativeResponses(it)
 	switch it.Kind {
 	case KindReasoning:
 		if native && replayableReasoning(it.Raw) {
-			p.out = append(p.out, it.Raw)
+			p.out = append(p.out, raw())
 		}
 	case KindAssistant:
 		if native {
-			p.out = append(p.out, it.Raw)
+			p.out = append(p.out, raw())
 			return
 		}
 		p.out = append(p.out, ResponsesMessage(it.Text, "completed"))
 	case KindToolCall:
 		if native {
-			p.out = append(p.out, it.Raw)
+			p.out = append(p.out, raw())
 			return
 		}
 		p.out = append(p.out, newObject().str("type", "function_call").str("call_id", it.CallID).
@@ -65,6 +63,24 @@ func (p *responsesProjector) add(it Item) {
 		p.pending = &it
 	case KindUser:
 		p.out = append(p.out, responsesUser(it))
+	}
+}
+
+// nativeResponses reports whether it replays its Raw to a Responses
+// provider, and returns the function that makes what is sent: the Raw with
+// the long strings it leaves out put back (Item.NativeJSON). Raw JSON is
+// sent as it is, so only when it is JSON; a provider encoded it, but a
+// store may hold anything.
+func nativeResponses(it Item) (bool, func() json.RawMessage) {
+	if it.Protocol != ProtocolResponses || len(it.Raw) == 0 || !json.Valid(it.Raw) {
+		return false, nil
+	}
+	if _, ok := rawRefs(it); !ok {
+		return false, nil
+	}
+	return true, func() json.RawMessage {
+		raw, _ := it.NativeJSON()
+		return raw
 	}
 }
 

@@ -2,6 +2,7 @@
 
     python3 bench/long_session.py [--items N] [--output-kib K] [--settle S]
                                   [--answer-mib M] [--only session|answer]
+                                  [--protocol chat_completions|responses|both]
 
 Builds a home of 1,000 sessions, one of which holds a transcript of about
 100 MiB (by default 6,447 python calls, each with an 8 KiB output, written
@@ -18,7 +19,9 @@ daemon and reports, in one run:
   body, and the RSS after the turn;
 - in a fresh home, the peak RSS while one answer of `--answer-mib` MiB
   (default 50) streams in 16 KiB deltas with one SSE reader attached that
-  never reads, and the RSS `--settle` seconds later.
+  never reads, and the RSS `--settle` seconds later; over each protocol of
+  `--protocol` (default both: a Responses answer also arrives whole again
+  in four finishing events, as OpenAI sends it).
 
 RSS is VmRSS of the daemon; peaks are VmHWM after resetting it through
 /proc/PID/clear_refs. Each read also reports the CPU time the daemon spent
@@ -170,19 +173,23 @@ def main():
     parser.add_argument("--settle", type=float, default=60, help="seconds to wait before the settled RSS")
     parser.add_argument("--answer-mib", type=int, default=50, help="MiB of the long streamed answer")
     parser.add_argument("--only", choices=["session", "answer"], help="run only the long session or the long answer")
+    parser.add_argument("--protocol", choices=["chat_completions", "responses", "both"], default="both",
+                        help="the protocol of the long answer")
     args = parser.parse_args()
     if args.only != "answer":
         long_session(args)
     if args.only != "session":
-        long_answer(args)
+        for protocol in ("chat_completions", "responses"):
+            if args.protocol in (protocol, "both"):
+                long_answer(args, protocol)
 
 
-def long_answer(args):
+def long_answer(args, protocol):
     import socket
 
-    provider = LongAnswerProvider(args.answer_mib * MIB)
+    provider = LongAnswerProvider(args.answer_mib * MIB, protocol)
     try:
-        with Albedo(provider) as app:
+        with Albedo(provider, protocol=protocol) as app:
             session = app.session()
             dead = socket.socket()
             dead.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -197,12 +204,12 @@ def long_answer(args):
             app.idle(session, timeout=300)
             took = time.perf_counter() - started
             print(
-                f"{args.answer_mib} MiB answer, one dead reader: {took:.1f} s, peak {peak(app):.1f} MB,"
+                f"{args.answer_mib} MiB answer ({protocol}), one dead reader: {took:.1f} s, peak {peak(app):.1f} MB,"
                 f" after {rss(app):.1f} MB",
                 flush=True,
             )
             time.sleep(args.settle)
-            print(f"RSS {args.settle:.0f} s after the answer: {rss(app):.1f} MB", flush=True)
+            print(f"RSS {args.settle:.0f} s after the answer ({protocol}): {rss(app):.1f} MB", flush=True)
             dead.close()
     finally:
         provider.close()

@@ -87,7 +87,7 @@ func (d *chatDecoder) event(ev sseEvent) (bool, error) {
 		return false, failure(d.ep, nil, "failed mid-stream: %s", quote(d.ep, providerMessage([]byte(ev.Data))))
 	}
 	var chunk chatChunk
-	if err := decodeEvent(d.ep, d.log, ev.Data, &chunk); err != nil {
+	if err := decodeEvent(d.ep, d.log, []byte(ev.Data), &chunk); err != nil {
 		return false, err
 	}
 	if chunk.Error != nil {

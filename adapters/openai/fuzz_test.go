@@ -39,7 +39,7 @@ func run(protocol albedo.Protocol, r io.Reader) outcome {
 		d.newID = id
 		dec = d
 	}
-	reply, err := decode(context.Background(), newSSEReader(r), dec)
+	reply, err := decode(context.Background(), newEventReader(r, dec), dec)
 	out.Reply = reply
 	if err != nil {
 		out.Err = err.Error()
@@ -122,6 +122,14 @@ func FuzzResponsesStream(f *testing.F) {
 		`data: {"type":"response.incomplete","response":{"incomplete_details":{"reason":"max_output_tokens"}}}`+"\n\n"), uint16(60))
 	f.Add([]byte(`data: {"type":"response.failed","response":{"error":{"message":"boom"}}}`+"\n\n"), uint16(9))
 	f.Fuzz(func(t *testing.T, body []byte, cut uint16) {
-		fuzzStream(t, albedo.ProtocolResponses, body, cut)
+		want := fuzzStream(t, albedo.ProtocolResponses, body, cut)
+		// Every event read as a long one decodes the same.
+		got, _ := decodeResponses(strings.NewReader(string(body)), slog.New(slog.DiscardHandler), tiny)
+		if (got.Err == "") != (want.Err == "") {
+			t.Fatalf("with long strings: error %q, want %q", got.Err, want.Err)
+		}
+		if want.Err == "" {
+			sameOutcome(t, "with long strings", got, want)
+		}
 	})
 }

@@ -39,8 +39,8 @@ func mustMarshal(v any) json.RawMessage {
 // JSON fails the stream; a member of an unexpected type is logged and left
 // out, since compatible providers differ in what they put in the fields
 // albedo does not need.
-func decodeEvent(ep albedo.Endpoint, log *slog.Logger, data string, v any) error {
-	err := json.Unmarshal([]byte(data), v)
+func decodeEvent(ep albedo.Endpoint, log *slog.Logger, data []byte, v any) error {
+	err := json.Unmarshal(data, v)
 	var typ *json.UnmarshalTypeError
 	switch {
 	case err == nil:

@@ -58,11 +58,9 @@ type outputItem struct {
 type fragment struct {
 	index     int
 	kind      albedo.ItemKind
-	text      strings.Builder
+	text      textBuffer
 	lastPart  int
-	callID    string
-	name      string
-	arguments strings.Builder
+	arguments textBuffer
 }
 
 // responsesDecoder assembles a Responses reply. The output of the final
@@ -85,10 +83,19 @@ type responsesDecoder struct {
 	think *thinkSplitter
 	// newID names a call whose provider sent no id.
 	newID func() string
+	// longEvent and longString are the sizes past which an event's data
+	// is read as it arrives and a string of an event is not kept when it
+	// repeats a text (see responses_long.go).
+	longEvent, longString int
+	// longs are the long strings of the events, which placeholders (with
+	// nonce) stand for.
+	longs []longValue
+	nonce string
 }
 
 func newResponsesDecoder(ep albedo.Endpoint, onDelta func(albedo.Delta), log *slog.Logger) *responsesDecoder {
-	d := &responsesDecoder{ep: ep, onDelta: onDelta, log: log, newID: newCallID, done: map[int]json.RawMessage{}, added: map[int]outputItem{}}
+	d := &responsesDecoder{ep: ep, onDelta: onDelta, log: log, newID: newCallID, done: map[int]json.RawMessage{}, added: map[int]outputItem{},
+		longEvent: longEventData, longString: longStringSize, nonce: newNonce()}
 	if ep.ThinkTags {
 		d.think = &thinkSplitter{}
 	}
@@ -97,7 +104,7 @@ func newResponsesDecoder(ep albedo.Endpoint, onDelta func(albedo.Delta), log *sl
 
 // thinkItems splits a leading <think>…</think> off the first assistant
 // message: the block becomes a reasoning item before it.
-func thinkItems(items []albedo.Item) []albedo.Item {
+func (d *responsesDecoder) thinkItems(items []albedo.Item) []albedo.Item {
 	for i, it := range items {
 		if it.Kind != albedo.KindAssistant {
 			continue
@@ -110,12 +117,9 @@ func thinkItems(items []albedo.Item) []albedo.Item {
 			return items
 		}
 		r := reasoning.String()
-		think := albedo.Item{
-			Kind: albedo.KindReasoning, Text: r, Protocol: albedo.ProtocolResponses,
-			Raw: mustMarshal(map[string]any{"type": "reasoning", "summary": []map[string]string{{"type": "summary_text", "text": r}}}),
-		}
+		think := albedo.Item{Kind: albedo.KindReasoning, Text: r, Protocol: albedo.ProtocolResponses, Raw: d.reasoningRaw(r)}
 		it.Text = answer.String()
-		it.Raw = albedo.ResponsesMessage(it.Text, "completed")
+		it.Raw = d.messageRaw(it.Text, "completed")
 		out := append(append(slices.Clip(items[:i]), think, it), items[i+1:]...)
 		return out
 	}
@@ -128,13 +132,55 @@ func (d *responsesDecoder) event(ev sseEvent) (bool, error) {
 	if ev.done() {
 		return true, nil
 	}
-	var e responsesEvent
-	if err := decodeEvent(d.ep, d.log, ev.Data, &e); err != nil {
+	mark := len(d.longs)
+	data, err := d.reduce(&ev)
+	if err != nil {
 		return false, err
 	}
+	var e responsesEvent
+	if err := decodeEvent(d.ep, d.log, data, &e); err != nil {
+		return false, err
+	}
+	d.resolve(&e)
 	if e.Type == "" {
 		e.Type = ev.Type
 	}
+	end, err := d.apply(e)
+	switch e.Type {
+	case "response.output_item.done", "response.completed", "response.incomplete":
+		// Their items are kept, with the long strings they hold.
+	default:
+		d.release(mark)
+	}
+	return end, err
+}
+
+// resolve puts back the long strings of e's own members (the items keep
+// theirs until the reply is built).
+func (d *responsesDecoder) resolve(e *responsesEvent) {
+	e.Type, e.Delta, e.Message = d.copyOf(e.Type), d.copyOf(e.Delta), d.copyOf(e.Message)
+	if c, ok := e.Code.(string); ok {
+		e.Code = d.copyOf(c)
+	}
+	errs := []*apiError{e.Error}
+	if r := e.Response; r != nil {
+		errs = append(errs, r.Error)
+		if r.IncompleteDetails != nil {
+			r.IncompleteDetails.Reason = d.copyOf(r.IncompleteDetails.Reason)
+		}
+	}
+	for _, a := range errs {
+		if a != nil {
+			a.Message, a.Type = d.copyOf(a.Message), d.copyOf(a.Type)
+			if c, ok := a.Code.(string); ok {
+				a.Code = d.copyOf(c)
+			}
+		}
+	}
+}
+
+// apply applies one decoded event.
+func (d *responsesDecoder) apply(e responsesEvent) (bool, error) {
 	switch e.Type {
 	case "response.output_text.delta", "response.refusal.delta":
 		d.delta(e, albedo.KindAssistant, albedo.DeltaText)
@@ -145,6 +191,7 @@ func (d *responsesDecoder) event(ev sseEvent) (bool, error) {
 	case "response.output_item.added":
 		var it outputItem
 		if json.Unmarshal(e.Item, &it) == nil && it.Type == "function_call" {
+			it.CallID, it.Name = d.copyOf(it.CallID), d.copyOf(it.Name)
 			d.added[e.OutputIndex] = it
 		}
 	case "response.output_item.done":
@@ -240,8 +287,8 @@ func (d *responsesDecoder) reply(ended bool) (albedo.ModelReply, error) {
 		return albedo.ModelReply{}, failure(d.ep, nil, "stream ended early, before the reply was finished")
 	}
 	raws := d.final
+	var indexes []int
 	if len(raws) == 0 {
-		indexes := make([]int, 0, len(d.done))
 		for i := range d.done {
 			indexes = append(indexes, i)
 		}
@@ -256,8 +303,12 @@ func (d *responsesDecoder) reply(ended bool) (albedo.ModelReply, error) {
 	}
 	var items []albedo.Item
 	if len(raws) > 0 {
-		for _, raw := range raws {
-			if it, ok := d.item(raw); ok {
+		for j, raw := range raws {
+			index := j
+			if indexes != nil {
+				index = indexes[j]
+			}
+			if it, ok := d.item(raw, index); ok {
 				items = append(items, it)
 			}
 		}
@@ -265,7 +316,7 @@ func (d *responsesDecoder) reply(ended bool) (albedo.ModelReply, error) {
 		items = d.fromDeltas()
 	}
 	if d.ep.ThinkTags {
-		items = thinkItems(items)
+		items = d.thinkItems(items)
 	}
 	switch {
 	case d.stopped == "":
@@ -288,21 +339,26 @@ func (d *responsesDecoder) partial() albedo.ModelReply {
 		}
 		it.Flags |= albedo.FlagPartial
 		if it.Kind == albedo.KindAssistant {
-			it.Raw = albedo.ResponsesMessage(it.Text, "incomplete")
+			it.Raw = d.messageRaw(it.Text, "incomplete")
 		}
 		items = append(items, it)
 	}
 	return albedo.ModelReply{Items: items, Usage: d.usage}
 }
 
-// item converts one output item as received; unknown types are skipped.
-func (d *responsesDecoder) item(raw json.RawMessage) (albedo.Item, bool) {
+// item converts one output item as received, the index-th of the
+// output; unknown types are skipped. Long strings stand in the raw item
+// (see responses_long.go): the item's Text and Arguments get them whole,
+// its Raw references in their place.
+func (d *responsesDecoder) item(raw json.RawMessage, index int) (albedo.Item, bool) {
 	var o outputItem
 	if err := json.Unmarshal(raw, &o); err != nil {
 		d.log.Warn("skipping a malformed output item", "provider", d.ep.Provider, "error", err)
 		return albedo.Item{}, false
 	}
-	it := albedo.Item{Protocol: albedo.ProtocolResponses, Raw: raw}
+	o.Type, o.Phase, o.CallID, o.Name = d.text(o.Type), d.text(o.Phase), d.text(o.CallID), d.text(o.Name)
+	it := albedo.Item{Protocol: albedo.ProtocolResponses}
+	refs := map[string]string{}
 	switch o.Type {
 	case "reasoning":
 		it.Kind = albedo.KindReasoning
@@ -316,21 +372,23 @@ func (d *responsesDecoder) item(raw json.RawMessage) (albedo.Item, bool) {
 				parts = append(parts, c.Text)
 			}
 		}
-		it.Text = strings.Join(parts, "\n\n")
+		d.differs(parts, index, albedo.KindReasoning)
+		it.Text = d.joinText(parts, "\n\n", refs, albedo.TextRef)
 	case "message":
 		it.Kind = albedo.KindAssistant
-		var text strings.Builder
+		var parts []string
 		refused := false
 		for _, c := range o.Content {
-			switch c.Type {
+			switch d.text(c.Type) {
 			case "output_text":
-				text.WriteString(c.Text)
+				parts = append(parts, c.Text)
 			case "refusal":
-				text.WriteString(c.Refusal)
+				parts = append(parts, c.Refusal)
 				refused = true
 			}
 		}
-		it.Text = text.String()
+		d.differs(parts, index, albedo.KindAssistant)
+		it.Text = d.joinText(parts, "", refs, albedo.TextRef)
 		if it.Text == "" {
 			return albedo.Item{}, false
 		}
@@ -340,19 +398,24 @@ func (d *responsesDecoder) item(raw json.RawMessage) (albedo.Item, bool) {
 		if o.Phase == "commentary" {
 			it.Flags |= albedo.FlagCommentary
 		}
-		it.Raw = completeMessage(raw)
+		raw = completeMessage(raw)
 	case "function_call":
 		it.Kind = albedo.KindToolCall
-		it.CallID, it.ToolName, it.Arguments = o.CallID, o.Name, o.Arguments
+		it.CallID, it.ToolName = o.CallID, o.Name
+		parts := []string{o.Arguments}
+		d.differs(parts, index, albedo.KindToolCall)
+		it.Arguments = d.joinText(parts, "", refs, albedo.ArgumentsRef)
 		if it.CallID == "" {
 			it.CallID = d.newID()
-			it.Raw = withField(raw, "call_id", it.CallID)
+			raw = withField(raw, "call_id", it.CallID)
 		}
 	default:
 		// Albedo does not act on it (a search the provider ran itself, say),
 		// but the user sees that it happened.
+		raw = d.finishRaw(raw, nil)
 		it.Kind, it.ToolName, it.Text = albedo.KindNote, o.Type, describeItem(o.Type, raw)
 	}
+	it.Raw = d.finishRaw(raw, refs)
 	return it, true
 }
 
@@ -372,21 +435,17 @@ func (d *responsesDecoder) fromDeltas() []albedo.Item {
 		switch p.kind {
 		case albedo.KindReasoning:
 			it.Text = p.text.String()
-			it.Raw = mustMarshal(map[string]any{
-				"type": "reasoning", "summary": []map[string]string{{"type": "summary_text", "text": it.Text}},
-			})
+			it.Raw = d.reasoningRaw(it.Text)
 		case albedo.KindAssistant:
 			it.Text = p.text.String()
-			it.Raw = albedo.ResponsesMessage(it.Text, "completed")
+			it.Raw = d.messageRaw(it.Text, "completed")
 		case albedo.KindToolCall:
 			meta := d.added[p.index]
 			it.CallID, it.ToolName, it.Arguments = meta.CallID, meta.Name, p.arguments.String()
 			if it.CallID == "" {
 				it.CallID = d.newID()
 			}
-			it.Raw = mustMarshal(map[string]string{
-				"type": "function_call", "call_id": it.CallID, "name": it.ToolName, "arguments": it.Arguments,
-			})
+			it.Raw = d.callRaw(it.CallID, it.ToolName, it.Arguments)
 		}
 		items = append(items, it)
 	}

@@ -26,6 +26,34 @@ func readAll(r io.Reader) ([]sseEvent, error) {
 	}
 }
 
+// readAllStreamed is readAll with every data line longer than above
+// streamed; each streamed event comes back as the event it reads as.
+func readAllStreamed(r io.Reader, above int) ([]sseEvent, error) {
+	s := newSSEReader(r)
+	s.streamAbove = above
+	var out []sseEvent
+	for {
+		ev, err := s.next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		if ev.body != nil {
+			data, err := io.ReadAll(ev.body)
+			if err == errEventOpen {
+				return out, nil
+			}
+			if err != nil {
+				return out, unwrapRead(err)
+			}
+			ev = sseEvent{Type: ev.body.typ, ID: ev.body.id, Data: string(data)}
+		}
+		out = append(out, ev)
+	}
+}
+
 // splitReader yields its input in two reads cut at n.
 func splitReader(s string, n int) io.Reader {
 	return io.MultiReader(strings.NewReader(s[:n]), strings.NewReader(s[n:]))
@@ -73,7 +101,17 @@ func TestSSE(t *testing.T) {
 					t.Fatalf("%s: %v", how, err)
 				}
 				if !reflect.DeepEqual(got, tt.want) {
-					t.Errorf("%s: got %q, want %q", how, got, tt.want)
+					t.Errorf("%s: got %+v, want %+v", how, got, tt.want)
+				}
+				// Streamed, each data line reads the same.
+				for _, above := range []int{1, 4, 1000} {
+					got, err := readAllStreamed(r(), above)
+					if err != nil {
+						t.Fatalf("%s, streamed above %d: %v", how, above, err)
+					}
+					if !reflect.DeepEqual(got, tt.want) {
+						t.Errorf("%s, streamed above %d: got %+v, want %+v", how, above, clipEvents(got), clipEvents(tt.want))
+					}
 				}
 			}
 			if len(tt.in) > 1000 {
@@ -82,10 +120,45 @@ func TestSSE(t *testing.T) {
 			for n := range len(tt.in) + 1 {
 				got, _ := readAll(splitReader(tt.in, n))
 				if !reflect.DeepEqual(got, tt.want) {
-					t.Fatalf("cut at %d: got %q, want %q", n, got, tt.want)
+					t.Fatalf("cut at %d: got %+v, want %+v", n, got, tt.want)
 				}
 			}
 		})
+	}
+}
+
+// clipEvents shortens the data of events for a message.
+func clipEvents(evs []sseEvent) []sseEvent {
+	out := make([]sseEvent, len(evs))
+	for i, ev := range evs {
+		out[i] = sseEvent{Type: ev.Type, ID: ev.ID, Data: clip(ev.Data)}
+	}
+	return out
+}
+
+func TestSSEStreamedEvent(t *testing.T) {
+	in := "event: a\ndata: first line\n: a comment\ndata: " + strings.Repeat("y", 5000) + "\nid: 9\nevent: b\ndata: last\n\ndata: next\n\n"
+	s := newSSEReader(iotest.OneByteReader(strings.NewReader(in)))
+	s.streamAbove = 100
+	ev, err := s.next()
+	if err != nil || ev.body == nil {
+		t.Fatalf("first event %+v, %v: want a streamed one", ev, err)
+	}
+	data, err := io.ReadAll(ev.body)
+	if err != nil || string(data) != "first line\n"+strings.Repeat("y", 5000)+"\nlast" || ev.body.typ != "b" || ev.body.id != "9" {
+		t.Fatalf("streamed event %q (type %q, id %q), %v", clip(string(data)), ev.body.typ, ev.body.id, err)
+	}
+	if ev, err := s.next(); err != nil || ev.Data != "next" || ev.Type != "" || ev.ID != "9" {
+		t.Fatalf("next event %+v, %v", ev, err)
+	}
+	// A streamed event its reader left unread is read past.
+	s = newSSEReader(iotest.OneByteReader(strings.NewReader(in)))
+	s.streamAbove = 100
+	if ev, err := s.next(); err != nil || ev.body == nil {
+		t.Fatalf("first event %+v, %v", ev, err)
+	}
+	if ev, err := s.next(); err != nil || ev.Data != "next" {
+		t.Fatalf("after an unread streamed event: %+v, %v", ev, err)
 	}
 }
 
@@ -97,7 +170,12 @@ func TestSSEReadError(t *testing.T) {
 		t.Fatalf("err = %v, want %v", err, boom)
 	}
 	if want := []sseEvent{{Data: "a"}}; !reflect.DeepEqual(got, want) {
-		t.Errorf("got %q, want %q", got, want)
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	// Inside a streamed event, the read error ends its body.
+	r = io.MultiReader(strings.NewReader("data: a\n\ndata: "+strings.Repeat("b", 100)), iotest.ErrReader(boom))
+	if got, err = readAllStreamed(r, 10); !errors.Is(err, boom) || len(got) != 1 {
+		t.Fatalf("streamed: %+v, %v; want the first event, then %v", got, err, boom)
 	}
 }
 
@@ -137,17 +215,22 @@ func FuzzSSE(f *testing.F) {
 		}
 		for _, ev := range want {
 			if strings.ContainsAny(ev.Type, "\r\n") || strings.ContainsAny(ev.ID, "\r\n\x00") || strings.Contains(ev.Data, "\r") {
-				t.Fatalf("event holds a line end: %q", ev)
+				t.Fatalf("event holds a line end: %+v", ev)
 			}
 		}
 		n := int(cut) % (len(in) + 1)
 		got, _ := readAll(splitReader(string(in), n))
 		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("cut at %d: got %q, want %q", n, got, want)
+			t.Fatalf("cut at %d: got %+v, want %+v", n, got, want)
 		}
 		got, _ = readAll(iotest.OneByteReader(strings.NewReader(string(in))))
 		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("byte by byte: got %q, want %q", got, want)
+			t.Fatalf("byte by byte: got %+v, want %+v", got, want)
+		}
+		above := 1 + int(cut)%16
+		got, _ = readAllStreamed(splitReader(string(in), n), above)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("streamed above %d, cut at %d: got %+v, want %+v", above, n, got, want)
 		}
 	})
 }

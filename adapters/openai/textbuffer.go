@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"runtime"
 	"strings"
 )
@@ -47,10 +48,20 @@ func (c *chunkList) release() {
 func (b *textBuffer) Len() int { return b.n }
 
 // WriteString appends s. It must not be called after String.
-func (b *textBuffer) WriteString(s string) {
+func (b *textBuffer) WriteString(s string) { appendText(b, s) }
+
+// Write appends p. It must not be called after String.
+func (b *textBuffer) Write(p []byte) { appendText(b, p) }
+
+func appendText[T string | []byte](b *textBuffer, s T) {
 	b.n += len(s)
 	if b.long == nil && b.head.Len()+len(s) <= inlineText {
-		b.head.WriteString(s)
+		switch s := any(s).(type) {
+		case string:
+			b.head.WriteString(s)
+		case []byte:
+			b.head.Write(s)
+		}
 		return
 	}
 	if b.long == nil {
@@ -95,4 +106,91 @@ func (b *textBuffer) String() string {
 	c.chunks = nil
 	b.text = out.String()
 	return b.text
+}
+
+// pieces calls inline, then chunk, with the text's bytes from off to
+// off+n, in order, in pieces, until one returns false; it reports whether
+// none did. It reads what was written without building the text, so it may
+// run between writes. It must not be called after String.
+func (b *textBuffer) pieces(off, n int, inline func(string) bool, chunk func([]byte) bool) bool {
+	if off < 0 || n < 0 || off+n > b.n || b.done {
+		panic("openai: textBuffer read out of bounds or after String")
+	}
+	head := b.head.String()
+	if off < len(head) {
+		k := min(n, len(head)-off)
+		if !inline(head[off : off+k]) {
+			return false
+		}
+		off, n = off+k, n-k
+	}
+	off = max(off-len(head), 0)
+	if b.long == nil {
+		return true
+	}
+	for _, c := range b.long.chunks.chunks {
+		if n == 0 {
+			break
+		}
+		if off >= len(c) {
+			off -= len(c)
+			continue
+		}
+		k := min(n, len(c)-off)
+		if !chunk(c[off : off+k]) {
+			return false
+		}
+		off, n = 0, n-k
+	}
+	return true
+}
+
+// equalAt reports whether the text holds p from byte off. It may run
+// between writes and after String.
+func (b *textBuffer) equalAt(off int, p []byte) bool {
+	if off < 0 || off+len(p) > b.n {
+		return false
+	}
+	if b.done {
+		return b.text[off:off+len(p)] == string(p)
+	}
+	return b.pieces(off, len(p), func(s string) bool {
+		same := s == string(p[:len(s)])
+		p = p[len(s):]
+		return same
+	}, func(c []byte) bool {
+		same := bytes.Equal(c, p[:len(c)])
+		p = p[len(c):]
+		return same
+	})
+}
+
+// copyTo appends the text's first n bytes to dst. It may run between
+// writes and after String.
+func (b *textBuffer) copyTo(dst *textBuffer, n int) {
+	if b.done {
+		dst.WriteString(b.text[:n])
+		return
+	}
+	b.pieces(0, n, func(s string) bool { dst.WriteString(s); return true }, func(c []byte) bool { dst.Write(c); return true })
+}
+
+// prefix returns the text's first n bytes, leaving the buffer open for
+// writes.
+func (b *textBuffer) prefix(n int) string {
+	if b.done {
+		return b.text[:n]
+	}
+	var out strings.Builder
+	out.Grow(n)
+	b.pieces(0, n, func(s string) bool { out.WriteString(s); return true }, func(c []byte) bool { out.Write(c); return true })
+	return out.String()
+}
+
+// release hands the buffer's chunks back at once and empties it.
+func (b *textBuffer) release() {
+	if b.long != nil {
+		b.long.chunks.release()
+	}
+	*b = textBuffer{}
 }

@@ -33,7 +33,7 @@ func (c *Client) exchange(parent context.Context, ep albedo.Endpoint, url string
 	}
 	defer resp.Body.Close()
 
-	events := newSSEReader(&idleReader{r: resp.Body, timer: idle, d: c.idle})
+	events := newEventReader(&idleReader{r: resp.Body, timer: idle, d: c.idle}, dec)
 	reply, err := decode(parent, events, dec)
 	var broke *readError
 	if errors.As(err, &broke) {
@@ -44,6 +44,16 @@ func (c *Client) exchange(parent context.Context, ep albedo.Endpoint, url string
 		return dec.partial(), err
 	}
 	return reply, err
+}
+
+// newEventReader returns the reader of the events in r for dec, which
+// may ask for the events past a size to be streamed.
+func newEventReader(r io.Reader, dec decoder) *sseReader {
+	events := newSSEReader(r)
+	if l, ok := dec.(interface{ streamAbove() int }); ok {
+		events.streamAbove = l.streamAbove()
+	}
+	return events
 }
 
 // readError is a failure to read the body of a stream.
@@ -66,6 +76,10 @@ func decode(ctx context.Context, events *sseReader, dec decoder) (albedo.ModelRe
 			return albedo.ModelReply{}, ctx.Err()
 		}
 		end, err := dec.event(ev)
+		if errors.Is(err, errEventOpen) {
+			// The body ended inside a streamed event, which is dropped.
+			return dec.reply(false)
+		}
 		if err != nil {
 			return albedo.ModelReply{}, err
 		}
