@@ -2,9 +2,13 @@ package albedo
 
 import "encoding/json"
 
-// DefaultInstructions tell the model how to work inside albedo.
+// DefaultInstructions tell the model how to work inside albedo. They
+// describe python, which every tool set starts with, and leave any other
+// tool to its declaration, so that they hold whatever tools a program
+// registers (Options.Tools).
 const DefaultInstructions = `You are a coding agent working in the user's workspace folder.
-You have one tool, python: a persistent Python REPL whose working directory is the workspace.
+Among your tools is python: a persistent Python REPL whose working directory is the workspace.
+Use any other tool you are given as its description says.
 Globals persist between cells. Top-level await works. Print what you want to see; the value of
 a final expression is shown too. File reads and changes are traced for the user.
 If something in your environment gets in your way (a broken harness, a confusing workflow, a bug),
@@ -13,7 +17,8 @@ harness, workflow, bug, user, other. await vents() lists the ledger; when you ha
 await resolve_vent(id, note) with a note that says what fixed it.
 When you are done, answer the user in plain text.`
 
-// PythonTool is the one tool albedo offers the model.
+// PythonTool is albedo's own tool, the first of every tool set offered to
+// the model.
 func PythonTool() Tool {
 	return Tool{
 		Name:        "python",
