@@ -11,38 +11,39 @@ import (
 
 // insertItem adds one item. It binds its arguments as parameters rather
 // than formatting them into the statement, so that images travel as blobs.
-const insertItem = `INSERT INTO items (session_id, seq, kind, timestamp,
-	image_mime, image_width, image_height, image_bytes, text, source, notes,
-	call_id, tool_name, arguments, protocol, result, trace, raw, image_data, flags,
-	text_size)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+const insertItem = `INSERT INTO items (session_id, seq, kind, timestamp, flags,
+	text_size, arguments_size, result_size, trace_size, raw_size,
+	image_mime, image_width, image_height, image_bytes, source, call_id,
+	tool_name, protocol, notes, text, arguments, result, trace, raw, image_data)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // itemColumns is the select list that itemScanner reads. Transcripts are read
 // whole and often, so the list is shaped for the driver, whose cost is
 // per column value: empty text reads as NULL, which takes one call instead
 // of three, and an image's columns are read separately, for the few items
-// that have one.
-const itemColumns = `seq, kind, timestamp, image_mime IS NOT NULL,
-	nullif(text, ''), nullif(source, ''), notes, nullif(call_id, ''),
-	nullif(tool_name, ''), nullif(arguments, ''), nullif(protocol, ''),
-	result, trace, raw, flags, text_size`
+// that have one. The sizes of the values kept in pieces follow, in
+// scanner order: text, arguments, result, trace, raw.
+const itemColumns = itemHead + `nullif(text, ''), nullif(arguments, ''), result, trace, raw,
+	text_size, arguments_size, result_size, trace_size, raw_size`
+
+// itemHead is the start of every select list: the small columns.
+const itemHead = `seq, kind, timestamp, image_mime IS NOT NULL,
+	nullif(source, ''), notes, nullif(call_id, ''), nullif(tool_name, ''),
+	nullif(protocol, ''), flags, `
 
 // itemColumnsNoResults is itemColumns without the cell results.
-const itemColumnsNoResults = `seq, kind, timestamp, image_mime IS NOT NULL,
-	nullif(text, ''), nullif(source, ''), notes, nullif(call_id, ''),
-	nullif(tool_name, ''), nullif(arguments, ''), nullif(protocol, ''),
-	NULL, NULL, raw, flags, text_size`
+const itemColumnsNoResults = itemHead + `nullif(text, ''), nullif(arguments, ''), NULL, NULL, raw,
+	text_size, arguments_size, 0, 0, raw_size`
 
 // itemColumnsDisplay is itemColumns for a read for display: a tool output
 // with a result has no text (the result holds it), results are passed on
 // as stored, and no model item's native JSON is read (an item albedo made
-// itself, with no protocol, keeps its raw).
-const itemColumnsDisplay = `seq, kind, timestamp, image_mime IS NOT NULL,
-	CASE WHEN kind = 'tool_output' AND result IS NOT NULL THEN NULL ELSE nullif(text, '') END,
-	nullif(source, ''), notes, nullif(call_id, ''),
-	nullif(tool_name, ''), nullif(arguments, ''), nullif(protocol, ''),
-	result, trace, CASE WHEN protocol = '' THEN raw END, flags,
-	CASE WHEN kind = 'tool_output' AND result IS NOT NULL THEN 0 ELSE text_size END`
+// itself, with no protocol, keeps its raw). What is left out is not read
+// from the pieces either.
+const itemColumnsDisplay = itemHead + `CASE WHEN kind = 'tool_output' AND result IS NOT NULL THEN NULL ELSE nullif(text, '') END,
+	nullif(arguments, ''), result, trace, CASE WHEN protocol = '' THEN raw END,
+	CASE WHEN kind = 'tool_output' AND result IS NOT NULL THEN 0 ELSE text_size END,
+	arguments_size, result_size, trace_size, CASE WHEN protocol = '' THEN raw_size ELSE 0 END`
 
 // itemImage is the image of one item.
 type itemImage struct {
@@ -52,42 +53,77 @@ type itemImage struct {
 	imageColumns
 }
 
-// itemArgs returns the arguments of insertItem for it.
-func itemArgs(sessionID string, it *albedo.Item) ([]any, error) {
+// itemArgs returns the arguments of insertItem for it, and the values
+// too long for the row, which the caller writes in pieces: the row holds
+// '' in their place and their sizes.
+func itemArgs(sessionID string, it *albedo.Item) ([]any, []longValue, error) {
 	notes, err := notesArg(it.Notes)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var result, trace any
+	var long []longValue
+	var sizes [5]int64
+	// keepString and keepBytes return the row's value of column i of
+	// the sizes: '' when it goes in pieces.
+	keepString := func(i int, f field, v string) string {
+		if !inPieces(len(v)) {
+			return v
+		}
+		long = append(long, longValue{field: f, s: v})
+		sizes[i] = int64(len(v))
+		return ""
+	}
+	keepBytes := func(i int, f field, v []byte) any {
+		if !inPieces(len(v)) {
+			return string(v)
+		}
+		long = append(long, longValue{field: f, b: v})
+		sizes[i] = int64(len(v))
+		return ""
+	}
+	var result, trace, raw any
 	if it.Result != nil {
 		r, err := json.Marshal(it.Result)
 		if err != nil {
-			return nil, fmt.Errorf("encode cell result: %w", err)
+			return nil, nil, fmt.Errorf("encode cell result: %w", err)
 		}
 		t, err := json.Marshal(it.Result.Trace)
 		if err != nil {
-			return nil, fmt.Errorf("encode cell trace: %w", err)
+			return nil, nil, fmt.Errorf("encode cell trace: %w", err)
 		}
-		result, trace = string(r), string(t)
+		result, trace = keepBytes(2, fieldResult, r), keepBytes(3, fieldTrace, t)
 	}
+	if len(it.Raw) > 0 {
+		raw = keepBytes(4, fieldRaw, it.Raw)
+	}
+	text := keepString(0, fieldText, it.Text)
+	arguments := keepString(1, fieldArguments, it.Arguments)
 	img := imageArgs(it.Image)
-	text, textSize := it.Text, int64(0)
-	if inPieces(it.Text) {
-		text, textSize = "", int64(len(it.Text))
-	}
 	return []any{
-		sessionID, it.Seq, string(it.Kind), it.Timestamp,
-		img.mime, img.width, img.height, img.bytes,
-		text, it.Source, notes, it.CallID, it.ToolName, it.Arguments,
-		string(it.Protocol), result, trace, textArg(string(it.Raw)), img.data, int64(it.Flags),
-		textSize,
-	}, nil
+		sessionID, it.Seq, string(it.Kind), it.Timestamp, int64(it.Flags),
+		sizes[0], sizes[1], sizes[2], sizes[3], sizes[4],
+		img.mime, img.width, img.height, img.bytes, it.Source, it.CallID,
+		it.ToolName, string(it.Protocol), notes, text, arguments, result, trace, raw, img.data,
+	}, long, nil
 }
+
+// scanColumns is how many columns itemScanner reads.
+const scanColumns = 20
+
+// The positions of the values that may be kept in pieces, and of their
+// sizes, in a row itemScanner reads.
+const (
+	colText, colArguments, colResult, colTrace, colRaw = 10, 11, 12, 13, 14
+	colSizes                                           = 15
+)
+
+// piecedFields are the fields in the order of their sizes in a row.
+var piecedFields = [5]field{fieldText, fieldArguments, fieldResult, fieldTrace, fieldRaw}
 
 // itemScanner reads rows of itemColumns, reusing its buffers.
 type itemScanner struct {
-	cols [16]any
-	ptrs [16]any
+	cols [scanColumns]any
+	ptrs [scanColumns]any
 	// display keeps results as their stored JSON (itemColumnsDisplay).
 	display bool
 }
@@ -102,45 +138,74 @@ func newItemScanner(display bool) *itemScanner {
 	return sc
 }
 
-// scan reads one row. It reports whether the item has an image and the
-// size of a text kept in pieces (0 when the text is in the row), which the
-// caller reads separately.
-func (sc *itemScanner) scan(rows *sql.Rows) (albedo.Item, bool, int64, error) {
+// scanned is one row as itemScanner read it: the item, whether it has an
+// image, and the sizes of its values kept in pieces (0: in the row), in
+// piecedFields order. A cell result and trace in the row are left as
+// JSON in ResultJSON and TraceJSON until finish.
+type scanned struct {
+	item     albedo.Item
+	hasImage bool
+	sizes    [5]int64
+}
+
+// pieced reports whether any value of the row is kept in pieces.
+func (r *scanned) pieced() bool { return r.sizes != [5]int64{} }
+
+// scan reads one row.
+func (sc *itemScanner) scan(rows *sql.Rows) (scanned, error) {
 	cols := &sc.cols
 	if err := rows.Scan(sc.ptrs[:]...); err != nil {
-		return albedo.Item{}, false, 0, err
+		return scanned{}, err
 	}
 	it := albedo.Item{
-		Seq:       asInt(cols[0]),
-		Kind:      albedo.ItemKind(asString(cols[1])),
-		Timestamp: asInt(cols[2]),
-		Text:      asString(cols[4]),
-		Source:    asString(cols[5]),
-		CallID:    asString(cols[7]),
-		ToolName:  asString(cols[8]),
-		Arguments: asString(cols[9]),
-		Protocol:  albedo.Protocol(asString(cols[10])),
-		Flags:     albedo.ItemFlags(asInt(cols[14])),
+		Seq:        asInt(cols[0]),
+		Kind:       albedo.ItemKind(asString(cols[1])),
+		Timestamp:  asInt(cols[2]),
+		Source:     asString(cols[4]),
+		CallID:     asString(cols[6]),
+		ToolName:   asString(cols[7]),
+		Protocol:   albedo.Protocol(asString(cols[8])),
+		Flags:      albedo.ItemFlags(asInt(cols[9])),
+		Text:       asString(cols[colText]),
+		Arguments:  asString(cols[colArguments]),
+		ResultJSON: asString(cols[colResult]),
+		TraceJSON:  asString(cols[colTrace]),
 	}
 	var err error
-	if it.Notes, err = parseNotes(asString(cols[6])); err != nil {
-		return albedo.Item{}, false, 0, err
+	if it.Notes, err = parseNotes(asString(cols[5])); err != nil {
+		return scanned{}, err
 	}
-	if result := asString(cols[11]); result != "" && sc.display {
-		it.ResultJSON, it.TraceJSON = result, asString(cols[12])
-	} else if result != "" {
-		it.Result = new(albedo.CellResult)
-		if err := json.Unmarshal([]byte(result), it.Result); err != nil {
-			return albedo.Item{}, false, 0, fmt.Errorf("decode cell result: %w", err)
-		}
-		if trace := asString(cols[12]); trace != "" {
-			if err := json.Unmarshal([]byte(trace), &it.Result.Trace); err != nil {
-				return albedo.Item{}, false, 0, fmt.Errorf("decode cell trace: %w", err)
-			}
-		}
-	}
-	if raw := asString(cols[13]); raw != "" {
+	if raw := asString(cols[colRaw]); raw != "" {
 		it.Raw = json.RawMessage(raw)
 	}
-	return it, asInt(cols[3]) != 0, asInt(cols[15]), nil
+	row := scanned{item: it, hasImage: asInt(cols[3]) != 0}
+	for i := range row.sizes {
+		row.sizes[i] = asInt(cols[colSizes+i])
+	}
+	return row, nil
+}
+
+// finish decodes the cell result of an item read whole (not for
+// display) from the JSON scan left in ResultJSON and TraceJSON.
+func (sc *itemScanner) finish(it *albedo.Item) error {
+	if sc.display || it.ResultJSON == "" {
+		return nil
+	}
+	return decodeResult(it, []byte(it.ResultJSON), []byte(it.TraceJSON))
+}
+
+// decodeResult sets it.Result from the JSON of a cell result and its
+// trace, and clears ResultJSON and TraceJSON.
+func decodeResult(it *albedo.Item, result, trace []byte) error {
+	it.ResultJSON, it.TraceJSON = "", ""
+	it.Result = new(albedo.CellResult)
+	if err := json.Unmarshal(result, it.Result); err != nil {
+		return fmt.Errorf("decode cell result: %w", err)
+	}
+	if len(trace) > 0 {
+		if err := json.Unmarshal(trace, &it.Result.Trace); err != nil {
+			return fmt.Errorf("decode cell trace: %w", err)
+		}
+	}
+	return nil
 }

@@ -111,7 +111,7 @@ func TestDeleteSessionLeavesNoRowOfIt(t *testing.T) {
 	ids := createSessions(t, s, "s", 2)
 	img := &albedo.Image{MimeType: "image/png", Width: 1, Height: 1, Bytes: 1, Data: []byte{1}}
 	for _, id := range ids {
-		mustCommit(t, s, albedo.Commit{SessionID: id, Items: []albedo.Item{textItem("a"), textItem("b"), textItem(strings.Repeat("long ", textPieceSize/4))},
+		mustCommit(t, s, albedo.Commit{SessionID: id, Items: []albedo.Item{textItem("a"), textItem("b"), textItem(strings.Repeat("long ", pieceSize/4))},
 			Enqueue: []albedo.Queued{{Text: "later", Image: img}}})
 		if err := s.SaveCompaction(context.Background(), albedo.Compaction{SessionID: id, Summary: "s", Users: 1, Fingerprint: "f"}); err != nil {
 			t.Fatal(err)

@@ -1,116 +1,169 @@
 package sqlite
 
 import (
-	"cmp"
+	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/albedo-agent/albedo/albedo"
 )
 
-// textPieceSize is the size past which an item's text is kept in pieces of
+// pieceSize is the size past which an item's column is kept in pieces of
 // about this size in item_pieces. SQLite copies a bound value and builds
 // the row in its own memory; pieces keep that to a few of them at a time,
-// however long the text.
-const textPieceSize = 1 << 20
+// however long the value.
+const pieceSize = 1 << 20
 
-// inPieces reports whether text is stored in pieces.
-func inPieces(text string) bool { return len(text) > textPieceSize }
+// A field is a column of items whose value may be kept in pieces: the
+// pieces' field column names it, and its size column on the items row is
+// the value's length (0 when the value is in the row).
+type field string
 
-// insertPiece adds one piece of an item's text.
-const insertPiece = `INSERT INTO item_pieces (session_id, seq, piece, text) VALUES (?, ?, ?, ?)`
+// The columns of items that can grow with what a model or a tool sends.
+const (
+	fieldText      field = "text"
+	fieldArguments field = "arguments"
+	fieldResult    field = "result"
+	fieldTrace     field = "trace"
+	fieldRaw       field = "raw"
+)
 
-// insertPieces writes the pieces of a long text of item seq. Pieces end
-// on a character boundary where the text is valid UTF-8; their
-// concatenation is the text, byte for byte.
-func insertPieces(ctx context.Context, stmt *sql.Stmt, sessionID string, seq int64, text string) error {
-	for n := 0; text != ""; n++ {
-		cut := pieceEnd(text)
-		if _, err := stmt.ExecContext(ctx, sessionID, seq, n, text[:cut]); err != nil {
-			return fmt.Errorf("insert piece %d of the text of item %d: %w", n, seq, err)
+// inPieces reports whether a value of n bytes is stored in pieces.
+func inPieces(n int) bool { return n > pieceSize }
+
+// insertPiece adds one piece of a column of an item.
+const insertPiece = `INSERT INTO item_pieces (session_id, seq, field, piece, data) VALUES (?, ?, ?, ?, ?)`
+
+// selectPieces reads the pieces of one column of an item, in order.
+const selectPieces = `SELECT data FROM item_pieces WHERE session_id = ? AND seq = ? AND field = ? ORDER BY piece`
+
+// longValue is a value of a column of an item that is stored in pieces.
+// Exactly one of s and b is set.
+type longValue struct {
+	field field
+	s     string
+	b     []byte
+}
+
+// insertPieces writes the pieces of value v of item seq. Pieces end on a
+// character boundary where the value is valid UTF-8; their concatenation
+// is the value, byte for byte. Only one piece is bound at a time.
+func insertPieces(ctx context.Context, stmt *sql.Stmt, sessionID string, seq int64, v longValue) error {
+	if v.b != nil {
+		return insertPiecesOf(ctx, stmt, sessionID, seq, v.field, v.b)
+	}
+	return insertPiecesOf(ctx, stmt, sessionID, seq, v.field, v.s)
+}
+
+// insertPiecesOf is insertPieces for a value held as a string or as bytes.
+func insertPiecesOf[T string | []byte](ctx context.Context, stmt *sql.Stmt, sessionID string, seq int64, f field, value T) error {
+	for n := 0; len(value) > 0; n++ {
+		cut := pieceEnd(value)
+		if _, err := stmt.ExecContext(ctx, sessionID, seq, string(f), n, string(value[:cut])); err != nil {
+			return fmt.Errorf("insert piece %d of the %s of item %d: %w", n, f, seq, err)
 		}
-		text = text[cut:]
+		value = value[cut:]
 	}
 	return nil
 }
 
-// pieceEnd returns where the first piece of text ends: after textPieceSize
+// pieceEnd returns where the first piece of value ends: after pieceSize
 // bytes, moved back to the start of a character when that is near.
-func pieceEnd(text string) int {
-	if len(text) <= textPieceSize {
-		return len(text)
+func pieceEnd[T string | []byte](value T) int {
+	if len(value) <= pieceSize {
+		return len(value)
 	}
-	cut := textPieceSize
-	for back := 0; back < utf8.UTFMax-1 && !utf8.RuneStart(text[cut]); back++ {
+	cut := pieceSize
+	for back := 0; back < utf8.UTFMax-1 && !utf8.RuneStart(value[cut]); back++ {
 		cut--
 	}
-	if !utf8.RuneStart(text[cut]) {
-		cut = textPieceSize
+	if !utf8.RuneStart(value[cut]) {
+		cut = pieceSize
 	}
 	return cut
 }
 
-// piecedText is an item whose text is kept in pieces: its seq and the
-// text's size.
-type piecedText struct {
-	seq  int64
-	size int64
+// pieced is a column of an item whose value is kept in pieces: the item's
+// index in the page read, the column and the value's size.
+type pieced struct {
+	at    int
+	field field
+	size  int64
 }
 
-// attachPieces reads the texts kept in pieces of the listed items and sets
-// them on items (ascending by seq). Each text is assembled in a buffer of
-// its exact size, a piece at a time.
-func attachPieces(ctx context.Context, tx *sql.Tx, sessionID string, items []albedo.Item, pieced []piecedText) error {
-	args := make([]any, 0, len(pieced)+1)
-	args = append(args, sessionID)
-	for _, p := range pieced {
-		args = append(args, p.seq)
-	}
-	rows, err := tx.QueryContext(ctx, "SELECT seq, text FROM item_pieces WHERE session_id = ? AND seq IN ("+
-		placeholders(len(pieced))+") ORDER BY seq, piece", args...)
+// pieceReader reads values kept in pieces, each into a buffer of its exact
+// size, a piece at a time.
+type pieceReader struct {
+	stmt      *sql.Stmt
+	sessionID string
+	piece     sql.RawBytes
+}
+
+// newPieceReader prepares the reads of a session's pieces in tx. Close
+// releases the statement.
+func newPieceReader(ctx context.Context, tx *sql.Tx, sessionID string) (*pieceReader, error) {
+	stmt, err := tx.PrepareContext(ctx, selectPieces)
 	if err != nil {
-		return fmt.Errorf("select text pieces: %w", err)
+		return nil, fmt.Errorf("prepare the read of pieces: %w", err)
+	}
+	return &pieceReader{stmt: stmt, sessionID: sessionID}, nil
+}
+
+// Close releases the reader's statement.
+func (r *pieceReader) Close() error { return r.stmt.Close() }
+
+// sink is where a value read in pieces is assembled: a *strings.Builder
+// for a string, a *bytes.Buffer for bytes.
+type sink interface {
+	Grow(n int)
+	Write(p []byte) (int, error)
+	Len() int
+}
+
+// read appends the value of column f of item seq, size bytes long, to
+// into, which it first grows by size. Pieces that do not add up to size
+// are an error: the value would not be the one written.
+func (r *pieceReader) read(ctx context.Context, seq int64, f field, size int64, into sink) error {
+	rows, err := r.stmt.QueryContext(ctx, r.sessionID, seq, string(f))
+	if err != nil {
+		return fmt.Errorf("select the pieces of the %s of item %d: %w", f, seq, err)
 	}
 	defer rows.Close()
-	var (
-		text  strings.Builder
-		at    = -1
-		seq   int64
-		piece sql.RawBytes
-	)
-	finish := func() {
-		if at >= 0 {
-			items[at].Text = text.String()
-		}
-	}
+	into.Grow(int(size))
+	start := into.Len()
 	for rows.Next() {
-		var next int64
-		if err := rows.Scan(&next, &piece); err != nil {
-			return fmt.Errorf("scan text piece: %w", err)
+		if err := rows.Scan(&r.piece); err != nil {
+			return fmt.Errorf("scan a piece of the %s of item %d: %w", f, seq, err)
 		}
-		if at < 0 || next != seq {
-			finish()
-			seq, at, text = next, -1, strings.Builder{}
-			i, ok := slices.BinarySearchFunc(items, seq, func(it albedo.Item, seq int64) int { return cmp.Compare(it.Seq, seq) })
-			if !ok {
-				continue
-			}
-			at = i
-			if j, ok := slices.BinarySearchFunc(pieced, seq, func(p piecedText, seq int64) int { return cmp.Compare(p.seq, seq) }); ok {
-				text.Grow(int(pieced[j].size))
-			}
+		if int64(into.Len()-start+len(r.piece)) > size {
+			return fmt.Errorf("the pieces of the %s of item %d hold more than its %d bytes", f, seq, size)
 		}
-		if at >= 0 {
-			text.Write(piece)
-		}
+		into.Write(r.piece)
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read text pieces: %w", err)
+		return fmt.Errorf("read the pieces of the %s of item %d: %w", f, seq, err)
 	}
-	finish()
+	if n := into.Len() - start; int64(n) != size {
+		return fmt.Errorf("the pieces of the %s of item %d hold %d bytes, want %d", f, seq, n, size)
+	}
 	return nil
+}
+
+// readString returns the value of column f of item seq as a string.
+func (r *pieceReader) readString(ctx context.Context, seq int64, f field, size int64) (string, error) {
+	var b strings.Builder
+	if err := r.read(ctx, seq, f, size, &b); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// readBytes returns the value of column f of item seq as bytes.
+func (r *pieceReader) readBytes(ctx context.Context, seq int64, f field, size int64) ([]byte, error) {
+	var b bytes.Buffer
+	if err := r.read(ctx, seq, f, size, &b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }

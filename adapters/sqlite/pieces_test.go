@@ -11,10 +11,10 @@ import (
 // longTexts are texts longer than a piece: each must read back byte for
 // byte, whatever falls on a piece's edge.
 var longTexts = map[string]string{
-	"ascii, just over a piece": strings.Repeat("y", textPieceSize+1),
-	"many pieces":              strings.Repeat("a line of an answer\n", 3*textPieceSize/20+7),
-	"multibyte on every edge":  strings.Repeat("é✓\U0001F600", textPieceSize/3),
-	"nul and invalid utf-8":    strings.Repeat("\x00\xff\xe2\x82", textPieceSize/2+1),
+	"ascii, just over a piece": strings.Repeat("y", pieceSize+1),
+	"many pieces":              strings.Repeat("a line of an answer\n", 3*pieceSize/20+7),
+	"multibyte on every edge":  strings.Repeat("é✓\U0001F600", pieceSize/3),
+	"nul and invalid utf-8":    strings.Repeat("\x00\xff\xe2\x82", pieceSize/2+1),
 }
 
 // TestLongTextsAreStoredInPieces stores texts longer than a piece: the
@@ -37,7 +37,7 @@ func TestLongTextsAreStoredInPieces(t *testing.T) {
 			if err := db.QueryRow("SELECT length(text), text_size FROM items WHERE session_id = ? AND seq = 2", sess.ID).Scan(&inRow, &size); err != nil {
 				t.Fatal(err)
 			}
-			if err := db.QueryRow("SELECT count(*), sum(length(CAST(text AS BLOB))) FROM item_pieces WHERE session_id = ? AND seq = 2", sess.ID).Scan(&pieces, &total); err != nil {
+			if err := db.QueryRow("SELECT count(*), sum(length(CAST(data AS BLOB))) FROM item_pieces WHERE session_id = ? AND seq = 2 AND field = 'text'", sess.ID).Scan(&pieces, &total); err != nil {
 				t.Fatal(err)
 			}
 			if inRow != 0 || size != int64(len(text)) || pieces < 2 || total != int64(len(text)) {
@@ -88,10 +88,10 @@ func TestPieceEndsOnACharacter(t *testing.T) {
 		want int
 	}{
 		{"short", "abc", 3},
-		{"ascii", strings.Repeat("a", textPieceSize+5), textPieceSize},
-		{"a 4-byte character across the edge", strings.Repeat("a", textPieceSize-2) + "\U0001F600" + "b", textPieceSize - 2},
-		{"a 2-byte character across the edge", strings.Repeat("a", textPieceSize-1) + "é" + "b", textPieceSize - 1},
-		{"continuation bytes only", strings.Repeat("\x80", textPieceSize+5), textPieceSize},
+		{"ascii", strings.Repeat("a", pieceSize+5), pieceSize},
+		{"a 4-byte character across the edge", strings.Repeat("a", pieceSize-2) + "\U0001F600" + "b", pieceSize - 2},
+		{"a 2-byte character across the edge", strings.Repeat("a", pieceSize-1) + "é" + "b", pieceSize - 1},
+		{"continuation bytes only", strings.Repeat("\x80", pieceSize+5), pieceSize},
 	}
 	for _, tt := range tests {
 		if got := pieceEnd(tt.text); got != tt.want {

@@ -3,7 +3,7 @@ package sqlite
 // SchemaVersion is the schema version this package writes, kept in the
 // database's PRAGMA user_version. Version 0 is an empty file or one written
 // by albedo before versioning, holding only a sessions table.
-const SchemaVersion = 10
+const SchemaVersion = 11
 
 // nowMillis is an SQL expression for the current Unix time in milliseconds.
 // It avoids unixepoch(), which SQLite only gained in 3.38, so that older
@@ -216,5 +216,68 @@ func migrations() [SchemaVersion][]string {
 		// 10: the compaction under way, so that one albedo died in is done
 		// again when its session resumes.
 		{`ALTER TABLE sessions ADD COLUMN compacting TEXT NOT NULL DEFAULT ''`},
+
+		// 11: every long column in pieces. item_pieces gains the column its
+		// pieces belong to (field: text, arguments, result, trace or raw),
+		// each with a size column on the items row. The items table is
+		// rebuilt so that every small column, the sizes included, comes
+		// before the large ones: reading them never walks a long value's
+		// overflow pages. Texts already in pieces keep them; long values of
+		// other columns stored whole before stay whole and read as before.
+		// The request ledger gains an index for the newest row of a kind.
+		{
+			`CREATE TABLE items_v11 (
+				session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+				seq INTEGER NOT NULL,
+				kind TEXT NOT NULL,
+				timestamp INTEGER NOT NULL DEFAULT 0,
+				flags INTEGER NOT NULL DEFAULT 0,
+				text_size INTEGER NOT NULL DEFAULT 0,
+				arguments_size INTEGER NOT NULL DEFAULT 0,
+				result_size INTEGER NOT NULL DEFAULT 0,
+				trace_size INTEGER NOT NULL DEFAULT 0,
+				raw_size INTEGER NOT NULL DEFAULT 0,
+				image_mime TEXT,
+				image_width INTEGER NOT NULL DEFAULT 0,
+				image_height INTEGER NOT NULL DEFAULT 0,
+				image_bytes INTEGER NOT NULL DEFAULT 0,
+				source TEXT NOT NULL DEFAULT '',
+				call_id TEXT NOT NULL DEFAULT '',
+				tool_name TEXT NOT NULL DEFAULT '',
+				protocol TEXT NOT NULL DEFAULT '',
+				notes TEXT,
+				text TEXT NOT NULL DEFAULT '',
+				arguments TEXT NOT NULL DEFAULT '',
+				result TEXT,
+				trace TEXT,
+				raw TEXT,
+				image_data BLOB,
+				PRIMARY KEY (session_id, seq)
+			) WITHOUT ROWID`,
+			`INSERT INTO items_v11 (session_id, seq, kind, timestamp, flags, text_size,
+				image_mime, image_width, image_height, image_bytes, source, call_id, tool_name,
+				protocol, notes, text, arguments, result, trace, raw, image_data)
+				SELECT session_id, seq, kind, timestamp, flags, text_size,
+				image_mime, image_width, image_height, image_bytes, source, call_id, tool_name,
+				protocol, notes, text, arguments, result, trace, raw, image_data FROM items`,
+			`CREATE TABLE item_pieces_v11 (
+				session_id TEXT NOT NULL,
+				seq INTEGER NOT NULL,
+				field TEXT NOT NULL,
+				piece INTEGER NOT NULL,
+				data TEXT NOT NULL,
+				PRIMARY KEY (session_id, seq, field, piece),
+				FOREIGN KEY (session_id, seq) REFERENCES items_v11 (session_id, seq) ON DELETE CASCADE
+			) WITHOUT ROWID`,
+			`INSERT INTO item_pieces_v11 (session_id, seq, field, piece, data)
+				SELECT session_id, seq, 'text', piece, text FROM item_pieces`,
+			// The pieces go first: dropping items deletes its rows, which
+			// would cascade to the pieces that still referenced it.
+			`DROP TABLE item_pieces`,
+			`DROP TABLE items`,
+			`ALTER TABLE items_v11 RENAME TO items`,
+			`ALTER TABLE item_pieces_v11 RENAME TO item_pieces`,
+			`CREATE INDEX requests_session_kind ON requests (session_id, kind, id)`,
+		},
 	}
 }

@@ -90,35 +90,40 @@ func selectItems(ctx context.Context, tx bun.Tx, sessionID string, q albedo.Item
 	var (
 		items  = make([]albedo.Item, 0, size)
 		imaged []int64
-		pieced []piecedText
+		long   []pieced
 		sc     = newItemScanner(q.Display && !q.NoResults)
 	)
 	for rows.Next() {
-		it, hasImage, textSize, err := sc.scan(rows)
+		row, err := sc.scan(rows)
 		if err != nil {
 			return nil, fmt.Errorf("scan item after %d: %w", lastSeq(items), err)
 		}
-		if hasImage {
-			imaged = append(imaged, it.Seq)
+		if row.hasImage {
+			imaged = append(imaged, row.item.Seq)
 		}
-		if textSize > 0 {
-			pieced = append(pieced, piecedText{it.Seq, textSize})
+		if row.pieced() {
+			for i, n := range row.sizes {
+				if n > 0 {
+					long = append(long, pieced{at: len(items), field: piecedFields[i], size: n})
+				}
+			}
+		} else if err := sc.finish(&row.item); err != nil {
+			return nil, fmt.Errorf("item %d: %w", row.item.Seq, err)
 		}
-		items = append(items, it)
+		items = append(items, row.item)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	rows.Close()
-	if q.Newest {
-		slices.Reverse(items)
-		slices.Reverse(pieced)
-		slices.Reverse(imaged)
-	}
-	if len(pieced) > 0 {
-		if err := attachPieces(ctx, tx.Tx, sessionID, items, pieced); err != nil {
+	if len(long) > 0 {
+		if err := attachPieces(ctx, tx.Tx, sessionID, sc, items, long); err != nil {
 			return nil, err
 		}
+	}
+	if q.Newest {
+		slices.Reverse(items)
+		slices.Reverse(imaged)
 	}
 	if len(imaged) == 0 {
 		return items, nil
@@ -127,6 +132,60 @@ func selectItems(ctx context.Context, tx bun.Tx, sessionID string, q albedo.Item
 		return nil, err
 	}
 	return items, nil
+}
+
+// attachPieces reads the values kept in pieces that long lists (in the
+// order of items), sets them on items, and finishes those items.
+func attachPieces(ctx context.Context, tx *sql.Tx, sessionID string, sc *itemScanner, items []albedo.Item, long []pieced) error {
+	r, err := newPieceReader(ctx, tx, sessionID)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	for i := 0; i < len(long); {
+		at := long[i].at
+		it := &items[at]
+		var result, trace []byte
+		if it.ResultJSON != "" {
+			result = []byte(it.ResultJSON)
+		}
+		if it.TraceJSON != "" {
+			trace = []byte(it.TraceJSON)
+		}
+		for ; i < len(long) && long[i].at == at; i++ {
+			p := long[i]
+			var err error
+			switch p.field {
+			case fieldText:
+				it.Text, err = r.readString(ctx, it.Seq, p.field, p.size)
+			case fieldArguments:
+				it.Arguments, err = r.readString(ctx, it.Seq, p.field, p.size)
+			case fieldRaw:
+				it.Raw, err = r.readBytes(ctx, it.Seq, p.field, p.size)
+			case fieldResult:
+				if sc.display {
+					it.ResultJSON, err = r.readString(ctx, it.Seq, p.field, p.size)
+				} else {
+					result, err = r.readBytes(ctx, it.Seq, p.field, p.size)
+				}
+			case fieldTrace:
+				if sc.display {
+					it.TraceJSON, err = r.readString(ctx, it.Seq, p.field, p.size)
+				} else {
+					trace, err = r.readBytes(ctx, it.Seq, p.field, p.size)
+				}
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if !sc.display && result != nil {
+			if err := decodeResult(it, result, trace); err != nil {
+				return fmt.Errorf("item %d: %w", it.Seq, err)
+			}
+		}
+	}
+	return nil
 }
 
 // pageSize returns how many items a page of q holds at most. Seqs run 1,
@@ -190,21 +249,21 @@ func appendItems(ctx context.Context, tx bun.Tx, sessionID string, items []albed
 	out := make([]albedo.Item, len(items))
 	for i, it := range items {
 		it.Seq = last + int64(i) + 1
-		args, err := itemArgs(sessionID, &it)
+		args, long, err := itemArgs(sessionID, &it)
 		if err != nil {
 			return nil, fmt.Errorf("insert item %d of session %s: %w", it.Seq, sessionID, err)
 		}
 		if _, err := stmt.ExecContext(ctx, args...); err != nil {
 			return nil, fmt.Errorf("insert item %d of session %s: %w", it.Seq, sessionID, err)
 		}
-		if inPieces(it.Text) {
+		for _, v := range long {
 			if pieces == nil {
 				if pieces, err = tx.Tx.PrepareContext(ctx, insertPiece); err != nil {
 					return nil, fmt.Errorf("prepare piece insert: %w", err)
 				}
 				defer pieces.Close()
 			}
-			if err := insertPieces(ctx, pieces, sessionID, it.Seq, it.Text); err != nil {
+			if err := insertPieces(ctx, pieces, sessionID, it.Seq, v); err != nil {
 				return nil, fmt.Errorf("insert item %d of session %s: %w", it.Seq, sessionID, err)
 			}
 		}
