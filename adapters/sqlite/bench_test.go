@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -105,5 +108,104 @@ func BenchmarkCommitItem(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// longCall returns a python call whose arguments are about size bytes,
+// with its native JSON holding them again when raw is set (as a Responses
+// function call does).
+func longCall(size int, raw bool) albedo.Item {
+	code := strings.Repeat("print('a line of a long python cell')\n", size/38+1)[:size]
+	args, _ := json.Marshal(map[string]string{"code": code})
+	it := albedo.Item{Kind: albedo.KindToolCall, CallID: "call-long", ToolName: "python", Protocol: albedo.ProtocolResponses,
+		Arguments: string(args), Timestamp: 1_700_000_000_000, Raw: json.RawMessage(`{"type":"function_call"}`)}
+	if raw {
+		it.Raw, _ = json.Marshal(map[string]string{"type": "function_call", "call_id": it.CallID, "name": "python", "arguments": it.Arguments})
+	}
+	return it
+}
+
+// peakRSS measures the growth of the process's resident memory over op:
+// the high-water mark after op less the resident size before it, in MB.
+// It reads /proc/self (Linux); elsewhere it reports 0.
+func peakRSS(b *testing.B, op func()) float64 {
+	b.Helper()
+	runtime.GC()
+	debug.FreeOSMemory()
+	// Writing 5 to clear_refs resets the high-water mark to the current size.
+	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+		op()
+		return 0
+	}
+	before := procStatus(b, "VmRSS")
+	op()
+	return float64(procStatus(b, "VmHWM")-before) / 1e6
+}
+
+// procStatus returns a size field of /proc/self/status in bytes.
+func procStatus(b *testing.B, name string) int64 {
+	b.Helper()
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for line := range strings.Lines(string(status)) {
+		if rest, ok := strings.CutPrefix(line, name+":"); ok {
+			var kb int64
+			if _, err := fmt.Sscan(rest, &kb); err != nil {
+				b.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	b.Fatalf("no %s in /proc/self/status", name)
+	return 0
+}
+
+// BenchmarkLongToolCall appends and reads one python call with 50 MiB of
+// arguments (and, for "arguments and raw", its native JSON holding them
+// again). Besides the Go allocations it reports peak-MB: how far the
+// process's resident memory rose above where it was during one operation,
+// the most of any iteration: SQLite's own memory (outside the Go heap)
+// counts there.
+func BenchmarkLongToolCall(b *testing.B) {
+	const size = 50 << 20
+	for _, shape := range []struct {
+		name string
+		raw  bool
+	}{{"arguments", false}, {"arguments and raw", true}} {
+		call := longCall(size, shape.raw)
+		b.Run(shape.name+"/append", func(b *testing.B) {
+			s := openStore(b, testPath(b))
+			createSessions(b, s, "s", 1)
+			var peak float64
+			b.ReportAllocs()
+			for b.Loop() {
+				peak = max(peak, peakRSS(b, func() { mustCommit(b, s, albedo.Commit{SessionID: "s0", Items: []albedo.Item{call}}) }))
+			}
+			b.ReportMetric(peak, "peak-MB")
+		})
+		for _, read := range []struct {
+			name string
+			q    albedo.ItemQuery
+		}{{"read", albedo.ItemQuery{Images: true}}, {"read for display", albedo.ItemQuery{Display: true}}} {
+			b.Run(shape.name+"/"+read.name, func(b *testing.B) {
+				s := openStore(b, testPath(b))
+				createSessions(b, s, "s", 1)
+				mustCommit(b, s, albedo.Commit{SessionID: "s0", Items: []albedo.Item{textItem("write it"), call}})
+				ctx := context.Background()
+				var peak float64
+				b.ReportAllocs()
+				for b.Loop() {
+					peak = max(peak, peakRSS(b, func() {
+						items, err := s.ItemPage(ctx, "s0", read.q)
+						if err != nil || len(items) != 2 || len(items[1].Arguments) != len(call.Arguments) {
+							b.Fatalf("ItemPage: %d items, %v", len(items), err)
+						}
+					}))
+				}
+				b.ReportMetric(peak, "peak-MB")
+			})
+		}
 	}
 }

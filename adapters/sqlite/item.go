@@ -55,7 +55,7 @@ type itemImage struct {
 
 // itemArgs returns the arguments of insertItem for it, and the values
 // too long for the row, which the caller writes in pieces: the row holds
-// '' in their place and their sizes.
+// an empty string in their place and their sizes.
 func itemArgs(sessionID string, it *albedo.Item) ([]any, []longValue, error) {
 	notes, err := notesArg(it.Notes)
 	if err != nil {

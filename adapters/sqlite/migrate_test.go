@@ -3,10 +3,12 @@ package sqlite
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -352,5 +354,84 @@ func TestUpgradeFromVersion7KeepsVentsWithoutAFilingTitle(t *testing.T) {
 	}
 	if got, err := s.Vent(ctx, filed.ID); err != nil || got.SessionTitle != "the title then" {
 		t.Errorf("vent filed after the upgrade = %+v, %v", got, err)
+	}
+}
+
+// TestUpgradeFromVersion10KeepsPiecedTexts upgrades a version 10 file that
+// holds a text in pieces (as version 9 wrote them) and long arguments,
+// result and raw stored whole: each reads back byte for byte, the pieces
+// now belong to the text, new long values go in pieces, and deleting the
+// session leaves no piece.
+func TestUpgradeFromVersion10KeepsPiecedTexts(t *testing.T) {
+	path := testPath(t)
+	db := rawDB(t, path)
+	all := migrations()
+	for _, stmts := range all[:10] {
+		exec(t, db, stmts...)
+	}
+	long := longValues[1].value
+	cut := pieceEnd(long)
+	whole := strings.Repeat("x\x00é", pieceSize/2)
+	result, err := json.Marshal(albedo.CellResult{Status: albedo.CellOK, Output: whole, DurationMS: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec(t, db, `INSERT INTO sessions (id, cwd, model, protocol) VALUES ('old', '/w', 'm', 'responses')`)
+	for _, row := range []struct {
+		stmt string
+		args []any
+	}{
+		{`INSERT INTO items (session_id, seq, kind, text, text_size, protocol, raw) VALUES ('old', 1, 'assistant', '', ?, 'responses', ?)`,
+			[]any{len(long), `{"type":"message"}`}},
+		{`INSERT INTO item_pieces (session_id, seq, piece, text) VALUES ('old', 1, 0, ?), ('old', 1, 1, ?)`, []any{long[:cut], long[cut:]}},
+		{`INSERT INTO items (session_id, seq, kind, call_id, tool_name, arguments, protocol, raw) VALUES ('old', 2, 'tool_call', 'c', 'python', ?, 'responses', ?)`,
+			[]any{whole, whole}},
+		{`INSERT INTO items (session_id, seq, kind, call_id, tool_name, text, result, trace, flags) VALUES ('old', 3, 'tool_output', 'c', 'python', 'out', ?, '{}', 4)`,
+			[]any{string(result)}},
+		{`PRAGMA user_version = 10`, nil},
+	} {
+		if _, err := db.Exec(row.stmt, row.args...); err != nil {
+			t.Fatalf("%s: %v", row.stmt, err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s := openStore(t, path)
+	ctx := context.Background()
+	if v := userVersion(t, path); v != SchemaVersion {
+		t.Fatalf("user_version after the upgrade = %d, want %d", v, SchemaVersion)
+	}
+	items, err := s.Items(ctx, "old", 0, 0)
+	if err != nil || len(items) != 3 {
+		t.Fatalf("items after the upgrade = %d, %v", len(items), err)
+	}
+	if items[0].Text != long || string(items[0].Raw) != `{"type":"message"}` {
+		t.Errorf("pieced text after the upgrade: %d bytes %q, raw %s", len(items[0].Text), short(items[0].Text), items[0].Raw)
+	}
+	if items[1].Arguments != whole || string(items[1].Raw) != whole || items[1].CallID != "c" {
+		t.Errorf("whole arguments after the upgrade: %d bytes, raw %d bytes, call %q", len(items[1].Arguments), len(items[1].Raw), items[1].CallID)
+	}
+	if r := items[2].Result; r == nil || r.Output != whole || r.DurationMS != 3 || items[2].Flags != 4 || items[2].Text != "out" {
+		t.Errorf("cell result after the upgrade = %+v", items[2])
+	}
+	var fields string
+	if err := rawDB(t, path).QueryRow(`SELECT group_concat(field || ':' || piece, ' ') FROM item_pieces`).Scan(&fields); err != nil || fields != "text:0 text:1" {
+		t.Errorf("pieces after the upgrade: %q, %v; want the text's two", fields, err)
+	}
+
+	added := albedo.Item{Kind: albedo.KindToolCall, CallID: "d", ToolName: "python", Arguments: long, Protocol: albedo.ProtocolResponses, Raw: json.RawMessage(long)}
+	mustCommit(t, s, albedo.Commit{SessionID: "old", Items: []albedo.Item{added}})
+	got, err := s.ItemPage(ctx, "old", albedo.ItemQuery{After: 3})
+	if err != nil || len(got) != 1 || got[0].Arguments != long || string(got[0].Raw) != long {
+		t.Errorf("long call added after the upgrade = %d items, %v", len(got), err)
+	}
+	if err := s.DeleteSession(ctx, "old"); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := rawDB(t, path).QueryRow(`SELECT count(*) FROM item_pieces`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d pieces left after deleting the upgraded session (%v)", n, err)
 	}
 }
