@@ -209,3 +209,46 @@ func BenchmarkLongToolCall(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLastRequest finds a session's newest ledger row of a kind
+// among 20,000 rows of that session and 20 of each of 999 others: the
+// newest of all (a turn) and one written before every other (the
+// summary), as the compaction decision asks after a restart.
+func BenchmarkLastRequest(b *testing.B) {
+	path := testPath(b)
+	s := openStore(b, path)
+	ids := createSessions(b, s, "s", 1000)
+	db := rawDB(b, path)
+	tx, err := db.Begin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i, id := range ids {
+		n := 20
+		if i == 0 {
+			n = 20_000
+		}
+		for j := range n {
+			kind := albedo.RequestTurn
+			if j == 0 {
+				kind = albedo.RequestSummary
+			}
+			if _, err := tx.Exec("INSERT INTO requests (session_id, kind, outcome) VALUES (?, ?, 'ok')", id, string(kind)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, kind := range []albedo.RequestKind{albedo.RequestTurn, albedo.RequestSummary} {
+		b.Run(string(kind), func(b *testing.B) {
+			for b.Loop() {
+				if row, ok, err := s.LastRequest(ctx, ids[0], kind); err != nil || !ok || row.Kind != kind {
+					b.Fatalf("LastRequest(%s) = %+v, %v, %v", kind, row, ok, err)
+				}
+			}
+		})
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/uptrace/bun"
@@ -21,10 +23,18 @@ const insertItem = `INSERT INTO items (session_id, seq, kind, timestamp, flags,
 // whole and often, so the list is shaped for the driver, whose cost is
 // per column value: empty text reads as NULL, which takes one call instead
 // of three, and an image's columns are read separately, for the few items
-// that have one. The sizes of the values kept in pieces follow, in
-// scanner order: text, arguments, result, trace, raw.
-const itemColumns = itemHead + `nullif(text, ''), nullif(arguments, ''), result, trace, raw,
-	text_size, arguments_size, result_size, trace_size, raw_size`
+// that have one. The sizes of the values kept in pieces come last, in one
+// column (pieceSizesOf).
+const itemColumns = itemHead + `nullif(text, ''), nullif(arguments, ''), result, trace, raw, ` +
+	pieceSizesOf + `text_size, arguments_size, result_size, trace_size, raw_size) END`
+
+// pieceSizesOf starts the column of the sizes of the values kept in
+// pieces; the five sizes follow, in piecedFields order, then ") END". The
+// column is NULL when the item has none, as nearly every item, which the
+// driver reads in one call rather than five; else the sizes separated by
+// spaces. The sizes a select list gives may be expressions: a read that
+// leaves a value out gives 0 for its size.
+const pieceSizesOf = `CASE WHEN text_size + arguments_size + result_size + trace_size + raw_size > 0 THEN printf('%d %d %d %d %d', `
 
 // itemHead is the start of every select list: the small columns.
 const itemHead = `seq, kind, timestamp, image_mime IS NOT NULL,
@@ -32,8 +42,8 @@ const itemHead = `seq, kind, timestamp, image_mime IS NOT NULL,
 	nullif(protocol, ''), flags, `
 
 // itemColumnsNoResults is itemColumns without the cell results.
-const itemColumnsNoResults = itemHead + `nullif(text, ''), nullif(arguments, ''), NULL, NULL, raw,
-	text_size, arguments_size, 0, 0, raw_size`
+const itemColumnsNoResults = itemHead + `nullif(text, ''), nullif(arguments, ''), NULL, NULL, raw, ` +
+	pieceSizesOf + `text_size, arguments_size, 0, 0, raw_size) END`
 
 // itemColumnsDisplay is itemColumns for a read for display: a tool output
 // with a result has no text (the result holds it), results are passed on
@@ -41,9 +51,9 @@ const itemColumnsNoResults = itemHead + `nullif(text, ''), nullif(arguments, '')
 // itself, with no protocol, keeps its raw). What is left out is not read
 // from the pieces either.
 const itemColumnsDisplay = itemHead + `CASE WHEN kind = 'tool_output' AND result IS NOT NULL THEN NULL ELSE nullif(text, '') END,
-	nullif(arguments, ''), result, trace, CASE WHEN protocol = '' THEN raw END,
-	CASE WHEN kind = 'tool_output' AND result IS NOT NULL THEN 0 ELSE text_size END,
-	arguments_size, result_size, trace_size, CASE WHEN protocol = '' THEN raw_size ELSE 0 END`
+	nullif(arguments, ''), result, trace, CASE WHEN protocol = '' THEN raw END, ` +
+	pieceSizesOf + `CASE WHEN kind = 'tool_output' AND result IS NOT NULL THEN 0 ELSE text_size END,
+	arguments_size, result_size, trace_size, CASE WHEN protocol = '' THEN raw_size ELSE 0 END) END`
 
 // itemImage is the image of one item.
 type itemImage struct {
@@ -108,7 +118,7 @@ func itemArgs(sessionID string, it *albedo.Item) ([]any, []longValue, error) {
 }
 
 // scanColumns is how many columns itemScanner reads.
-const scanColumns = 20
+const scanColumns = 16
 
 // The positions of the values that may be kept in pieces, and of their
 // sizes, in a row itemScanner reads.
@@ -179,10 +189,29 @@ func (sc *itemScanner) scan(rows *sql.Rows) (scanned, error) {
 		it.Raw = json.RawMessage(raw)
 	}
 	row := scanned{item: it, hasImage: asInt(cols[3]) != 0}
-	for i := range row.sizes {
-		row.sizes[i] = asInt(cols[colSizes+i])
+	if sizes := asString(cols[colSizes]); sizes != "" {
+		if row.sizes, err = parseSizes(sizes); err != nil {
+			return scanned{}, fmt.Errorf("item %d: %w", it.Seq, err)
+		}
 	}
 	return row, nil
+}
+
+// parseSizes reads the column of the sizes of the values kept in pieces.
+func parseSizes(col string) ([5]int64, error) {
+	var sizes [5]int64
+	fields := strings.Fields(col)
+	if len(fields) != len(sizes) {
+		return sizes, fmt.Errorf("read the sizes of the values in pieces: %q is not five sizes", col)
+	}
+	for i, f := range fields {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil || n < 0 {
+			return sizes, fmt.Errorf("read the sizes of the values in pieces: %q", col)
+		}
+		sizes[i] = n
+	}
+	return sizes, nil
 }
 
 // finish decodes the cell result of an item read whole (not for

@@ -101,16 +101,16 @@ func selectItems(ctx context.Context, tx bun.Tx, sessionID string, q albedo.Item
 		if row.hasImage {
 			imaged = append(imaged, row.item.Seq)
 		}
+		items = append(items, row.item)
 		if row.pieced() {
 			for i, n := range row.sizes {
 				if n > 0 {
-					long = append(long, pieced{at: len(items), field: piecedFields[i], size: n})
+					long = append(long, pieced{at: len(items) - 1, field: piecedFields[i], size: n})
 				}
 			}
-		} else if err := sc.finish(&row.item); err != nil {
+		} else if err := sc.finish(&items[len(items)-1]); err != nil {
 			return nil, fmt.Errorf("item %d: %w", row.item.Seq, err)
 		}
-		items = append(items, row.item)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
