@@ -14,10 +14,10 @@ import (
 // insertItem adds one item. It binds its arguments as parameters rather
 // than formatting them into the statement, so that images travel as blobs.
 const insertItem = `INSERT INTO items (session_id, seq, kind, timestamp, flags,
-	text_size, arguments_size, result_size, trace_size, raw_size,
+	text_size, arguments_size, result_size, trace_size, raw_size, image_size,
 	image_mime, image_width, image_height, image_bytes, source, call_id,
 	tool_name, protocol, notes, text, arguments, result, trace, raw, image_data)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // itemColumns is the select list that itemScanner reads. Transcripts are read
 // whole and often, so the list is shaped for the driver, whose cost is
@@ -61,6 +61,9 @@ type itemImage struct {
 
 	Seq int64 `bun:"seq"`
 	imageColumns
+	// ImageSize is the size of data kept in pieces, 0 when ImageData
+	// holds it.
+	ImageSize int64 `bun:"image_size"`
 }
 
 // itemArgs returns the arguments of insertItem for it, and the values
@@ -108,10 +111,14 @@ func itemArgs(sessionID string, it *albedo.Item) ([]any, []longValue, error) {
 	}
 	text := keepString(0, fieldText, it.Text)
 	arguments := keepString(1, fieldArguments, it.Arguments)
-	img := imageArgs(it.Image)
+	img, imageSize := imageArgs(it.Image), int64(0)
+	if inPieces(len(img.data)) {
+		long = append(long, longValue{field: fieldImage, b: img.data})
+		img.data, imageSize = nil, int64(len(img.data))
+	}
 	return []any{
 		sessionID, it.Seq, string(it.Kind), it.Timestamp, int64(it.Flags),
-		sizes[0], sizes[1], sizes[2], sizes[3], sizes[4],
+		sizes[0], sizes[1], sizes[2], sizes[3], sizes[4], imageSize,
 		img.mime, img.width, img.height, img.bytes, it.Source, it.CallID,
 		it.ToolName, string(it.Protocol), notes, text, arguments, result, trace, raw, img.data,
 	}, long, nil

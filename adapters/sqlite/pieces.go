@@ -28,6 +28,7 @@ const (
 	fieldResult    field = "result"
 	fieldTrace     field = "trace"
 	fieldRaw       field = "raw"
+	fieldImage     field = "image"
 )
 
 // inPieces reports whether a value of n bytes is stored in pieces.

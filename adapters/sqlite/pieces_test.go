@@ -116,6 +116,20 @@ var longColumns = []longColumn{
 		read:   func(it albedo.Item, _ albedo.ItemQuery) (string, bool) { return string(it.Raw), true },
 	},
 	{
+		name: "data of an image a cell showed", field: fieldImage,
+		item: func(v string) albedo.Item {
+			img := &albedo.Image{MimeType: "image/png", Width: 3, Height: 2, Bytes: len(v), Data: []byte(v)}
+			return albedo.Item{Kind: albedo.KindToolImage, CallID: "c", ToolName: "python", Image: img}
+		},
+		stored: func(it albedo.Item) string { return string(it.Image.Data) },
+		read: func(it albedo.Item, q albedo.ItemQuery) (string, bool) {
+			if it.Image == nil || it.Image.MimeType != "image/png" || it.Image.Width != 3 || it.Image.Height != 2 {
+				return "the image without its metadata", true
+			}
+			return string(it.Image.Data), q.Images
+		},
+	},
+	{
 		name: "output in a cell result", field: fieldResult, everyValue: true,
 		item: func(v string) albedo.Item {
 			return albedo.Item{Kind: albedo.KindToolOutput, CallID: "c", ToolName: "python", Text: "short", Result: &albedo.CellResult{Status: albedo.CellOK, Output: v}}
@@ -139,10 +153,11 @@ var longColumns = []longColumn{
 	},
 }
 
-// pieceQueries are the reads a long value must survive: whole, newest
-// first below a bound, paged, without results, and for display.
+// pieceQueries are the reads a long value must survive: whole (without
+// and with image data), newest first below a bound, paged, without
+// results, and for display.
 var pieceQueries = []albedo.ItemQuery{
-	{}, {Newest: true, Before: 3, Limit: 1}, {After: 1, Limit: 1}, {NoResults: true}, {Display: true, Newest: true, Limit: 2},
+	{}, {Images: true, Newest: true, Before: 3, Limit: 1}, {After: 1, Limit: 1}, {NoResults: true}, {Display: true, Newest: true, Limit: 2},
 }
 
 // TestLongValuesAreStoredInPieces stores values longer than a piece in
@@ -171,12 +186,16 @@ func TestLongValuesAreStoredInPieces(t *testing.T) {
 
 				db := rawDB(t, path)
 				var inRow, size, pieces, total int64
-				column := string(col.field)
-				if err := db.QueryRow("SELECT coalesce(length(CAST("+column+" AS BLOB)), -1), "+column+"_size FROM items WHERE session_id = ? AND seq = 2", sess.ID).
+				column, sizeColumn := string(col.field), string(col.field)+"_size"
+				if col.field == fieldImage {
+					column = "image_data"
+				}
+				// NULL or '': nothing of the value in the row.
+				if err := db.QueryRow("SELECT coalesce(length(CAST("+column+" AS BLOB)), 0), "+sizeColumn+" FROM items WHERE session_id = ? AND seq = 2", sess.ID).
 					Scan(&inRow, &size); err != nil {
 					t.Fatal(err)
 				}
-				if err := db.QueryRow("SELECT count(*), coalesce(sum(length(CAST(data AS BLOB))), 0) FROM item_pieces WHERE session_id = ? AND seq = 2 AND field = ?", sess.ID, column).
+				if err := db.QueryRow("SELECT count(*), coalesce(sum(length(CAST(data AS BLOB))), 0) FROM item_pieces WHERE session_id = ? AND seq = 2 AND field = ?", sess.ID, string(col.field)).
 					Scan(&pieces, &total); err != nil {
 					t.Fatal(err)
 				}

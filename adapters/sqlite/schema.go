@@ -218,8 +218,8 @@ func migrations() [SchemaVersion][]string {
 		{`ALTER TABLE sessions ADD COLUMN compacting TEXT NOT NULL DEFAULT ''`},
 
 		// 11: every long column in pieces. item_pieces gains the column its
-		// pieces belong to (field: text, arguments, result, trace or raw),
-		// each with a size column on the items row. The items table is
+		// pieces belong to (field: text, arguments, result, trace, raw or
+		// image, for image_data), each with a size column on the items row. The items table is
 		// rebuilt so that every small column, the sizes included, comes
 		// before the large ones: reading them never walks a long value's
 		// overflow pages. Texts already in pieces keep them; long values of
@@ -237,6 +237,7 @@ func migrations() [SchemaVersion][]string {
 				result_size INTEGER NOT NULL DEFAULT 0,
 				trace_size INTEGER NOT NULL DEFAULT 0,
 				raw_size INTEGER NOT NULL DEFAULT 0,
+				image_size INTEGER NOT NULL DEFAULT 0,
 				image_mime TEXT,
 				image_width INTEGER NOT NULL DEFAULT 0,
 				image_height INTEGER NOT NULL DEFAULT 0,

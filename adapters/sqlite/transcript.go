@@ -208,7 +208,7 @@ func pageSize(ctx context.Context, tx bun.Tx, sessionID string, q albedo.ItemQue
 // attachImages reads the images of the items whose seqs are listed, their
 // data only when withData, and sets them on items (ascending by seq).
 func attachImages(ctx context.Context, tx bun.Tx, sessionID string, items []albedo.Item, imaged []int64, withData bool) error {
-	columns := "seq, image_mime, image_width, image_height, image_bytes"
+	columns := "seq, image_mime, image_width, image_height, image_bytes, image_size"
 	if withData {
 		columns += ", image_data"
 	}
@@ -216,10 +216,23 @@ func attachImages(ctx context.Context, tx bun.Tx, sessionID string, items []albe
 	if err != nil {
 		return fmt.Errorf("select images: %w", err)
 	}
+	var pieces *pieceReader
 	for i := range images {
-		at, ok := slices.BinarySearchFunc(items, images[i].Seq, func(it albedo.Item, seq int64) int { return cmp.Compare(it.Seq, seq) })
+		im := &images[i]
+		if withData && im.ImageSize > 0 {
+			if pieces == nil {
+				if pieces, err = newPieceReader(ctx, tx.Tx, sessionID); err != nil {
+					return err
+				}
+				defer pieces.Close()
+			}
+			if im.ImageData, err = pieces.readBytes(ctx, im.Seq, fieldImage, im.ImageSize); err != nil {
+				return err
+			}
+		}
+		at, ok := slices.BinarySearchFunc(items, im.Seq, func(it albedo.Item, seq int64) int { return cmp.Compare(it.Seq, seq) })
 		if ok {
-			items[at].Image = images[i].image()
+			items[at].Image = im.image()
 		}
 	}
 	return nil
@@ -283,8 +296,9 @@ func lastItemSeq(ctx context.Context, tx bun.Tx, sessionID string) (int64, error
 	return last, nil
 }
 
-// selectImages reads columns (seq and the image's metadata, maybe its
-// data, in imageColumns order) of the session's items numbered seqs.
+// selectImages reads columns (seq, the image's metadata and size in
+// pieces, maybe its data, in the order of itemImage's fields) of the
+// session's items numbered seqs.
 func selectImages(ctx context.Context, tx bun.Tx, columns, sessionID string, seqs []int64) ([]itemImage, error) {
 	args := make([]any, 0, len(seqs)+1)
 	args = append(args, sessionID)
@@ -303,7 +317,7 @@ func selectImages(ctx context.Context, tx bun.Tx, columns, sessionID string, seq
 	var images []itemImage
 	for rows.Next() {
 		var im itemImage
-		dest := []any{&im.Seq, &im.ImageMime, &im.ImageWidth, &im.ImageHeight, &im.ImageBytes, &im.ImageData}
+		dest := []any{&im.Seq, &im.ImageMime, &im.ImageWidth, &im.ImageHeight, &im.ImageBytes, &im.ImageSize, &im.ImageData}
 		if err := rows.Scan(dest[:len(cols)]...); err != nil {
 			return nil, err
 		}
