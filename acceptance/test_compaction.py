@@ -6,10 +6,9 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-import urllib.error
 import unittest
 
-from harness import Albedo, Provider, python, refusal, text
+from harness import Albedo, Provider, http_error, python, read, refusal, text, turn
 
 FULL = {
     "error": {
@@ -67,10 +66,8 @@ def check_compaction_shown(test, app, session, history, summary):
     events = [e for e in app.events(session) if e["type"] == "compaction"]
     test.assertEqual(events, [{"type": "compaction", "seq": item["seq"], "timestamp": item["timestamp"], "summary": summary,
                                "items": item["items"], "tokens_before": item["tokens_before"], "tokens_after": item["tokens_after"]}])
-    with app.api(f"/sessions/{session}/context") as response:
-        test.assertEqual(json.load(response)["compaction"], {"state": "compacted", "summarised_items": item["items"], "at": item["timestamp"]})
-    with app.api(f"/sessions/{session}") as response:
-        title = json.load(response)["title"]
+    test.assertEqual(read(app, f"/sessions/{session}/context")["compaction"], {"state": "compacted", "summarised_items": item["items"], "at": item["timestamp"]})
+    title = read(app, f"/sessions/{session}")["title"]
     users = [i["text"] for i in history["items"] if i["kind"] == "user" and not i.get("source")]
     test.assertEqual(title, users[-1], "the title is the latest message's")
 
@@ -81,22 +78,20 @@ class ContextFullTest(unittest.TestCase):
         with Provider(script) as provider, Albedo(provider, protocol=protocol) as app:
             session = app.session()
             for message in ("first", "second"):
-                app.prompt(session, message)
-                app.idle(session)
+                turn(app, session, message)
             before = app.history(session)
             sent = len(provider.requests)
-            app.prompt(session, "third")
-            app.idle(session)
+            turn(app, session, "third")
 
-            turn = [r["request"] for r in provider.requests[sent:]]
+            asked = [r["request"] for r in provider.requests[sent:]]
             self.assertEqual(script.refused, 1)
-            self.assertEqual([is_summary(r) for r in turn], [False, True, False, False], "refused, summary, retry, after the tool round")
-            summary = body_text(turn[1])
+            self.assertEqual([is_summary(r) for r in asked], [False, True, False, False], "refused, summary, retry, after the tool round")
+            summary = body_text(asked[1])
             self.assertIn("<previous-summary>\\n(none)\\n</previous-summary>", summary)
             self.assertIn("first", summary)
             self.assertNotIn("third", summary)
-            self.assertIn("[summary of the earlier conversation]", body_text(turn[2]))
-            self.assertIn("the user asked for first and second", body_text(turn[2]))
+            self.assertIn("[summary of the earlier conversation]", body_text(asked[2]))
+            self.assertIn("the user asked for first and second", body_text(asked[2]))
 
             after = app.history(session)
             kinds = [e["kind"] for e in after["items"]]
@@ -124,18 +119,15 @@ class CompactCommandTest(unittest.TestCase):
         script.refused = 1
         with Provider(script) as provider, Albedo(provider) as app:
             session = app.session()
-            app.prompt(session, "first")
-            app.idle(session)
+            turn(app, session, "first")
             sent = len(provider.requests)
             answer = self.compact(app, session)
             self.assertFalse(answer["result"]["started"])
             self.assertIn("nothing to compact", answer["result"]["reason"])
             self.assertEqual(len(provider.requests), sent, "a one-unit /compact made a provider request")
-            with app.api(f"/sessions/{session}/context") as response:
-                self.assertEqual(json.load(response)["compaction"], {"state": "none", "summarised_items": 0, "at": None})
+            self.assertEqual(read(app, f"/sessions/{session}/context")["compaction"], {"state": "none", "summarised_items": 0, "at": None})
 
-            app.prompt(session, "second")
-            app.idle(session)
+            turn(app, session, "second")
             history = app.history(session)
             sent = len(provider.requests)
             self.assertEqual(self.compact(app, session), {"result": {"started": True}})
@@ -147,8 +139,7 @@ class CompactCommandTest(unittest.TestCase):
             self.assertEqual([i["kind"] for i in compacted["items"][len(history["items"]) :]], ["compaction"], "/compact added more than its event")
             check_compaction_shown(self, app, session, compacted, "the user asked for first and second; both printed")
 
-            app.prompt(session, "third")
-            app.idle(session)
+            turn(app, session, "third")
             after = body_text(provider.requests[sent + 1]["request"])
             self.assertIn("[summary of the earlier conversation]", after)
 
@@ -161,10 +152,9 @@ class CompactCommandTest(unittest.TestCase):
         with Provider(script) as provider, Albedo(provider) as app:
             session = app.session()
             app.prompt(session, "wait")
-            with self.assertRaises(urllib.error.HTTPError) as caught:
-                self.compact(app, session)
-            self.assertEqual(caught.exception.code, 409)
-            self.assertEqual(json.load(caught.exception)["code"], "busy")
+            code, body = http_error(self, lambda: app.api(f"/sessions/{session}/commands", {"name": "/compact"}))
+            self.assertEqual(code, 409)
+            self.assertEqual(body["code"], "busy")
             app.api(f"/sessions/{session}/interrupt", {}).close()
             app.idle(session)
 
@@ -249,8 +239,7 @@ class AutomaticCompactionTest(unittest.TestCase):
                 session = app.session()
                 snapshots = []
                 for n in range(1, 21):
-                    app.prompt(session, f"message {n}").close()
-                    app.idle(session, timeout=60)
+                    turn(app, session, f"message {n}")
                     if n % 5 == 0:
                         snapshots.append(app.history(session)["items"])
 
@@ -287,8 +276,7 @@ class AutomaticCompactionTest(unittest.TestCase):
                 ]
                 self.assertEqual(outputs, ["y" * 1000 + "\n"] * 60, "all 60 rounds byte for byte")
 
-                with app.api(f"/sessions/{session}/requests?limit=200") as response:
-                    rows = json.load(response)["rows"]
+                rows = read(app, f"/sessions/{session}/requests?limit=200")["rows"]
                 self.assertEqual(sum(row["kind"] == "summary" for row in rows), summaries)
                 self.assertEqual(sum(row["kind"] == "turn" for row in rows), 80)
 
@@ -355,8 +343,7 @@ class CompactionAcrossProtocolsTest(unittest.TestCase):
             with Albedo(provider, providers=providers) as app:
                 session = app.session()
                 for message in ("first", "second"):
-                    app.prompt(session, message).close()
-                    app.idle(session)
+                    turn(app, session, message)
                 with app.api(f"/sessions/{session}/commands", {"name": "/compact"}) as response:
                     self.assertEqual(json.load(response), {"result": {"started": True}})
                 app.idle(session)
@@ -366,8 +353,7 @@ class CompactionAcrossProtocolsTest(unittest.TestCase):
                     self.assertEqual(json.load(response)["result"]["protocol"], "chat_completions")
                 app.restart()
                 sent = len(provider.requests)
-                app.prompt(session, "third").close()
-                app.idle(session)
+                turn(app, session, "third")
 
                 after = provider.requests[sent:]
                 self.assertTrue(after)
@@ -440,8 +426,7 @@ class CrashDuringSummaryTest(unittest.TestCase):
         self.assertNotIn("error", kinds)
         self.assertEqual(kinds.count("compaction"), 1)
         self.assertEqual(compactions(app), 1, "one compaction state")
-        with app.api(f"/sessions/{session}/context") as response:
-            self.assertEqual(json.load(response)["compaction"]["state"], "compacted")
+        self.assertEqual(read(app, f"/sessions/{session}/context")["compaction"]["state"], "compacted")
         calls = kinds.count("tool_call")
         runs = (app.workspace / "runs.txt").read_text().splitlines()
         self.assertEqual(len(runs), calls, "a cell ran twice, or not at all")
@@ -453,8 +438,7 @@ class CrashDuringSummaryTest(unittest.TestCase):
         with Provider(script) as provider, Albedo(provider) as app:
             session = app.crashed_session = app.session()
             for message in ("first", "second"):
-                app.prompt(session, message)
-                app.idle(session)
+                turn(app, session, message)
             app.prompt(session, "third")
             self.assertTrue(script.held.wait(30), "no summary request came")
             before = app.history(session)
@@ -477,8 +461,7 @@ class CrashDuringSummaryTest(unittest.TestCase):
         with Provider(script) as provider, Albedo(provider) as app:
             session = app.crashed_session = app.session()
             for message in ("first", "second"):
-                app.prompt(session, message)
-                app.idle(session)
+                turn(app, session, message)
             before = app.history(session)
             with app.api(f"/sessions/{session}/commands", {"name": "/compact"}) as response:
                 self.assertEqual(json.load(response), {"result": {"started": True}})

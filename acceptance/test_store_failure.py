@@ -17,7 +17,7 @@ import unittest
 import urllib.error
 from pathlib import Path
 
-from harness import Albedo, Provider, text
+from harness import Albedo, Provider, read, text, turn
 
 LOCKED = "albedo.sqlite is locked by another program"
 FULL = "the disk holding ALBEDO_HOME is full"
@@ -64,8 +64,7 @@ class StoreFailureTest(unittest.TestCase):
     def test_a_write_lock_held_by_another_program(self):
         with Albedo(self.provider) as app:
             session = app.session()
-            app.prompt(session, "first").close()
-            app.idle(session)
+            turn(app, session, "first")
             committed = self.texts(app, session)
             self.assertEqual(committed, [("user", "first"), ("message", "answered")])
 
@@ -73,15 +72,13 @@ class StoreFailureTest(unittest.TestCase):
             try:
                 self.refused(app, f"/sessions/{session}/events", {"content": "refused while locked"}, LOCKED)
                 self.refused(app, "/sessions", {"workspace": str(app.workspace)}, LOCKED)
-                with app.api(f"/sessions/{session}/status") as response:
-                    self.assertFalse(json.load(response)["running"])
+                self.assertFalse(read(app, f"/sessions/{session}/status")["running"])
                 self.assertEqual(self.texts(app, session), committed)
             finally:
                 db.rollback()
                 db.close()
 
-            app.prompt(session, "after the lock").close()
-            app.idle(session)
+            turn(app, session, "after the lock")
             self.assertEqual(
                 self.texts(app, session),
                 committed + [("user", "after the lock"), ("message", "answered")],
@@ -90,8 +87,7 @@ class StoreFailureTest(unittest.TestCase):
     def test_a_turn_whose_end_cannot_be_recorded_is_not_left_running(self):
         with Albedo(self.provider) as app:
             session = app.session()
-            app.prompt(session, "first").close()
-            app.idle(session)
+            turn(app, session, "first")
             gate = threading.Event()
             self.gate = gate
             app.prompt(session, "second").close()
@@ -112,14 +108,12 @@ class StoreFailureTest(unittest.TestCase):
                 gate.set()  # the model answers; its reply cannot be stored
                 app.idle(session, timeout=60)
                 self.refused(app, f"/sessions/{session}/events", {"content": "refused while locked"}, LOCKED)
-                with app.api(f"/sessions/{session}/status") as response:
-                    self.assertFalse(json.load(response)["running"])
+                self.assertFalse(read(app, f"/sessions/{session}/status")["running"])
             finally:
                 db.rollback()
                 db.close()
 
-            app.prompt(session, "third").close()
-            app.idle(session)
+            turn(app, session, "third")
             seen = self.texts(app, session)
             self.assertEqual(seen[:3], [("user", "first"), ("message", "answered"), ("user", "second")])
             self.assertEqual(seen[-2:], [("user", "third"), ("message", "answered")])
@@ -130,8 +124,7 @@ class StoreFailureTest(unittest.TestCase):
             self.assertTrue(any(LOCKED in e and "could not record the end of this turn" in e for e in errors), errors)
             # The store agrees: a restart resumes nothing.
             app.restart(crash=True)
-            with app.api(f"/sessions/{session}/status") as response:
-                self.assertFalse(json.load(response)["running"])
+            self.assertFalse(read(app, f"/sessions/{session}/status")["running"])
             self.assertEqual(self.texts(app, session), seen)
 
     def test_a_full_disk(self):
@@ -159,8 +152,7 @@ class StoreFailureTest(unittest.TestCase):
         self.addCleanup(unmount)
         with Albedo(self.provider, prepare=on_tmpfs) as app:
             session = app.session()
-            app.prompt(session, "first").close()
-            app.idle(session)
+            turn(app, session, "first")
             committed = self.texts(app, session)
             filler = app.home / "filler"
             with open(filler, "wb") as out:
@@ -174,14 +166,12 @@ class StoreFailureTest(unittest.TestCase):
             try:
                 big = "x" * 300_000  # more pages than any free ones left
                 self.refused(app, f"/sessions/{session}/events", {"content": big}, FULL)
-                with app.api(f"/sessions/{session}/status") as response:
-                    self.assertFalse(json.load(response)["running"])
+                self.assertFalse(read(app, f"/sessions/{session}/status")["running"])
                 self.assertEqual(self.texts(app, session), committed)
             finally:
                 filler.unlink()
 
-            app.prompt(session, "after the disk is freed").close()
-            app.idle(session)
+            turn(app, session, "after the disk is freed")
             self.assertEqual(
                 self.texts(app, session),
                 committed + [("user", "after the disk is freed"), ("message", "answered")],
