@@ -11,7 +11,7 @@ import unittest
 import zlib
 from unittest import mock
 
-from harness import EventStream, python, python_results, start_albedo, text, wait_gone, wait_until
+from harness import EventStream, python, python_results, start_albedo, text, turn, wait_gone, wait_until
 from scripts import contents, inputs_of, latest_user, outputs_since_user
 
 RESTART_NOTE = "albedo restarted while this cell was running; it was not run again"
@@ -64,8 +64,7 @@ class CellIOTest(unittest.TestCase):
         stream = EventStream(app, session)
         self.addCleanup(stream.close)
         self.assertTrue(wait_until(lambda: stream.pages))
-        app.prompt(session, "tick for three seconds").close()
-        app.idle(session, timeout=60)
+        turn(app, session, "tick for three seconds")
         self.assertTrue(wait_until(lambda: any(e["type"] == "turn" for e in stream.live())))
         live = stream.live()
         tool_at = next(i for i, e in enumerate(live) if e["type"] == "tool")
@@ -110,8 +109,7 @@ class CellIOTest(unittest.TestCase):
                 "job": python("print(kept, jobs()[1].exit_code, jobs()[1].running)"),
             })
         session = app.session()
-        app.prompt(session, "build in the background").close()
-        app.idle(session, timeout=60)
+        turn(app, session, "build in the background")
         self.assertEqual(python_results(app, session)[0]["output"], "1 True\n")
         self.assertTrue(wait_until(lambda: len(python_results(app, session)) == 2), "the session never woke")
         app.idle(session, timeout=60)
@@ -130,8 +128,7 @@ class CellIOTest(unittest.TestCase):
             "again": python("j2 = run('exit 0')"),
         })
         session = app.session()
-        app.prompt(session, "await a job").close()
-        app.idle(session, timeout=60)
+        turn(app, session, "await a job")
         self.assertEqual(python_results(app, session)[0]["output"], "4\n")
         app.prompt(session, "again, unread").close()
         self.assertTrue(wait_until(lambda: any(e.get("source") == "job" for e in app.events(session))))
@@ -148,8 +145,7 @@ class CellIOTest(unittest.TestCase):
         )
         _, app = self.start({"stop": python(code)})
         session = app.session()
-        app.prompt(session, "start and stop").close()
-        app.idle(session, timeout=60)
+        turn(app, session, "start and stop")
         job, child, code, running = python_results(app, session)[0]["output"].split()
         self.assertEqual((code, running), ("-15", "False"))
         self.assertTrue(wait_gone(int(child), 10), "the job's child survived stop()")
@@ -158,8 +154,7 @@ class CellIOTest(unittest.TestCase):
     def test_jobs_die_with_their_kernel_when_the_daemon_dies(self):
         _, app = self.start({"spawn": python("j = run('sleep 100')\nprint(j.pid)")})
         session = app.session()
-        app.prompt(session, "spawn a job").close()
-        app.idle(session, timeout=60)
+        turn(app, session, "spawn a job")
         pid = int(python_results(app, session)[0]["output"])
         app.restart(crash=True)
         self.assertTrue(wait_gone(pid, 10), "the job outlived the daemon that died")
@@ -174,8 +169,7 @@ class CellIOTest(unittest.TestCase):
                 provider, app = self.start({"look": python("show_image('chart.png')")}, protocol=protocol)
                 (app.workspace / "chart.png").write_bytes(picture)
                 session = app.session()
-                app.prompt(session, "look at the chart").close()
-                app.idle(session, timeout=60)
+                turn(app, session, "look at the chart")
                 [result] = python_results(app, session)
                 self.assertEqual(result["status"], "ok", result)
                 self.assertEqual(result["images"], [{"mimeType": "image/png", "width": 2, "height": 3, "bytes": len(picture)}])
@@ -207,8 +201,7 @@ class CellIOTest(unittest.TestCase):
         session = app.session()
         for prompt, error in (("show a text file", "is not a PNG, JPEG, GIF or WebP image"), ("show five", "at most 4 images")):
             before = len(provider.requests)
-            app.prompt(session, prompt).close()
-            app.idle(session, timeout=60)
+            turn(app, session, prompt)
             result = python_results(app, session)[-1]
             self.assertEqual(result["status"], "error")
             self.assertIn(error, result["error"])

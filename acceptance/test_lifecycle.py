@@ -15,7 +15,7 @@ import subprocess
 import unittest
 import urllib.request
 
-from harness import REPO, Albedo, Provider, alive, binary, exclusive, python, wait_until
+from harness import REPO, Albedo, Provider, alive, binary, exclusive, python, turn, wait_until
 from scripts import by_prompt
 
 DEADLINE = 30
@@ -173,8 +173,7 @@ class DaemonLifecycle(unittest.TestCase):
         try:
             with Albedo(provider) as app:
                 session = app.session()
-                app.prompt(session, "keep this").close()
-                app.idle(session)
+                turn(app, session, "keep this")
                 old = app.connection["pid"]
 
                 os.kill(old, signal.SIGTERM)
@@ -296,8 +295,7 @@ class VentSessionName(unittest.TestCase):
         try:
             with Albedo(provider) as app:
                 session = app.session()
-                app.prompt(session, "complain about it").close()
-                app.idle(session)
+                turn(app, session, "complain about it")
 
                 route = f"/sessions/{session}?view=configuration"
                 with app.api(route) as response:

@@ -6,7 +6,7 @@ import json
 import threading
 import unittest
 
-from harness import Albedo, LocalServer, Provider, QuietHandler, http_error, python, read, text
+from harness import Albedo, LocalServer, Provider, QuietHandler, http_error, python, read, text, turn
 from scripts import by_prompt
 
 SECRET = "sk-never-shown-anywhere-4242"
@@ -32,8 +32,7 @@ class ProviderTest(unittest.TestCase):
         with Albedo(providers=providers) as app:
             (app.home / "config.json").write_text(json.dumps({"active": "strict", "providers": providers}))
             session = app.session()
-            app.prompt(session, "hello").close()
-            app.idle(session)
+            turn(app, session, "hello")
             events = app.events(session)
             errors = [e for e in events if e.get("type") == "error"]
             self.assertEqual(len(errors), 1)
@@ -80,8 +79,7 @@ class ProviderTest(unittest.TestCase):
                 with app.api(f"/sessions/{session}/commands", {"name": "/model", "args": {"model": "thinker", "effort": "high"}}) as response:
                     self.assertEqual(json.load(response)["result"]["effort"], "high")
                 start = len(provider.requests)
-                app.prompt(session, "think hard").close()
-                app.idle(session)
+                turn(app, session, "think hard")
                 request = provider.requests[start]["request"]
                 if protocol == "chat_completions":
                     self.assertEqual(request["reasoning_effort"], "high")
@@ -97,13 +95,11 @@ class ProviderTest(unittest.TestCase):
             config["providers"]["spare"] = config["providers"].pop("fixture")
             config["active"] = "spare"
             (app.home / "config.json").write_text(json.dumps(config))
-            app.prompt(session, "are you there").close()
-            app.idle(session)
+            turn(app, session, "are you there")
             errors = [e["text"] for e in app.events(session) if e.get("type") == "error"]
             self.assertTrue(errors and "fixture" in errors[-1], errors)
             app.api(f"/sessions/{session}/commands", {"name": "/model", "args": {"provider": "spare", "model": "fixture-model"}}).close()
-            app.prompt(session, "and now").close()
-            app.idle(session)
+            turn(app, session, "and now")
             self.assertEqual([e["text"] for e in app.events(session) if e.get("type") == "message"], ["done"])
 
     def test_an_unusable_config_is_named_with_its_fault(self):
@@ -206,8 +202,7 @@ class ProviderFailureTest(unittest.TestCase):
         errors = [e["text"] for e in app.events(session) if e.get("type") == "error"]
         self.assertEqual(len(errors), 1)
         self.assertIn("sent nothing", errors[0])
-        app.prompt(session, "try again").close()
-        app.idle(session)
+        turn(app, session, "try again")
         self.assertIn("recovered", [e.get("text") for e in app.events(session) if e.get("type") == "message"])
 
     def test_an_overloaded_provider_is_retried(self):
@@ -215,8 +210,7 @@ class ProviderFailureTest(unittest.TestCase):
         self.addCleanup(flaky.close)
         app = self.app(flaky)
         session = app.session()
-        app.prompt(session, "hello").close()
-        app.idle(session)
+        turn(app, session, "hello")
         events = app.events(session)
         self.assertEqual([e["text"] for e in events if e.get("type") == "message"], ["recovered"])
         self.assertFalse([e for e in events if e.get("type") == "error"])

@@ -8,7 +8,7 @@ import json
 import threading
 import unittest
 
-from harness import Albedo, EventStream, Provider, http_error, python, read, start_albedo, text, wait_until
+from harness import Albedo, EventStream, Provider, http_error, python, read, start_albedo, text, turn, wait_until
 from scripts import by_prompt
 
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAIAAAAD")
@@ -76,8 +76,7 @@ class TurnTest(unittest.TestCase):
         _, app = self.start(by_prompt({"task": python("1")}))
         session = app.session()
         for n in range(3):
-            app.prompt(session, f"task {n}").close()
-            app.idle(session)
+            turn(app, session, f"task {n}")
         whole = read(app, f"/sessions/{session}/tree?after=0&limit=100")
         self.assertFalse(whole["hasMore"])
         pages, after = [], 0
@@ -110,15 +109,13 @@ class TurnTest(unittest.TestCase):
         events = app.events(session)
         self.assertEqual([e.get("status") for e in events if e["type"] == "turn"], ["interrupted"])
         self.assertNotIn("message", [e["type"] for e in events])
-        app.prompt(session, "go on").close()
-        app.idle(session)
+        turn(app, session, "go on")
         self.assertIn("answered", [e.get("text") for e in app.events(session) if e["type"] == "message"])
 
     def test_forks_refuse_bad_checkpoints(self):
         _, app = self.start(by_prompt({"slow": python("import time\ntime.sleep(3)"), "quick": python("1")}))
         first, second = app.session(), app.session()
-        app.prompt(first, "quick one").close()
-        app.idle(first)
+        turn(app, first, "quick one")
         items = read(app, f"/sessions/{first}/tree?after=0&limit=100")["items"]
         last = items[-1]["id"]
         for body, status in (({"checkpoint": last + 50}, 404), ({"checkpoint": 0}, 400), ({"checkpoint": "one"}, 400), ({}, 400)):
@@ -152,8 +149,7 @@ class VentTriageTest(unittest.TestCase):
         with Albedo(provider) as app:
             session = app.session()
             for n in range(5):
-                app.prompt(session, f"complain {n}").close()
-                app.idle(session)
+                turn(app, session, f"complain {n}")
             page = read(app, "/extensions/paperclips/items?limit=2")
             self.assertEqual([i["value"]["message"] for i in page["items"]], ["complaint 4", "complaint 3"])
             rest = read(app, f"/extensions/paperclips/items?limit=10&cursor={page['next']}")

@@ -17,7 +17,7 @@ from pathlib import Path
 import threading
 import unittest
 
-from harness import REPO, Albedo, Provider, recorded, text
+from harness import REPO, Albedo, Provider, recorded, text, turn
 
 RECORDINGS = REPO.parent / "shared" / "wire" / "recordings"
 
@@ -219,8 +219,7 @@ class WireReplayTest(unittest.TestCase):
             session = json.load(response)["id"]
         live = LiveUsage(app, session)
         self.assertTrue(live.ready.wait(30), "the stream sent no snapshot")
-        app.prompt(session, "Hello").close()
-        app.idle(session, timeout=60)
+        turn(app, session, "Hello")
         live.thread.join(timeout=30)
         if "usage" in want:
             self.assertTrue(live.usage, "no usage on the live stream")
