@@ -53,6 +53,28 @@ def latched(name):
     )
 
 
+def busy_unless(prompt, answer):
+    """A model that answers a message ``prompt`` with ``answer`` and any
+    other with a cell that runs for two minutes."""
+
+    def script(request):
+        if user_texts(request)[-1] == prompt:
+            return text(answer)
+        return python("import time\ntime.sleep(120)")
+
+    return script
+
+
+def queue_behind_a_cell(console, first, *queued):
+    """Sends ``first``, waits until its cell runs, then sends each of
+    ``queued`` and waits until the console shows it queued."""
+    console.say(first)
+    console.wait_for("running…", "· cell")
+    for message in queued:
+        console.say(message)
+        console.wait_for("⧗ " + message)
+
+
 def colours_before(screen, word):
     """The SGR parameters that set the style of the first ``word`` on a
     screen captured with colours, as a set of numbers ("" when none)."""
@@ -312,19 +334,8 @@ class ConsoleTest(unittest.TestCase):
         console.wait_for("got 3 lines", "idle")
 
     def test_messages_left_queued_by_an_interrupt_can_be_sent_or_dropped(self):
-        def script(request):
-            last = user_texts(request)[-1]
-            if last == "keep me":
-                return text("got the kept message")
-            return python("import time\ntime.sleep(120)")
-
-        _, app, console = self.ready_console(script)
-        console.say("work")
-        console.wait_for("running…", "· cell")
-        console.say("drop me")
-        console.wait_for("⧗ drop me")
-        console.say("keep me")
-        console.wait_for("⧗ keep me")
+        _, app, console = self.ready_console(busy_unless("keep me", "got the kept message"))
+        queue_behind_a_cell(console, "work", "drop me", "keep me")
         console.keys("Escape")
         console.wait_for("turn interrupted", "2 messages waiting: Enter sends · Ctrl-E edits · Ctrl-X drops")
         # Ctrl-X drops the last one; move "keep me" last by editing:
@@ -341,16 +352,8 @@ class ConsoleTest(unittest.TestCase):
         self.assertEqual(texts, ["work", "keep me"])
 
     def test_a_queued_message_is_sent_now_after_an_interrupt(self):
-        def script(request):
-            if user_texts(request)[-1] == "later":
-                return text("later arrived")
-            return python("import time\ntime.sleep(120)")
-
-        _, app, console = self.ready_console(script)
-        console.say("work")
-        console.wait_for("running…", "· cell")
-        console.say("later")
-        console.wait_for("⧗ later")
+        _, app, console = self.ready_console(busy_unless("later", "later arrived"))
+        queue_behind_a_cell(console, "work", "later")
         console.keys("Escape")
         console.wait_for("turn interrupted", "1 message waiting")
         console.keys("Enter")  # empty input: send the waiting message now
