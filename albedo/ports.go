@@ -123,6 +123,10 @@ type ItemQuery struct {
 	// page shown to a client then carries results through without
 	// decoding and encoding each again.
 	Display bool
+	// SeqOnly reads only each item's Seq and Kind, none of its values: for
+	// a caller that needs to know where the transcript ends, which may be a
+	// call with many MiB of arguments.
+	SeqOnly bool
 }
 
 // Commit is one atomic write to the store.

@@ -157,7 +157,7 @@ func (s *Service) snapshotEnd(ctx context.Context, id string) (int64, []Queued, 
 
 // lastSeq returns the Seq of a session's last item, 0 when it has none.
 func (s *Service) lastSeq(ctx context.Context, id string) (int64, error) {
-	last, err := s.store.ItemPage(ctx, id, ItemQuery{Limit: 1, Newest: true})
+	last, err := s.store.ItemPage(ctx, id, ItemQuery{Limit: 1, Newest: true, SeqOnly: true})
 	if err != nil || len(last) == 0 {
 		return 0, err
 	}

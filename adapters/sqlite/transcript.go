@@ -58,6 +58,9 @@ func selectItems(ctx context.Context, tx bun.Tx, sessionID string, q albedo.Item
 	if err != nil {
 		return nil, err
 	}
+	if q.SeqOnly {
+		return selectSeqs(ctx, tx, sessionID, q, size)
+	}
 	columns := itemColumns
 	switch {
 	case q.NoResults:
@@ -65,23 +68,7 @@ func selectItems(ctx context.Context, tx bun.Tx, sessionID string, q albedo.Item
 	case q.Display:
 		columns = itemColumnsDisplay
 	}
-	// The values are bound as parameters: bun would splice them into the
-	// SQL text, which cannot carry every string.
-	query := "SELECT " + columns + " FROM items WHERE session_id = ? AND seq > ?"
-	args := []any{sessionID, q.After}
-	if q.Before > 0 {
-		query += " AND seq < ?"
-		args = append(args, q.Before)
-	}
-	if q.Newest {
-		query += " ORDER BY seq DESC"
-	} else {
-		query += " ORDER BY seq"
-	}
-	if q.Limit > 0 {
-		query += " LIMIT ?"
-		args = append(args, q.Limit)
-	}
+	query, args := itemRange(columns, sessionID, q)
 	rows, err := tx.Tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -130,6 +117,32 @@ func selectItems(ctx context.Context, tx bun.Tx, sessionID string, q albedo.Item
 	}
 	if err := attachImages(ctx, tx, sessionID, items, imaged, q.Images); err != nil {
 		return nil, err
+	}
+	return items, nil
+}
+
+// selectSeqs reads the Seq and Kind of the items of a page, in
+// ascending order, and nothing else of them.
+func selectSeqs(ctx context.Context, tx bun.Tx, sessionID string, q albedo.ItemQuery, size int) ([]albedo.Item, error) {
+	query, args := itemRange("seq, kind", sessionID, q)
+	rows, err := tx.Tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := make([]albedo.Item, 0, size)
+	for rows.Next() {
+		var it albedo.Item
+		if err := rows.Scan(&it.Seq, &it.Kind); err != nil {
+			return nil, fmt.Errorf("scan item after %d: %w", lastSeq(items), err)
+		}
+		items = append(items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if q.Newest {
+		slices.Reverse(items)
 	}
 	return items, nil
 }
@@ -186,6 +199,28 @@ func attachPieces(ctx context.Context, tx *sql.Tx, sessionID string, sc *itemSca
 		}
 	}
 	return nil
+}
+
+// itemRange returns the query of columns of the items of a page, and its
+// arguments. The values are bound as parameters: bun would splice them
+// into the SQL text, which cannot carry every string.
+func itemRange(columns, sessionID string, q albedo.ItemQuery) (string, []any) {
+	query := "SELECT " + columns + " FROM items WHERE session_id = ? AND seq > ?"
+	args := []any{sessionID, q.After}
+	if q.Before > 0 {
+		query += " AND seq < ?"
+		args = append(args, q.Before)
+	}
+	if q.Newest {
+		query += " ORDER BY seq DESC"
+	} else {
+		query += " ORDER BY seq"
+	}
+	if q.Limit > 0 {
+		query += " LIMIT ?"
+		args = append(args, q.Limit)
+	}
+	return query, args
 }
 
 // pageSize returns how many items a page of q holds at most. Seqs run 1,
