@@ -14,7 +14,7 @@ start (the printed time) and the moment the daemon asks the model again
 with the cell's output (the second request's arrival). Prints the median
 and the spread of `--repeat` (default 20) rounds per daemon, after one
 round of each that is not counted (the first kernel in a workspace also
-learns its interpreter). Alternating the two daemons makes the machine's
+learns its interpreter), and how many kernels each daemon started. Alternating the two daemons makes the machine's
 changing load fall on both alike. Figures are for reading, never for
 asserting. Build the binary with `bash scripts/build.sh` first, or set
 ALBEDO_TEST_BINARY.
@@ -184,8 +184,13 @@ def main():
                 if round_ > 0:
                     figures[mode][0].append(ran)
                     figures[mode][1].append(output)
+        # One kernel start per turn, else a cell did not find the kernel
+        # warmed for it.
+        starts = {mode: (app.home / "daemon.log").read_text(errors="replace").count('msg="python kernel started"')
+                  for mode, (app, _) in apps.items()}
     for mode, (ran, output) in figures.items():
-        print(f"{mode:32} cell starts: {summary(ran)}; output sent back: {summary(output)}", flush=True)
+        print(f"{mode:32} cell starts: {summary(ran)}; output sent back: {summary(output)};"
+              f" {starts[mode]} kernel starts for {args.repeat + 1} turns", flush=True)
 
 
 if __name__ == "__main__":

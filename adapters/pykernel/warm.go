@@ -31,9 +31,10 @@ func (w *warmStart) end(ctx context.Context) error {
 }
 
 // Warm implements albedo.KernelWarmer: it starts the session's kernel in
-// workspace in the background unless the session has one or one is
-// starting. The start takes the session's turn, so that a cell coming
-// meanwhile waits for it and runs in the kernel it made. A failure is
+// workspace in the background unless the session has one, or a cell or
+// another warm start holds the session's turn (and so has or makes one).
+// The start takes the session's turn before Warm returns, so that a cell
+// coming later waits for it and runs in the kernel it made. A failure is
 // logged; the next cell then starts its own kernel.
 func (k *Kernels) Warm(ctx context.Context, sessionID, workspace string) {
 	k.mu.Lock()
@@ -42,7 +43,12 @@ func (k *Kernels) Warm(ctx context.Context, sessionID, workspace string) {
 		return
 	}
 	s := k.sessionLocked(sessionID)
-	if s.warming != nil || s.proc != nil && !s.proc.gone() {
+	if s.proc != nil && !s.proc.gone() {
+		return
+	}
+	select {
+	case s.turn <- struct{}{}:
+	default:
 		return
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -51,8 +57,8 @@ func (k *Kernels) Warm(ctx context.Context, sessionID, workspace string) {
 	go k.warm(ctx, s, w, workspace)
 }
 
-// warm starts the session's kernel for Warm, unless a cell that took the
-// session's turn first left one running.
+// warm starts the session's kernel for Warm, which took the session's
+// turn for it.
 func (k *Kernels) warm(ctx context.Context, s *session, w *warmStart, workspace string) {
 	defer close(w.done)
 	defer func() {
@@ -61,11 +67,6 @@ func (k *Kernels) warm(ctx context.Context, s *session, w *warmStart, workspace 
 		k.mu.Unlock()
 		w.cancel()
 	}()
-	select {
-	case s.turn <- struct{}{}:
-	case <-ctx.Done():
-		return
-	}
 	defer func() { <-s.turn }()
 	if ctx.Err() != nil {
 		return

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,7 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/fixtures/fakes"
+	"github.com/albedo-agent/albedo/fixtures/memstore"
 )
 
 // warmDone returns what closes once the session's warm start is over:
@@ -157,20 +161,32 @@ func waitPidFile(t *testing.T, dir string) int {
 func TestEndingAWarmStartLeavesNoProcess(t *testing.T) {
 	tests := []struct {
 		name string
-		end  func(ctx context.Context, k *Kernels) error
+		// end ends the warm start; cancel cancels its context.
+		end func(ctx context.Context, k *Kernels, cancel context.CancelFunc) error
 	}{
-		{"Close", func(ctx context.Context, k *Kernels) error { return k.Close(ctx) }},
-		{"Stop", func(ctx context.Context, k *Kernels) error { return k.Stop(ctx, "s") }},
+		{"Close", func(ctx context.Context, k *Kernels, _ context.CancelFunc) error { return k.Close(ctx) }},
+		{"Stop", func(ctx context.Context, k *Kernels, _ context.CancelFunc) error { return k.Stop(ctx, "s") }},
+		{"its context", func(ctx context.Context, k *Kernels, cancel context.CancelFunc) error {
+			cancel()
+			select {
+			case <-warmDone(k, "s"):
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			k := newKernels(t, Options{Confine: neverReady(dir)})
-			k.Warm(context.Background(), "s", t.TempDir())
+			warmCtx, cancelWarm := context.WithCancel(context.Background())
+			defer cancelWarm()
+			k.Warm(warmCtx, "s", t.TempDir())
 			pid := waitPidFile(t, dir)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			if err := tt.end(ctx, k); err != nil {
+			if err := tt.end(ctx, k, cancelWarm); err != nil {
 				t.Fatalf("%s: %v", tt.name, err)
 			}
 			select {
@@ -247,5 +263,94 @@ func TestAKernelWarmedInAnotherWorkspaceIsReplaced(t *testing.T) {
 	}
 	if !waitGone(pid, 10*time.Second) {
 		t.Errorf("the kernel warmed in the old workspace still runs")
+	}
+}
+
+// warmKey marks the context of a warm start.
+type warmKey struct{}
+
+func TestACellRightAfterWarmRunsInTheWarmedKernel(t *testing.T) {
+	var mu sync.Mutex
+	var byWarm []bool // for each start, whether the warm start made it
+	k := newKernels(t, Options{Confine: func(ctx context.Context, l Launch) (Launch, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		byWarm = append(byWarm, ctx.Value(warmKey{}) != nil)
+		return l, nil
+	}})
+	workspace := t.TempDir()
+	k.Warm(context.WithValue(context.Background(), warmKey{}, true), "s", workspace)
+	res := run(t, k, "s", workspace, "1")
+	if res.Status != albedo.CellOK || res.Fresh {
+		t.Fatalf("cell = %+v, want ok and not fresh", res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(byWarm) != 1 || !byWarm[0] {
+		t.Errorf("starts made by the warm start: %v, want the one start, by it", byWarm)
+	}
+}
+
+// TestTheIdleReaperStopsAnUnusedWarmedKernelUntold: with the domain's
+// service, a turn starts the session's kernel while the model answers; the
+// model answers without a cell, the idle reaper stops the kernel, and the
+// next turn's cell is not reported as having lost globals, since none
+// ever ran.
+func TestTheIdleReaperStopsAnUnusedWarmedKernelUntold(t *testing.T) {
+	k := newKernels(t, Options{})
+	var warmed int
+	provider := fakes.NewProvider(func(req albedo.ModelRequest) fakes.Reply {
+		last := string(req.Input[len(req.Input)-1])
+		switch {
+		case strings.Contains(last, "function_call_output"):
+			return fakes.Text("done")
+		case strings.Contains(last, "a cell"):
+			return fakes.Python("'x' in globals()")
+		}
+		deadline := time.Now().Add(startTimeout)
+		for warmed = pidOf(k, req.SessionID); warmed == 0 && time.Now().Before(deadline); warmed = pidOf(k, req.SessionID) {
+			time.Sleep(time.Millisecond)
+		}
+		return fakes.Text("hello")
+	})
+	cfg := fakes.NewConfig("fixture", albedo.ProviderConfig{Name: "fixture", BaseURL: "http://127.0.0.1:1/v1", Model: "m", Protocol: albedo.ProtocolResponses})
+	svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: memstore.New(), Provider: provider, Kernel: k, Config: cfg, KernelIdle: 20 * time.Millisecond})
+	t.Cleanup(func() { svc.Close(t.Context()) })
+	sess, err := svc.CreateSession(t.Context(), t.TempDir(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func(text string) {
+		t.Helper()
+		if _, err := svc.Send(t.Context(), sess.ID, albedo.Message{Text: text}); err != nil {
+			t.Fatal(err)
+		}
+		if err := svc.Wait(t.Context(), sess.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send("hello")
+	if warmed == 0 {
+		t.Fatal("no kernel started while the model answered")
+	}
+	if !waitGone(warmed, 30*time.Second) {
+		t.Fatal("the unused warmed kernel was never stopped")
+	}
+	send("a cell")
+	items, err := svc.History(t.Context(), sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outputs := 0
+	for _, it := range items {
+		if strings.Contains(it.Text, albedo.KernelResetNote) || slices.Contains(it.Notes, albedo.KernelResetNote) {
+			t.Errorf("the model was told its globals are gone: %+v", it)
+		}
+		if it.Kind == albedo.KindToolOutput {
+			outputs++
+		}
+	}
+	if outputs != 1 {
+		t.Errorf("%d cell outputs, want 1", outputs)
 	}
 }
