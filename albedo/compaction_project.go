@@ -3,7 +3,6 @@ package albedo
 import (
 	"encoding/json"
 	"strings"
-	"unicode/utf8"
 )
 
 // SummaryPrefix opens the user message that carries a compaction summary.
@@ -60,12 +59,9 @@ func summaryText(summary string, evicted []Item) string {
 
 // shorten caps a quoted message at maxQuoted bytes with a marker.
 func shorten(s string) string {
-	if len(s) <= maxQuoted {
+	cut, cutShort := cutUTF8(s, maxQuoted)
+	if !cutShort {
 		return s
 	}
-	cut := maxQuoted
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + " […]"
+	return cut + " […]"
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 )
 
 // maxRenderedText caps each text of the evicted history in a summary
@@ -105,14 +104,11 @@ func jsonStringSize(s string) int64 {
 // cutText caps s at maxRenderedText bytes on a character boundary, with a
 // marker saying how many bytes were left out.
 func cutText(s string) string {
-	if len(s) <= maxRenderedText {
+	cut, cutShort := cutUTF8(s, maxRenderedText)
+	if !cutShort {
 		return s
 	}
-	cut := maxRenderedText
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s\n[… %d more bytes cut]", s[:cut], len(s)-cut)
+	return fmt.Sprintf("%s\n[… %d more bytes cut]", cut, len(s)-len(cut))
 }
 
 // SummaryInstructions are the instructions of a summary request.
