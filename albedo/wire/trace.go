@@ -29,15 +29,7 @@ func (t *Trace) Read() []string {
 	if t == nil {
 		return nil
 	}
-	var out []string
-	seen := make(map[string]bool)
-	for _, a := range t.Activities {
-		if a.Kind == "read" && !seen[a.Target] {
-			seen[a.Target] = true
-			out = append(out, a.Target)
-		}
-	}
-	return out
+	return distinct(t.Activities, func(a Activity) (string, bool) { return a.Target, a.Kind == "read" })
 }
 
 // Changed returns the distinct files the cell changed, in order.
@@ -45,12 +37,18 @@ func (t *Trace) Changed() []string {
 	if t == nil {
 		return nil
 	}
+	return distinct(t.Changes, func(c Change) (string, bool) { return c.Path, true })
+}
+
+// distinct returns the paths of the entries that path picks, each once, in
+// the order they first come.
+func distinct[T any](entries []T, path func(T) (string, bool)) []string {
 	var out []string
 	seen := make(map[string]bool)
-	for _, c := range t.Changes {
-		if !seen[c.Path] {
-			seen[c.Path] = true
-			out = append(out, c.Path)
+	for _, e := range entries {
+		if p, ok := path(e); ok && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
 		}
 	}
 	return out
