@@ -203,13 +203,22 @@ func New(opts Options) *Service {
 // noSpool is the spool of a service that keeps no output.
 type noSpool struct{}
 
+// Append keeps nothing.
 func (noSpool) Append(context.Context, string, int64, string) error { return nil }
-func (noSpool) Read(context.Context, string, int64) (string, error) { return "", nil }
-func (noSpool) Remove(context.Context, string, int64) error         { return nil }
-func (noSpool) RemoveSession(context.Context, string) error         { return nil }
 
+// Read finds nothing.
+func (noSpool) Read(context.Context, string, int64) (string, error) { return "", nil }
+
+// Remove has nothing to remove.
+func (noSpool) Remove(context.Context, string, int64) error { return nil }
+
+// RemoveSession has nothing to remove.
+func (noSpool) RemoveSession(context.Context, string) error { return nil }
+
+// systemClock is the clock of a service given none.
 type systemClock struct{}
 
+// Now is the system's time.
 func (systemClock) Now() time.Time { return time.Now() }
 
 // state returns the in-memory state of a session, creating it on first use.
