@@ -31,12 +31,7 @@ func (e *editedSettings) edit(set albedo.CompactionSettings) {
 
 func TestEditedCompactionSettingsApplyFromTheNextRequest(t *testing.T) {
 	settings := &editedSettings{}
-	r := newRig(t, func(req albedo.ModelRequest) fakes.Reply {
-		if isSummary(t, req) {
-			return fakes.Text("SUMMARY")
-		}
-		return fakes.Text("answered")
-	})
+	r := newRig(t, (&summarising{t: t, turn: func() fakes.Reply { return fakes.Text("answered") }}).script)
 	r.tune = func(o *albedo.Options) { o.Compaction = settings }
 	r.windowed(smallWindow)
 	sess := r.session(respProvider)
@@ -67,12 +62,7 @@ func TestEditedCompactionSettingsApplyFromTheNextRequest(t *testing.T) {
 		}
 		before := r.provider.RequestCount()
 		r.turn(sess.ID, step.name)
-		summaries := 0
-		for _, req := range r.provider.Requests()[before:] {
-			if isSummary(t, req) {
-				summaries++
-			}
-		}
+		summaries := summaryRequests(t, r.provider.Requests()[before:])
 		if compacted := summaries > 0; compacted != step.compacts {
 			t.Errorf("%s: the turn made %d summary requests; want a compaction: %v", step.name, summaries, step.compacts)
 		}

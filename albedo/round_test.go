@@ -48,12 +48,7 @@ func TestARoundReadsTheConfigurationOnce(t *testing.T) {
 			message: "count"},
 		{name: "an automatic compaction", rounds: 1, summaries: 1,
 			script: func(t *testing.T) func(albedo.ModelRequest) fakes.Reply {
-				return func(req albedo.ModelRequest) fakes.Reply {
-					if isSummary(t, req) {
-						return fakes.Text("SUMMARY")
-					}
-					return fakes.Text("answered")
-				}
+				return (&summarising{t: t, turn: func() fakes.Reply { return fakes.Text("answered") }}).script
 			},
 			tune:    func(o *albedo.Options) { o.Compaction = albedo.CompactionSettings{TriggerPercent: ptr(1.0)} },
 			earlier: []string{"first"}, message: "second"},
@@ -72,24 +67,16 @@ func TestARoundReadsTheConfigurationOnce(t *testing.T) {
 				}
 			}
 			r.svc = r.newService()
-			sess := r.session(respProvider)
-			for _, msg := range tc.earlier {
-				r.turn(sess.ID, msg)
-			}
+			sess := r.sessionAfter(respProvider, tc.earlier...)
 			loads, reads, requests := r.config.Loads(), cat.reads.Load(), r.provider.RequestCount()
 			r.turn(sess.ID, tc.message)
 
-			summaries := 0
-			for _, req := range r.provider.Requests()[requests:] {
-				if isSummary(t, req) {
-					summaries++
-				}
-			}
-			if summaries != tc.summaries {
+			if summaries := summaryRequests(t, r.provider.Requests()[requests:]); summaries != tc.summaries {
 				t.Fatalf("the turn made %d summary requests; want %d", summaries, tc.summaries)
 			}
-			if items := r.history(sess.ID); items[len(items)-1].Text != albedo.TurnFinished || len(ofKind(items, albedo.KindError)) != 0 {
-				t.Fatalf("the turn did not finish cleanly: %v", kinds(items))
+			r.wantNoErrors(sess.ID, "after the turn")
+			if items := r.history(sess.ID); items[len(items)-1].Text != albedo.TurnFinished {
+				t.Fatalf("the turn did not finish: %v", kinds(items))
 			}
 			if got := r.config.Loads() - loads; got != tc.rounds {
 				t.Errorf("the configuration was read %d times in %d rounds; want once a round", got, tc.rounds)
@@ -140,16 +127,14 @@ func TestCompactReadsTheConfigurationOnceToStartAndOnceToRun(t *testing.T) {
 	r.provider = fakes.NewProvider(f.script(t, false))
 	r.tune = func(o *albedo.Options) { o.Catalog = cat }
 	r.svc = r.newService()
-	sess := r.session(respProvider)
-	r.turn(sess.ID, "first")
-	r.turn(sess.ID, "second")
+	sess := r.sessionAfter(respProvider, "first", "second")
 	loads, reads, requests := r.config.Loads(), cat.reads.Load(), r.provider.RequestCount()
 	out, err := r.svc.RunCommand(r.ctx, sess.ID, "/compact", nil)
 	if res, ok := out.(albedo.CompactResult); err != nil || !ok || !res.Started {
 		t.Fatalf("/compact = %#v, %v; want started", out, err)
 	}
 	r.waitIdle(sess.ID)
-	if reqs := r.provider.Requests()[requests:]; len(reqs) != 1 || !isSummary(t, reqs[0]) {
+	if reqs := r.provider.Requests()[requests:]; len(reqs) != 1 || summaryRequests(t, reqs) != 1 {
 		t.Fatalf("/compact made %d requests; want one summary request", len(reqs))
 	}
 	if got := r.config.Loads() - loads; got != 2 {
@@ -158,4 +143,15 @@ func TestCompactReadsTheConfigurationOnceToStartAndOnceToRun(t *testing.T) {
 	if got := cat.reads.Load() - reads; got != 2 {
 		t.Errorf("/compact read the model catalog %d times; want once to start and once to run", got)
 	}
+}
+
+// summaryRequests counts the summary requests among reqs.
+func summaryRequests(t fataler, reqs []albedo.ModelRequest) int {
+	n := 0
+	for _, req := range reqs {
+		if isSummary(t, req) {
+			n++
+		}
+	}
+	return n
 }
