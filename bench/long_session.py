@@ -19,7 +19,8 @@ daemon and reports, in one run:
   body, and the RSS after the turn;
 - in a fresh home, the peak RSS while one answer of `--answer-mib` MiB
   (default 50) streams in 16 KiB deltas with one SSE reader attached that
-  never reads, and the RSS `--settle` seconds later; over each protocol of
+  never reads, the RSS `--settle` seconds later, and the peak of the next
+  turn, which sends the answer back; over each protocol of
   `--protocol` (default both: a Responses answer also arrives whole again
   in four finishing events, as OpenAI sends it).
 
@@ -211,6 +212,11 @@ def long_answer(args, protocol):
             time.sleep(args.settle)
             print(f"RSS {args.settle:.0f} s after the answer ({protocol}): {rss(app):.1f} MB", flush=True)
             dead.close()
+            # The next turn sends the answer back.
+            reset_peak(app)
+            app.prompt(session, "short").close()
+            app.idle(session, timeout=300)
+            print(f"turn after the answer ({protocol}): peak {peak(app):.1f} MB, after {rss(app):.1f} MB", flush=True)
     finally:
         provider.close()
 

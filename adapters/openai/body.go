@@ -18,19 +18,20 @@ type requestBody struct {
 	// lead, when not nil, is written before the items.
 	lead  []byte
 	items []json.RawMessage
-	// replaced holds, by index in items, the items written differently.
-	replaced map[int][]byte
-	tail     []byte
-	size     int64
+	// edited holds, by index in items, the items written with a member
+	// left out.
+	edited map[int]edit
+	tail   []byte
+	size   int64
 	// asksInclude is set when the body asks for "include".
 	asksInclude bool
 }
 
 // newBody lays out `{"model":M,"<array>":[lead,items...],<rest of
 // envelope>}`, where envelope is the request's other members, encoded as
-// an object; lead may be nil, and replaced (by index) items written in
+// an object; lead may be nil, and edited (by index) items written in
 // place of some of items.
-func newBody(model, array string, lead []byte, items []json.RawMessage, replaced map[int][]byte, envelope any) (*requestBody, error) {
+func newBody(model, array string, lead []byte, items []json.RawMessage, edited map[int]edit, envelope any) (*requestBody, error) {
 	rest, err := json.Marshal(envelope)
 	if err != nil || len(rest) < 2 || rest[0] != '{' {
 		return nil, fmt.Errorf("encoding the request's members: %v", err)
@@ -42,13 +43,14 @@ func newBody(model, array string, lead []byte, items []json.RawMessage, replaced
 	} else {
 		tail = append(tail, '}')
 	}
-	b := &requestBody{head: head, lead: lead, items: items, replaced: replaced, tail: tail}
+	b := &requestBody{head: head, lead: lead, items: items, edited: edited, tail: tail}
 	b.size = int64(len(head) + len(tail))
 	for i := range b.pieces() {
 		if i > 0 {
 			b.size++
 		}
-		b.size += int64(len(b.piece(i)))
+		first, second := b.piece(i)
+		b.size += int64(len(first) + len(second))
 	}
 	return b, nil
 }
@@ -61,21 +63,21 @@ func (b *requestBody) pieces() int {
 	return len(b.items)
 }
 
-// piece returns value i of the input array.
-func (b *requestBody) piece(i int) []byte {
+// piece returns value i of the input array, in two parts.
+func (b *requestBody) piece(i int) ([]byte, []byte) {
 	if b.lead != nil {
 		if i == 0 {
-			return b.lead
+			return b.lead, nil
 		}
 		i--
 	}
-	if r, ok := b.replaced[i]; ok {
-		return r
+	if e, ok := b.edited[i]; ok {
+		return e.head, e.rest
 	}
 	if len(b.items[i]) == 0 {
-		return null // as encoding/json writes an empty item
+		return null, nil // as encoding/json writes an empty item
 	}
-	return b.items[i]
+	return b.items[i], nil
 }
 
 var null = []byte("null")
@@ -104,46 +106,51 @@ type bodyReader struct {
 	off  int
 }
 
-// current returns the part being read, and whether a comma precedes it.
-func (r *bodyReader) current() (sep bool, data []byte, ok bool) {
+// current returns the part being read, in two pieces, and whether a
+// comma precedes it.
+func (r *bodyReader) current() (sep bool, first, second []byte, ok bool) {
 	n := r.b.pieces()
 	switch {
 	case r.part == 0:
-		return false, r.b.head, true
+		return false, r.b.head, nil, true
 	case r.part <= n:
-		return r.part > 1, r.b.piece(r.part - 1), true
+		first, second := r.b.piece(r.part - 1)
+		return r.part > 1, first, second, true
 	case r.part == n+1:
-		return false, r.b.tail, true
+		return false, r.b.tail, nil, true
 	}
-	return false, nil, false
+	return false, nil, nil, false
 }
 
 // Read fills p from the parts.
 func (r *bodyReader) Read(p []byte) (int, error) {
 	written := 0
 	for written < len(p) {
-		sep, data, ok := r.current()
+		sep, first, second, ok := r.current()
 		if !ok {
 			if written == 0 {
 				return 0, io.EOF
 			}
 			break
 		}
+		off := r.off
 		if sep {
-			if r.off == 0 {
+			if off == 0 {
 				p[written] = ','
 				written++
 				r.off = 1
 				continue
 			}
-			data = data[r.off-1:]
-		} else {
-			data = data[r.off:]
+			off--
+		}
+		data := second[max(off-len(first), 0):]
+		if off < len(first) {
+			data = first[off:]
 		}
 		n := copy(p[written:], data)
 		written += n
 		r.off += n
-		if n == len(data) {
+		if off+n == len(first)+len(second) {
 			r.part, r.off = r.part+1, 0
 		}
 	}

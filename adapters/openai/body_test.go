@@ -17,7 +17,7 @@ func TestRequestBodyLaysOutItsPieces(t *testing.T) {
 		name     string
 		lead     []byte
 		items    []json.RawMessage
-		replaced map[int][]byte
+		edited   map[int]edit
 		envelope any
 		want     string
 	}{
@@ -28,12 +28,14 @@ func TestRequestBodyLaysOutItsPieces(t *testing.T) {
 		{"an empty item is null", nil, []json.RawMessage{nil, json.RawMessage(`1`)}, nil, envelope{}, `{"model":"m","input":[null,1],"stream":false}`},
 		{"no other members", nil, []json.RawMessage{json.RawMessage(`1`)}, nil, struct{}{}, `{"model":"m","input":[1]}`},
 		{"a lead value alone", []byte(`{"role":"system"}`), nil, nil, envelope{}, `{"model":"m","input":[{"role":"system"}],"stream":false}`},
-		{"a lead value, then items, some replaced", []byte(`0`), []json.RawMessage{json.RawMessage(`1`), json.RawMessage(`2`), json.RawMessage(`3`)},
-			map[int][]byte{1: []byte(`"two"`)}, envelope{}, `{"model":"m","input":[0,1,"two",3],"stream":false}`},
+		{"a lead value, then items, some edited", []byte(`0`), []json.RawMessage{json.RawMessage(`1`), json.RawMessage(`2`), json.RawMessage(`3`)},
+			map[int]edit{1: {head: []byte(`"tw`), rest: []byte(`o"`)}, 2: {rest: []byte(`"three"`)}}, envelope{}, `{"model":"m","input":[0,1,"two","three"],"stream":false}`},
+		{"an item edited to its first part", nil, []json.RawMessage{json.RawMessage(`1`), json.RawMessage(`2`)},
+			map[int]edit{0: {head: []byte(`{"a":1}`)}}, envelope{}, `{"model":"m","input":[{"a":1},2],"stream":false}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b, err := newBody("m", "input", tt.lead, tt.items, tt.replaced, tt.envelope)
+			b, err := newBody("m", "input", tt.lead, tt.items, tt.edited, tt.envelope)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,63 +12,72 @@ import (
 // refuse the whole request. Such ids are left out; the items are otherwise
 // sent exactly as they were received (reasoning keeps its encrypted
 // content, calls their call_id). It returns, by index, the items that
-// change; the others are sent as they are.
-func unstored(items []json.RawMessage) map[int][]byte {
-	var changed map[int][]byte
+// change, as the parts of the item around its id (nothing is copied, so a
+// 50 MiB answer costs no second copy per request); the others are sent as
+// they are.
+func unstored(items []json.RawMessage) map[int]edit {
+	var changed map[int]edit
 	for i, raw := range items {
 		if !bytes.Contains(raw, []byte(`"id"`)) {
 			continue
 		}
-		if out := withoutTopLevelID(raw); len(out) != len(raw) {
+		if e, ok := withoutTopLevelID(raw); ok {
 			if changed == nil {
-				changed = make(map[int][]byte)
+				changed = make(map[int]edit)
 			}
-			changed[i] = out
+			changed[i] = e
 		}
 	}
 	return changed
 }
 
-// withoutTopLevelID returns the JSON object raw without its top-level "id"
-// member, scanning it once instead of decoding it. Anything it cannot read
-// as an object comes back unchanged.
-func withoutTopLevelID(raw []byte) []byte {
+// edit is an item written as head then rest: the item with a member cut
+// out of it.
+type edit struct{ head, rest []byte }
+
+// bytes returns the edited item in one buffer.
+func (e edit) bytes() []byte { return append(append([]byte(nil), e.head...), e.rest...) }
+
+// withoutTopLevelID returns the JSON object raw without its top-level
+// "id" member, scanning it once instead of decoding it, and false when it
+// has none or cannot be read as an object.
+func withoutTopLevelID(raw []byte) (edit, bool) {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
-		return raw
+		return edit{}, false
 	}
 	i++
 	for {
 		i = skipSpace(raw, i)
 		if i >= len(raw) || raw[i] == '}' {
-			return raw
+			return edit{}, false
 		}
 		if raw[i] == ',' {
 			i++
 			continue
 		}
 		if raw[i] != '"' {
-			return raw
+			return edit{}, false
 		}
 		start := i
 		keyEnd := skipString(raw, i)
 		colon := skipSpace(raw, keyEnd)
 		if colon >= len(raw) || raw[colon] != ':' {
-			return raw
+			return edit{}, false
 		}
 		end := skipValue(raw, skipSpace(raw, colon+1))
 		if end < 0 {
-			return raw
+			return edit{}, false
 		}
 		if string(raw[start:keyEnd]) == `"id"` {
-			return cutMember(raw, start, end)
+			return cutMember(raw, start, end), true
 		}
 		i = end
 	}
 }
 
 // cutMember removes the member raw[start:end] and one comma beside it.
-func cutMember(raw []byte, start, end int) []byte {
+func cutMember(raw []byte, start, end int) edit {
 	if next := skipSpace(raw, end); next < len(raw) && raw[next] == ',' {
 		end = next + 1
 	} else {
@@ -80,9 +89,7 @@ func cutMember(raw []byte, start, end int) []byte {
 			start = prev
 		}
 	}
-	out := make([]byte, 0, len(raw)-(end-start))
-	out = append(out, raw[:start]...)
-	return append(out, raw[end:]...)
+	return edit{head: raw[:start:start], rest: raw[end:]}
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
@@ -155,11 +162,12 @@ type strippedItems struct {
 	bytes int
 }
 
-// strippedItem is what unstored made of one item: out, or the item as it
-// is when out is nil.
+// strippedItem is what unstored made of one item: cut, when changed, or
+// the item as it is.
 type strippedItem struct {
-	n   int
-	out []byte
+	n       int
+	cut     edit
+	changed bool
 }
 
 const (
@@ -168,13 +176,13 @@ const (
 )
 
 // changes is unstored(items), from memory for the items seen before.
-func (m *strippedItems) changes(items []json.RawMessage) map[int][]byte {
-	var changed map[int][]byte
-	change := func(i int, out []byte) {
+func (m *strippedItems) changes(items []json.RawMessage) map[int]edit {
+	var changed map[int]edit
+	change := func(i int, e edit) {
 		if changed == nil {
-			changed = make(map[int][]byte)
+			changed = make(map[int]edit)
 		}
-		changed[i] = out
+		changed[i] = e
 	}
 	known := make([]bool, len(items))
 	m.mu.Lock()
@@ -185,30 +193,29 @@ func (m *strippedItems) changes(items []json.RawMessage) map[int][]byte {
 		}
 		if s, ok := m.seen[&raw[0]]; ok && s.n == len(raw) {
 			known[i] = true
-			if s.out != nil {
-				change(i, s.out)
+			if s.changed {
+				change(i, s.cut)
 			}
 		}
 	}
 	m.mu.Unlock()
 	type fresh struct {
-		i   int
-		out []byte
+		i int
+		s strippedItem
 	}
 	var learnt []fresh
 	for i, raw := range items {
 		if known[i] {
 			continue
 		}
-		var out []byte
+		s := strippedItem{n: len(raw)}
 		if bytes.Contains(raw, []byte(`"id"`)) {
-			if o := withoutTopLevelID(raw); len(o) != len(raw) {
-				out = o
-				change(i, out)
+			if s.cut, s.changed = withoutTopLevelID(raw); s.changed {
+				change(i, s.cut)
 			}
 		}
 		if len(raw) <= strippedMaxItem {
-			learnt = append(learnt, fresh{i, out})
+			learnt = append(learnt, fresh{i, s})
 		}
 	}
 	if len(learnt) == 0 {
@@ -221,8 +228,8 @@ func (m *strippedItems) changes(items []json.RawMessage) map[int][]byte {
 		if m.seen == nil || m.bytes > strippedBudget {
 			m.seen, m.bytes = make(map[*byte]strippedItem), 0
 		}
-		m.seen[&raw[0]] = strippedItem{n: len(raw), out: f.out}
-		m.bytes += len(raw) + len(f.out) + 48
+		m.seen[&raw[0]] = f.s
+		m.bytes += len(raw) + 64
 	}
 	return changed
 }
