@@ -155,3 +155,31 @@ func BenchmarkCompactionDecision10k(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkProjectLongAnswer projects a transcript whose answer is 8 MiB
+// long, in each protocol (Responses with the answer referenced from its
+// Raw, as the OpenAI adapter leaves it); B/op is about the projection's
+// size when a long text is written into its message at once.
+func BenchmarkProjectLongAnswer(b *testing.B) {
+	text := strings.Repeat("a long answer, line after line\n", (8<<20)/31)
+	raw := `{"type":"message","role":"assistant","status":"completed","content":[{"type":"output_text","text":"` +
+		albedo.TextRef(0, len(text)) + `","annotations":[],"logprobs":[]}]}`
+	raw = strings.Replace(raw, "\x00", `\u0000`, 1)
+	for _, protocol := range []albedo.Protocol{albedo.ProtocolChatCompletions, albedo.ProtocolResponses} {
+		items := []albedo.Item{
+			{Seq: 1, Kind: albedo.KindUser, Text: "a long answer please"},
+			{Seq: 2, Kind: albedo.KindAssistant, Text: text, Protocol: protocol},
+			{Seq: 3, Kind: albedo.KindUser, Text: "thanks"},
+		}
+		if protocol == albedo.ProtocolResponses {
+			items[1].Raw = []byte(raw)
+		}
+		b.Run(string(protocol), func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				albedo.Project(items, protocol)
+			}
+		})
+	}
+}

@@ -49,7 +49,22 @@ func (p *chatProjector) flush() {
 	if p.text == nil && p.calls == nil {
 		return
 	}
-	msg := newObject().str("role", "assistant")
+	msg := newObject()
+	if p.text != nil && p.reasoning != nil || p.calls != nil {
+		// One allocation for the whole message, however long its parts.
+		n := 0
+		if p.text != nil && len(*p.text) > longText {
+			n += jsonStringLen(*p.text)
+		}
+		if p.reasoning != nil && len(*p.reasoning) > longText {
+			n += jsonStringLen(*p.reasoning)
+		}
+		for _, c := range p.calls {
+			n += len(c) + 1
+		}
+		msg.grow(n)
+	}
+	msg.str("role", "assistant")
 	if p.text != nil {
 		msg.str("content", *p.text)
 	} else {
