@@ -24,99 +24,40 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import http.server
 import json
 import os
-from pathlib import Path
 import statistics
-import sys
 import threading
 import time
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "acceptance"))
-sys.dont_write_bytecode = True
-
-from harness import Albedo, binary  # noqa: E402
+# canned puts acceptance/ on the path, for harness.
+from canned import CannedProvider, is_tool_output
+from harness import Albedo, binary
 
 CODE = "import time\nprint(repr(time.time()))"
 ARGUMENTS = json.dumps({"code": CODE, "timeout_ms": 60000})
 
 
-def chat_stream(number, call):
-    """A Chat Completions stream: a python call, or a text."""
-    if call:
-        delta = {"tool_calls": [{"index": 0, "id": f"call-{number}", "type": "function",
-                                 "function": {"name": "python", "arguments": ARGUMENTS}}]}
-        finish = "tool_calls"
-    else:
-        delta, finish = {"content": "done"}, "stop"
-    chunks = [
-        {"choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
-        {"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]},
-        {"choices": [], "usage": {"prompt_tokens": 1000, "completion_tokens": 8, "total_tokens": 1008}},
-    ]
-    return "".join("data: " + json.dumps(c) + "\n\n" for c in chunks) + "data: [DONE]\n\n"
-
-
-def responses_stream(number, call):
-    """A Responses stream: a python call, or a text."""
-    if call:
-        item = {"type": "function_call", "id": f"fc_{number}", "call_id": f"call-{number}", "name": "python",
-                "arguments": ARGUMENTS, "status": "completed"}
-    else:
-        item = {"type": "message", "id": f"msg_{number}", "role": "assistant", "status": "completed",
-                "content": [{"type": "output_text", "text": "done", "annotations": []}]}
-    done = {"type": "response.output_item.done", "output_index": 0, "item": item}
-    completed = {"type": "response.completed", "response": {
-        "id": f"resp_{number}", "status": "completed", "output": [item],
-        "usage": {"input_tokens": 1000, "output_tokens": 8, "total_tokens": 1008}}}
-    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in (done, completed))
-
-
-class FirstCellProvider:
+class FirstCellProvider(CannedProvider):
     """A model server whose every turn is one python call, then a text: a
     request carrying a tool output gets the text. It notes when each
     request with a tool output arrives."""
 
     def __init__(self, think):
         self.outputs_at = []
-        self.count = 0
         lock = threading.Lock()
-        owner = self
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *_args):
-                pass
-
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                arrived = time.time()
-                call = b"function_call_output" not in body and b'"role":"tool"' not in body
+        def answer(number, body):
+            arrived = time.time()
+            if is_tool_output(body):
                 with lock:
-                    owner.count += 1
-                    number = owner.count
-                    if not call:
-                        owner.outputs_at.append(arrived)
-                if call and think > 0:
-                    time.sleep(think)  # the model thinking
-                stream = chat_stream if self.path.endswith("/chat/completions") else responses_stream
-                reply = stream(number, call).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Content-Length", str(len(reply)))
-                self.end_headers()
-                self.wfile.write(reply)
+                    self.outputs_at.append(arrived)
+                return None, 1000
+            if think > 0:
+                time.sleep(think)  # the model thinking
+            return ARGUMENTS, 1000
 
-        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-
-    def close(self):
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__(answer)
 
 
 @contextlib.contextmanager

@@ -27,89 +27,21 @@ binary with `bash scripts/build.sh` first, or set ALBEDO_TEST_BINARY.
 from __future__ import annotations
 
 import argparse
-import http.server
 import json
 from pathlib import Path
 import statistics
-import sys
-import threading
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "acceptance"))
-sys.dont_write_bytecode = True
-
-from harness import Albedo, binary  # noqa: E402
+# canned puts acceptance/ on the path, for harness.
+from canned import CannedProvider
+from harness import Albedo, binary
 
 ARGUMENTS = json.dumps({"code": "1", "timeout_ms": 60000})
 
 
-def chat_stream(number, call):
-    """A Chat Completions stream: a python call, or a text."""
-    if call:
-        delta = {"tool_calls": [{"index": 0, "id": f"call-{number}", "type": "function",
-                                 "function": {"name": "python", "arguments": ARGUMENTS}}]}
-        finish = "tool_calls"
-    else:
-        delta, finish = {"content": "done"}, "stop"
-    chunks = [
-        {"choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
-        {"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]},
-        {"choices": [], "usage": {"prompt_tokens": 1000 + number, "completion_tokens": 8, "total_tokens": 1008 + number}},
-    ]
-    return "".join("data: " + json.dumps(c) + "\n\n" for c in chunks) + "data: [DONE]\n\n"
-
-
-def responses_stream(number, call):
-    """A Responses stream: a python call, or a text."""
-    if call:
-        item = {"type": "function_call", "id": f"fc_{number}", "call_id": f"call-{number}", "name": "python",
-                "arguments": ARGUMENTS, "status": "completed"}
-    else:
-        item = {"type": "message", "id": f"msg_{number}", "role": "assistant", "status": "completed",
-                "content": [{"type": "output_text", "text": "done", "annotations": []}]}
-    done = {"type": "response.output_item.done", "output_index": 0, "item": item}
-    completed = {"type": "response.completed", "response": {
-        "id": f"resp_{number}", "status": "completed", "output": [item],
-        "usage": {"input_tokens": 1000 + number, "output_tokens": 8, "total_tokens": 1008 + number}}}
-    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in (done, completed))
-
-
-class InstantProvider:
+def instant_provider(before):
     """A model server that answers every request at once: before(n) is
     called as request n (from 1) arrives and says whether to call python."""
-
-    def __init__(self, before):
-        self.count = 0
-        lock = threading.Lock()
-        owner = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *_args):
-                pass
-
-            def do_POST(self):
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                with lock:
-                    owner.count += 1
-                    number = owner.count
-                call = before(number)
-                stream = chat_stream if self.path.endswith("/chat/completions") else responses_stream
-                body = stream(number, call).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-
-    def close(self):
-        self._server.shutdown()
-        self._server.server_close()
+    return CannedProvider(lambda number, _body: (ARGUMENTS if before(number) else None, 1000 + number))
 
 
 def cpu_ns(pid):
@@ -132,7 +64,7 @@ def one_turn(args):
         samples.append(cpu_ns(holder["pid"]))
         return number <= args.rounds
 
-    provider = InstantProvider(before)
+    provider = instant_provider(before)
     try:
         with Albedo(provider, protocol=args.protocol) as app:
             holder["pid"] = app.connection["pid"]
@@ -167,7 +99,7 @@ def interleaved(args):
         samples = state["samples"]
         return (samples[rounds] - samples[1]) / max(rounds - 1, 1) / 1e6
 
-    provider = InstantProvider(before)
+    provider = instant_provider(before)
     short, long = [], []
     try:
         with Albedo(provider, protocol=args.protocol) as app:
