@@ -4,18 +4,13 @@ deleting, archiving and finding sessions."""
 from __future__ import annotations
 
 import http.client
-import http.server
 import json
-import socket
 import sqlite3
-import threading
 import unittest
 import urllib.error
-from pathlib import Path
 
+from footprint import MIB, LongAnswerProvider, dead_reader, peak, reset_peak
 from harness import Albedo, Provider, exclusive, python, text
-
-MIB = 1 << 20
 
 
 # --------------------------------------------------------------------------
@@ -182,100 +177,6 @@ class StreamResumeTest(unittest.TestCase):
 # a very long answer and a reader that never reads
 
 
-class LongAnswerProvider:
-    """A model server that streams one answer of `size` bytes in 16 KiB
-    deltas, and a short one for any other request. Over Chat Completions
-    (the default) the answer is its chunks; over Responses it is sent the
-    way OpenAI sends one: the deltas, then the whole text again in
-    response.output_text.done, response.content_part.done,
-    response.output_item.done and response.completed."""
-
-    def __init__(self, size, protocol="chat_completions"):
-        owner = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                length = int(self.headers.get("Content-Length") or 0)
-                request = json.loads(self.rfile.read(length))
-                last = (request.get("messages") or request.get("input"))[-1]
-                long = "long" in json.dumps(last)
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Connection", "close")
-                self.end_headers()
-                piece = ("y" * 1023 + "\n") * 16
-                pieces = owner.size // len(piece) if long else 1
-                if owner.protocol == "responses":
-                    self.stream_responses(piece if long else "short", pieces)
-                else:
-                    self.send_chunk({"role": "assistant"})
-                    for _ in range(pieces):
-                        self.send_chunk({"content": piece if long else "short"})
-                    self.send_chunk({}, "stop")
-                    self.wfile.write(b"data: [DONE]\n\n")
-                self.wfile.flush()
-                self.close_connection = True
-
-            def send_chunk(self, delta, finish=None):
-                value = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m",
-                         "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
-                self.wfile.write(b"data: " + json.dumps(value).encode() + b"\n\n")
-
-            def send_event(self, value):
-                self.wfile.write(b"event: " + value["type"].encode() + b"\ndata: " + json.dumps(value).encode() + b"\n\n")
-
-            def send_with_text(self, value, piece, pieces):
-                """An event whose one "TEXT" string is the whole answer,
-                written a piece at a time."""
-                head, tail = json.dumps(value).encode().split(b'"TEXT"')
-                self.wfile.write(b"event: " + value["type"].encode() + b"\ndata: " + head + b'"')
-                escaped = json.dumps(piece).encode()[1:-1]
-                for _ in range(pieces):
-                    self.wfile.write(escaped)
-                self.wfile.write(b'"' + tail + b"\n\n")
-
-            def stream_responses(self, piece, pieces):
-                part = {"type": "output_text", "annotations": [], "logprobs": [], "text": "TEXT"}
-                item = {"id": "msg_1", "type": "message", "status": "completed", "role": "assistant", "content": [part]}
-                where = {"item_id": "msg_1", "output_index": 0, "content_index": 0}
-                self.send_event({"type": "response.created", "response": {"id": "resp_1", "status": "in_progress", "output": []}})
-                self.send_event({"type": "response.output_item.added", "output_index": 0,
-                                 "item": {"id": "msg_1", "type": "message", "status": "in_progress", "role": "assistant", "content": []}})
-                self.send_event({"type": "response.content_part.added", **where, "part": {**part, "text": ""}})
-                for _ in range(pieces):
-                    self.send_event({"type": "response.output_text.delta", **where, "delta": piece})
-                self.send_with_text({"type": "response.output_text.done", **where, "text": "TEXT"}, piece, pieces)
-                self.send_with_text({"type": "response.content_part.done", **where, "part": part}, piece, pieces)
-                self.send_with_text({"type": "response.output_item.done", "output_index": 0, "item": item}, piece, pieces)
-                self.send_with_text({"type": "response.completed", "response": {
-                    "id": "resp_1", "status": "completed", "output": [item],
-                    "usage": {"input_tokens": 10, "output_tokens": 20}}}, piece, pieces)
-
-        self.size = size
-        self.protocol = protocol
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-
-def peak_rss_mb(pid):
-    """The daemon's peak RSS (VmHWM) in MB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    raise AssertionError(f"no VmHWM in /proc/{pid}/status")
-
-
 @exclusive
 class DeadReaderTest(unittest.TestCase):
     def test_a_50_mib_answer_with_a_dead_reader(self):
@@ -294,16 +195,9 @@ class DeadReaderTest(unittest.TestCase):
                 app.prompt(other, "short").close()
                 app.idle(other)
                 # A reader that connects and then never reads.
-                dead = socket.socket()
-                dead.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-                dead.connect(("127.0.0.1", app.connection["port"]))
-                dead.sendall(
-                    f"GET /sessions/{session}/stream HTTP/1.1\r\nHost: x\r\n"
-                    f"Authorization: Bearer {app.connection['token']}\r\n\r\n".encode()
-                )
-                pid = app.connection["pid"]
+                dead = dead_reader(app, session)
                 # The peak from here on: VmHWM is reset to the current RSS.
-                Path(f"/proc/{pid}/clear_refs").write_text("5")
+                reset_peak(app)
                 app.prompt(session, "a long answer please").close()
                 served = 0
                 while True:
@@ -317,7 +211,7 @@ class DeadReaderTest(unittest.TestCase):
                         break
                 self.assertGreater(served, 0)
                 # The answer is held about once, and stored a piece at a time.
-                self.assertLess(peak_rss_mb(pid), 150, "peak RSS in MB while a 50 MiB answer streamed")
+                self.assertLess(peak(app), 150, "peak RSS in MB while a 50 MiB answer streamed")
                 answer = [i for i in app.history(session)["items"] if i["kind"] == "assistant"][-1]
                 self.assertEqual(len(answer["text"]), 50 * MIB)
                 # The dead reader finally reads: its stream ends with overflow.

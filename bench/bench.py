@@ -28,6 +28,7 @@ import time
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "acceptance"))
 sys.dont_write_bytecode = True
 
+from footprint import rss as rss_mb  # noqa: E402
 from harness import Albedo, Provider, binary, python, text  # noqa: E402
 
 
@@ -137,10 +138,7 @@ def cli_warm_long(provider, rounds=10, runs=30, pause=15):
 def rss(app):
     app.cli("sessions")
     time.sleep(1)
-    pid = app.connection["pid"]
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            print(f"idle daemon RSS: {int(line.split()[1]) / 1024:.1f} MB", flush=True)
+    print(f"idle daemon RSS: {rss_mb(app):.1f} MB", flush=True)
 
 
 def list_1000(app, runs=30):

@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import os
 from pathlib import Path
 import sqlite3
 import sys
@@ -46,37 +45,10 @@ import uuid
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "acceptance"))
 sys.dont_write_bytecode = True
 
+from footprint import (  # noqa: E402
+    MIB, LongAnswerProvider, cpu_seconds, dead_reader, measured_turn, peak, print_settled_rss, reset_peak, rss,
+)
 from harness import Albedo, Provider, text  # noqa: E402
-from test_long_sessions import LongAnswerProvider  # noqa: E402
-
-MIB = 1 << 20
-
-
-def proc_status(pid, field):
-    """One kB field of /proc/PID/status, in MB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1]) / 1024
-    raise SystemExit(f"no {field} in /proc/{pid}/status")
-
-
-def rss(app):
-    return proc_status(app.connection["pid"], "VmRSS")
-
-
-def reset_peak(app):
-    Path(f"/proc/{app.connection['pid']}/clear_refs").write_text("5")
-
-
-def peak(app):
-    return proc_status(app.connection["pid"], "VmHWM")
-
-
-def cpu_seconds(app):
-    """User and system CPU time the daemon used so far, in seconds."""
-    stat = Path(f"/proc/{app.connection['pid']}/stat").read_text()
-    fields = stat.rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def write_transcript(app, session, items, output_kib):
@@ -186,31 +158,18 @@ def main():
 
 
 def long_answer(args, protocol):
-    import socket
-
     provider = LongAnswerProvider(args.answer_mib * MIB, protocol)
     try:
         with Albedo(provider, protocol=protocol) as app:
             session = app.session()
-            dead = socket.socket()
-            dead.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            dead.connect(("127.0.0.1", app.connection["port"]))
-            dead.sendall(
-                f"GET /sessions/{session}/stream HTTP/1.1\r\nHost: x\r\n"
-                f"Authorization: Bearer {app.connection['token']}\r\n\r\n".encode()
-            )
-            reset_peak(app)
-            started = time.perf_counter()
-            app.prompt(session, "a long answer please").close()
-            app.idle(session, timeout=300)
-            took = time.perf_counter() - started
+            dead = dead_reader(app, session)
+            took = measured_turn(app, session, "a long answer please")
             print(
                 f"{args.answer_mib} MiB answer ({protocol}), one dead reader: {took:.1f} s, peak {peak(app):.1f} MB,"
                 f" after {rss(app):.1f} MB",
                 flush=True,
             )
-            time.sleep(args.settle)
-            print(f"RSS {args.settle:.0f} s after the answer ({protocol}): {rss(app):.1f} MB", flush=True)
+            print_settled_rss(app, args.settle, f"the answer ({protocol})")
             dead.close()
             # The next turn sends the answer back.
             reset_peak(app)
@@ -246,18 +205,14 @@ def long_session(args):
             measure_read(app, "stream snapshot ?tail=200", f"/sessions/{session}/stream?tail=200", until_snapshot=True)
             measure_read(app, "stream snapshot, whole", f"/sessions/{session}/stream", until_snapshot=True)
             measure_read(app, "GET /history, whole", f"/sessions/{session}/history")
-            time.sleep(args.settle)
-            print(f"RSS {args.settle:.0f} s after the reads: {rss(app):.1f} MB", flush=True)
-            reset_peak(app)
-            app.prompt(session, "one more").close()
-            app.idle(session, timeout=300)
+            print_settled_rss(app, args.settle, "the reads")
+            measured_turn(app, session, "one more")
             print(
                 f"turn: request body {sizes[-1] / MIB:.1f} MiB, peak {peak(app):.1f} MB,"
                 f" after {rss(app):.1f} MB",
                 flush=True,
             )
-            time.sleep(args.settle)
-            print(f"RSS {args.settle:.0f} s after the turn: {rss(app):.1f} MB", flush=True)
+            print_settled_rss(app, args.settle, "the turn")
     finally:
         provider.close()
 
