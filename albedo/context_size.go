@@ -54,15 +54,21 @@ func projectedSize(items []Item, protocol Protocol) int64 {
 }
 
 // jsonStringLen returns len(appendJSONString(nil, s)) without building it.
-func jsonStringLen(s string) int {
+func jsonStringLen(s string) int { return stringLen(s, false) }
+
+// marshaledStringLen returns len(appendMarshaledString(nil, s)) without
+// building it.
+func marshaledStringLen(s string) int { return stringLen(s, true) }
+
+func stringLen(s string, marshaled bool) int {
 	n := 2
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch {
-			case c >= 0x20 && c != '"' && c != '\\':
+			case plainASCII(c, marshaled):
 				n++
-			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || (marshaled && (c == '\b' || c == '\f')):
 				n += 2
 			default:
 				n += len(`\u0000`)

@@ -14,6 +14,14 @@ func TestJSONStringLenIsTheEncodedLength(t *testing.T) {
 	}
 }
 
+func TestMarshaledStringLenIsTheEncodedLength(t *testing.T) {
+	for _, s := range marshaledStrings {
+		if got, want := marshaledStringLen(s), len(appendMarshaledString(nil, s)); got != want {
+			t.Errorf("marshaledStringLen(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
 func FuzzJSONStringLen(f *testing.F) {
 	for _, s := range []string{"", "a\"b", "\n\t", "\xff\xfe", "é\u2028"} {
 		f.Add(s)

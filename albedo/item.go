@@ -77,9 +77,10 @@ type Item struct {
 	// for items albedo made itself.
 	Protocol Protocol
 	// Raw is the provider-native JSON of a model item, replayed to a
-	// provider of the same protocol. Chat Completions answers and
-	// reasoning carry none: their native form is their text, which the
-	// projection sends as it is, so a long answer is not kept twice. In a
+	// provider of the same protocol. Chat Completions items carry none:
+	// the native form of an answer or reasoning is its text, that of a
+	// tool call its id, name and arguments, which the projection writes
+	// from those fields, so a long answer or call is not kept twice. In a
 	// Responses item, a long string that Text or Arguments holds may be
 	// left out, a reference standing in its place (TextRef, ArgumentsRef);
 	// NativeJSON puts it back.

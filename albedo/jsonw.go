@@ -65,26 +65,42 @@ const hexDigits = "0123456789abcdef"
 
 // appendJSONString appends s as a JSON string. Invalid UTF-8 becomes
 // U+FFFD, as encoding/json does; HTML characters are left as they are.
-func appendJSONString(b []byte, s string) []byte {
+func appendJSONString(b []byte, s string) []byte { return appendString(b, s, false) }
+
+// appendMarshaledString appends s exactly as encoding/json's Marshal
+// writes it: as appendJSONString, but with <, > and & escaped and \b, \f
+// written short.
+func appendMarshaledString(b []byte, s string) []byte { return appendString(b, s, true) }
+
+// plainASCII reports whether the ASCII byte c is written as it is.
+func plainASCII(c byte, marshaled bool) bool {
+	return c >= 0x20 && c != '"' && c != '\\' && (!marshaled || (c != '<' && c != '>' && c != '&'))
+}
+
+func appendString(b []byte, s string, marshaled bool) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
+			if plainASCII(c, marshaled) {
 				i++
 				continue
 			}
 			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
+			switch {
+			case c == '"' || c == '\\':
 				b = append(b, '\\', c)
-			case '\n':
+			case c == '\n':
 				b = append(b, '\\', 'n')
-			case '\r':
+			case c == '\r':
 				b = append(b, '\\', 'r')
-			case '\t':
+			case c == '\t':
 				b = append(b, '\\', 't')
+			case marshaled && c == '\b':
+				b = append(b, '\\', 'b')
+			case marshaled && c == '\f':
+				b = append(b, '\\', 'f')
 			default:
 				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 			}

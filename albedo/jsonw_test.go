@@ -51,3 +51,28 @@ func TestJSONObjectBuildsValidObjects(t *testing.T) {
 		t.Errorf("empty array = %s", jsonArray())
 	}
 }
+
+// marshaledStrings are strings where encoding/json's Marshal differs from
+// appendJSONString, and the cases both share.
+var marshaledStrings = []string{"", "plain", `quote " and \ backslash`, "tab\tnew\nline\rcr", "\b\f", "\x00\x01\x1f\x7f", "<html> & </html>", "ünïcödé ✓ 🎉", "line\u2028sep\u2029", "bad \xff utf8 \xe2\x82", "\xf0\x9f"}
+
+func TestAppendMarshaledStringIsWhatMarshalWrites(t *testing.T) {
+	for _, s := range marshaledStrings {
+		want, _ := json.Marshal(s)
+		if got := appendMarshaledString(nil, s); string(got) != string(want) {
+			t.Errorf("appendMarshaledString(%q) = %s, want %s", s, got, want)
+		}
+	}
+}
+
+func FuzzAppendMarshaledString(f *testing.F) {
+	for _, s := range marshaledStrings {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := appendMarshaledString(nil, s); string(got) != string(want) {
+			t.Fatalf("appendMarshaledString(%q) = %s, want %s", s, got, want)
+		}
+	})
+}

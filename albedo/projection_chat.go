@@ -23,7 +23,7 @@ func projectChat(items []Item, reasoningFrom int) []json.RawMessage {
 type chatProjector struct {
 	out             []json.RawMessage
 	text, reasoning *string
-	calls           [][]byte
+	calls           []Item
 	shown           []Item
 	// from is the index of the first item whose reasoning is sent; i is
 	// the index of the next item.
@@ -51,7 +51,8 @@ func (p *chatProjector) flush() {
 	}
 	msg := newObject()
 	if p.text != nil && p.reasoning != nil || p.calls != nil {
-		// One allocation for the whole message, however long its parts.
+		// One allocation for the whole message, however long its parts:
+		// a 50 MiB text or call is copied into it once.
 		n := 0
 		if p.text != nil && len(*p.text) > longText {
 			n += jsonStringLen(*p.text)
@@ -60,7 +61,7 @@ func (p *chatProjector) flush() {
 			n += jsonStringLen(*p.reasoning)
 		}
 		for _, c := range p.calls {
-			n += len(c) + 1
+			n += chatCallSize(c) + 1
 		}
 		msg.grow(n)
 	}
@@ -74,7 +75,15 @@ func (p *chatProjector) flush() {
 		msg.str("reasoning_content", *p.reasoning)
 	}
 	if p.calls != nil {
-		msg.raw("tool_calls", jsonArray(p.calls...))
+		msg.key("tool_calls")
+		msg.b = append(msg.b, '[')
+		for i, c := range p.calls {
+			if i > 0 {
+				msg.b = append(msg.b, ',')
+			}
+			msg.b = appendChatCall(msg.b, c)
+		}
+		msg.b = append(msg.b, ']')
 	}
 	p.out = append(p.out, msg.done())
 	p.text, p.calls, p.reasoning = nil, nil, nil
@@ -103,7 +112,7 @@ func (p *chatProjector) add(it Item) {
 		t := it.Text
 		p.text = &t
 	case KindToolCall:
-		p.calls = append(p.calls, chatCall(it))
+		p.calls = append(p.calls, it)
 	case KindToolOutput:
 		if p.text != nil || p.calls != nil {
 			p.flush()
@@ -129,14 +138,46 @@ func chatToolImages(shown []Item) json.RawMessage {
 	return mustJSON(map[string]any{"role": "user", "content": parts})
 }
 
-func chatCall(it Item) json.RawMessage {
+// chatRaw reports whether a call is sent as its Raw.
+func chatRaw(it Item) bool {
 	// Raw JSON is sent as it is, so only when it is JSON (see
 	// responsesProjector.add).
-	if it.Protocol == ProtocolChatCompletions && len(it.Raw) > 0 && json.Valid(it.Raw) {
-		return it.Raw
+	return it.Protocol == ProtocolChatCompletions && len(it.Raw) > 0 && json.Valid(it.Raw)
+}
+
+// appendChatCall appends a call as an element of "tool_calls". A Chat
+// Completions call without Raw (the adapter keeps none: id, name and
+// arguments are all of it) is written as encoding/json wrote the Raw it
+// used to carry, so that its request is byte for byte what it was; a call
+// of another protocol is written from its fields as other messages are.
+func appendChatCall(b []byte, it Item) []byte {
+	if chatRaw(it) {
+		return append(b, it.Raw...)
 	}
-	fn := newObject().str("name", it.ToolName).str("arguments", it.Arguments).done()
-	return newObject().str("id", it.CallID).str("type", "function").raw("function", fn).done()
+	str := appendJSONString
+	if it.Protocol == ProtocolChatCompletions {
+		str = appendMarshaledString
+	}
+	b = append(b, `{"id":`...)
+	b = str(b, it.CallID)
+	b = append(b, `,"type":"function","function":{"name":`...)
+	b = str(b, it.ToolName)
+	b = append(b, `,"arguments":`...)
+	b = str(b, it.Arguments)
+	return append(b, "}}"...)
+}
+
+// chatCallSize returns len(appendChatCall(nil, it)) without building it.
+func chatCallSize(it Item) int {
+	if chatRaw(it) {
+		return len(it.Raw)
+	}
+	size := jsonStringLen
+	if it.Protocol == ProtocolChatCompletions {
+		size = marshaledStringLen
+	}
+	return len(`{"id":,"type":"function","function":{"name":,"arguments":}}`) +
+		size(it.CallID) + size(it.ToolName) + size(it.Arguments)
 }
 
 func chatUser(it Item) json.RawMessage {

@@ -3,6 +3,7 @@ package albedo_test
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/albedo-agent/albedo/albedo"
@@ -176,6 +177,78 @@ func TestProjectReplaysRawBytes(t *testing.T) {
 	got := albedo.Project(items, resp)
 	if len(got) != 3 || string(got[1]) != string(raw) {
 		t.Fatalf("Project = %s", got)
+	}
+}
+
+// A Chat Completions call carries no Raw (its adapter keeps none): the
+// projection writes it from its fields byte for byte as the Raw the
+// adapter used to make (encoding/json's Marshal of id, type and function),
+// so a request is what it was, escapes included.
+func TestProjectChatCallWithoutRawIsItsFormerRaw(t *testing.T) {
+	type function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	}
+	type nativeCall struct {
+		ID       string   `json:"id"`
+		Type     string   `json:"type"`
+		Function function `json:"function"`
+	}
+	tests := []struct{ name, id, tool, arguments string }{
+		{"plain", "call-1", "python", `{"code":"print(1)"}`},
+		{"html characters", "c<&>", "py&thon", `{"code":"if a < b and c > d: print('&')"}`},
+		{"short escapes and controls", "c\b", "t\f", "{\"code\":\"\b\f\x00\x1f\x7f\t\n\r\"}"},
+		{"unicode, separators, bad UTF-8", "ü", "✓", "{\"code\":\"é\u2028\u2029 \xff \xe2\x82\"}"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			raw, err := json.Marshal(nativeCall{ID: tt.id, Type: "function", Function: function{Name: tt.tool, Arguments: tt.arguments}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			call := albedo.Item{Kind: albedo.KindToolCall, CallID: tt.id, ToolName: tt.tool, Arguments: tt.arguments, Protocol: chat}
+			text := albedo.Item{Kind: albedo.KindAssistant, Text: "running <it>", Protocol: chat}
+			second := call
+			second.CallID += "2"
+			withRaw := func(items ...albedo.Item) []albedo.Item {
+				out := append([]albedo.Item(nil), items...)
+				for i := range out {
+					if out[i].Kind == albedo.KindToolCall {
+						r, _ := json.Marshal(nativeCall{ID: out[i].CallID, Type: "function", Function: function{Name: out[i].ToolName, Arguments: out[i].Arguments}})
+						out[i].Raw = r
+					}
+				}
+				return out
+			}
+			for _, items := range [][]albedo.Item{{call}, {text, call, second}} {
+				got := albedo.Project(items, chat)
+				want := albedo.Project(withRaw(items...), chat)
+				if len(got) != len(want) {
+					t.Fatalf("Project = %s, want %s", got, want)
+				}
+				for i := range got {
+					if string(got[i]) != string(want[i]) {
+						t.Errorf("message %d = %s, want %s", i, got[i], want[i])
+					}
+				}
+			}
+			if got := string(albedo.Project([]albedo.Item{call}, chat)[0]); !strings.Contains(got, `"tool_calls":[`+string(raw)+`]`) {
+				t.Errorf("message %s does not hold the call as %s", got, raw)
+			}
+		})
+	}
+}
+
+// A call from a Responses provider, projected for Chat Completions, is
+// written from its fields as every message of that projection is, HTML
+// characters as they are.
+func TestProjectChatCallOfAnotherProtocol(t *testing.T) {
+	call := albedo.Item{Kind: albedo.KindToolCall, CallID: "c1", ToolName: "python", Arguments: `{"code":"a < b"}`, Protocol: resp,
+		Raw: json.RawMessage(`{"type":"function_call","call_id":"c1","name":"python","arguments":"{\"code\":\"a < b\"}"}`)}
+	got := string(albedo.Project([]albedo.Item{call}, chat)[0])
+	want := `{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"python","arguments":"{\"code\":\"a < b\"}"}}]}`
+	if got != want {
+		t.Errorf("Project = %s, want %s", got, want)
 	}
 }
 

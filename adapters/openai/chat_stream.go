@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"sort"
-	"strings"
 
 	"github.com/albedo-agent/albedo/albedo"
 )
@@ -43,12 +42,14 @@ type chatChunk struct {
 	Message string `json:"message"`
 }
 
-// chatCall is a tool call being assembled from its fragments.
+// chatCall is a tool call being assembled from its fragments. Its
+// arguments collect in a textBuffer, as an answer's text does, so that
+// long arguments (a cell writing a large file) are held about once.
 type chatCall struct {
 	index     int
 	id        string
 	name      string
-	arguments strings.Builder
+	arguments textBuffer
 }
 
 // chatDecoder assembles a Chat Completions reply. Only the first choice
@@ -252,11 +253,12 @@ func (d *chatDecoder) reply(ended bool) (albedo.ModelReply, error) {
 		if c.id == "" {
 			c.id = d.newID()
 		}
-		args := c.arguments.String()
+		// No Raw: a call's native form is its id, name and arguments,
+		// which the projection writes from the item's fields, so long
+		// arguments are neither repeated nor stored twice.
 		items = append(items, albedo.Item{
-			Kind: albedo.KindToolCall, CallID: c.id, ToolName: c.name, Arguments: args,
+			Kind: albedo.KindToolCall, CallID: c.id, ToolName: c.name, Arguments: c.arguments.String(),
 			Protocol: albedo.ProtocolChatCompletions,
-			Raw:      mustMarshal(chatToolCall{ID: c.id, Type: "function", Function: chatCallFunction{Name: c.name, Arguments: args}}),
 		})
 	}
 	if d.finish == "length" {
@@ -317,18 +319,6 @@ func flagTruncated(items []albedo.Item) {
 		}
 	}
 	items[len(items)-1].Flags |= albedo.FlagTruncated
-}
-
-// chatToolCall is the native form of one tool call in an assistant message.
-type chatToolCall struct {
-	ID       string           `json:"id"`
-	Type     string           `json:"type"`
-	Function chatCallFunction `json:"function"`
-}
-
-type chatCallFunction struct {
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
 }
 
 // jsonString returns raw as a string when it is a JSON string, else "".

@@ -12,7 +12,6 @@ import (
 )
 
 func TestChatStream(t *testing.T) {
-	callRaw := `{"id":"call-1","type":"function","function":{"name":"python","arguments":` + string(mustMarshal(pythonArgs)) + `}}`
 	tests := []struct {
 		name      string
 		blocks    []string
@@ -28,7 +27,7 @@ func TestChatStream(t *testing.T) {
 			blocks: chatCallStream("call-1"),
 			want: []wantItem{
 				{Kind: albedo.KindReasoning, Text: "reasoning about the task"},
-				{Kind: albedo.KindToolCall, CallID: "call-1", ToolName: "python", Arguments: pythonArgs, Raw: callRaw},
+				{Kind: albedo.KindToolCall, CallID: "call-1", ToolName: "python", Arguments: pythonArgs},
 			},
 			usage:     albedo.Usage{InputTokens: new(int64(11)), OutputTokens: new(int64(22))},
 			reasoning: "reasoning about the task",
@@ -54,7 +53,7 @@ func TestChatStream(t *testing.T) {
 			want: []wantItem{
 				{Kind: albedo.KindReasoning, Text: "hm"},
 				{Kind: albedo.KindAssistant, Text: "Running both."},
-				{Kind: albedo.KindToolCall, CallID: "a", ToolName: "first", Arguments: "{}", Raw: `{"id":"a","type":"function","function":{"name":"first","arguments":"{}"}}`},
+				{Kind: albedo.KindToolCall, CallID: "a", ToolName: "first", Arguments: "{}"},
 				{Kind: albedo.KindToolCall, CallID: "b", ToolName: "second", Arguments: `{"y":2}`},
 			},
 			usage:     albedo.Usage{InputTokens: new(int64(1)), OutputTokens: new(int64(2))},
@@ -182,9 +181,12 @@ func TestChatGeneratedCallID(t *testing.T) {
 	if !strings.HasPrefix(call.CallID, "call_") || len(call.CallID) < 20 {
 		t.Fatalf("call id = %q", call.CallID)
 	}
-	var raw struct{ ID string }
-	if err := json.Unmarshal(call.Raw, &raw); err != nil || raw.ID != call.CallID {
-		t.Errorf("raw %s does not carry id %q", call.Raw, call.CallID)
+	var msg struct {
+		ToolCalls []struct{ ID string } `json:"tool_calls"`
+	}
+	projected := albedo.Project([]albedo.Item{call}, albedo.ProtocolChatCompletions)
+	if err := json.Unmarshal(projected[0], &msg); err != nil || len(msg.ToolCalls) != 1 || msg.ToolCalls[0].ID != call.CallID {
+		t.Errorf("projected %s does not carry id %q", projected[0], call.CallID)
 	}
 }
 

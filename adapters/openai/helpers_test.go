@@ -242,10 +242,12 @@ func checkItems(t *testing.T, got []albedo.Item, protocol albedo.Protocol, want 
 	}
 }
 
-// textIsNative reports whether an item's native form is its text alone,
-// so that it carries no Raw: Chat Completions answers and reasoning.
+// textIsNative reports whether an item's native form follows from its
+// fields alone, so that it carries no Raw: every Chat Completions item
+// (answers and reasoning from their text, tool calls from their id, name
+// and arguments).
 func textIsNative(it albedo.Item) bool {
-	return it.Protocol == albedo.ProtocolChatCompletions && (it.Kind == albedo.KindAssistant || it.Kind == albedo.KindReasoning)
+	return it.Protocol == albedo.ProtocolChatCompletions
 }
 
 // hasNativeForm reports whether an item carries valid native JSON, or needs
