@@ -1,7 +1,6 @@
 package albedo
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/albedo-agent/albedo/albedo/wire"
@@ -96,10 +95,10 @@ func EventOf(it Item, code string) Event {
 // arguments when they are not the python tool's.
 func CallCode(it Item) string {
 	var args struct {
-		Code *string `json:"code"`
+		Code *longString `json:"code"`
 	}
-	if json.Unmarshal([]byte(it.Arguments), &args) == nil && args.Code != nil {
-		return *args.Code
+	if decodeArguments(it.Arguments, &args) == nil && args.Code != nil {
+		return string(*args.Code)
 	}
 	return it.Arguments
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"time"
@@ -68,11 +67,10 @@ func (p *process) readOutput() {
 
 // send writes one request to the kernel.
 func (p *process) send(req request) error {
-	body, err := json.Marshal(req)
-	if err != nil {
-		return fmt.Errorf("encoding a %s request: %w", req.Type, err)
-	}
-	return p.write(body)
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	_ = p.ctl.SetWriteDeadline(time.Now().Add(writeTimeout))
+	return writeRequest(p.ctl, req)
 }
 
 // write writes one frame to the kernel.
