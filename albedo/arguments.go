@@ -3,6 +3,7 @@ package albedo
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -105,19 +106,9 @@ func hex4(b []byte) rune {
 	if len(b) < 4 {
 		return -1
 	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return -1
-		}
-		r = r*16 + rune(c)
+	n, err := strconv.ParseUint(string(b[:4]), 16, 16)
+	if err != nil {
+		return -1
 	}
-	return r
+	return rune(n)
 }
