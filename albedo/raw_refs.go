@@ -115,11 +115,7 @@ func (it Item) NativeJSON() (json.RawMessage, bool) {
 	if !ok || len(refs) == 0 {
 		return it.Raw, ok
 	}
-	size := len(it.Raw)
-	for _, r := range refs {
-		size += jsonStringLen(r.text) - (r.end - r.start)
-	}
-	out := make([]byte, 0, size)
+	out := make([]byte, 0, nativeLen(it.Raw, refs))
 	last := 0
 	for _, r := range refs {
 		out = append(out, it.Raw[last:r.start]...)
@@ -137,13 +133,21 @@ func (it Item) nativeSize() (int, json.RawMessage, bool) {
 	if !ok || len(refs) == 0 {
 		return len(it.Raw), it.Raw, ok
 	}
-	size := len(it.Raw)
 	standIn := make([]byte, 0, len(it.Raw))
 	last := 0
 	for _, r := range refs {
-		size += jsonStringLen(r.text) - (r.end - r.start)
 		standIn = append(append(standIn, it.Raw[last:r.start]...), `""`...)
 		last = r.end
 	}
-	return size, append(standIn, it.Raw[last:]...), true
+	return nativeLen(it.Raw, refs), append(standIn, it.Raw[last:]...), true
+}
+
+// nativeLen is the length of raw with each of its references replaced by
+// the JSON string of its text.
+func nativeLen(raw json.RawMessage, refs []rawRef) int {
+	size := len(raw)
+	for _, r := range refs {
+		size += jsonStringLen(r.text) - (r.end - r.start)
+	}
+	return size
 }

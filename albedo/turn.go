@@ -56,7 +56,6 @@ func statusEvent(running bool) Event { return Event{Type: wire.EventStatus, Runn
 // runTurn drives a turn: model, tools, model, ... until the model answers
 // and no message is waiting. There is no ceiling on the number of rounds.
 func (s *Service) runTurn(ctx context.Context, st *sessionState, id string) {
-	s.warmKernel(ctx, st, id)
 	var instr *turnInstructions
 	for {
 		switch s.step(ctx, st, id, &instr) {
@@ -94,6 +93,7 @@ func (s *Service) step(ctx context.Context, st *sessionState, id string, instr *
 		if err != nil {
 			return s.failed(ctx, st, id, err)
 		}
+		s.warmKernel(ctx, st, sess)
 		files = s.projectInstructions(ctx, sess)
 		note = st.instructionsRead(files)
 	}
