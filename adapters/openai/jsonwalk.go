@@ -2,7 +2,6 @@ package openai
 
 import (
 	"bufio"
-	"errors"
 	"io"
 	"strconv"
 	"unicode/utf16"
@@ -19,7 +18,7 @@ type stringSink interface {
 }
 
 // errJSONEnd is the syntax error of a JSON text cut inside a string.
-var errJSONEnd = errors.New("unexpected end of JSON input")
+var errJSONEnd error = &syntaxError{"unexpected end of JSON input"}
 
 // syntaxError is a string literal that is not valid JSON.
 type syntaxError struct{ msg string }

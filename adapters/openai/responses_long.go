@@ -78,13 +78,13 @@ func (d *responsesDecoder) reduce(ev *sseEvent) ([]byte, error) {
 	}
 	out, err := walkLongJSON(r, d.longString, d.newMatcher)
 	if ev.body != nil && err == nil {
-		ev.Type = ev.body.eventType()
+		ev.Type = ev.body.typ
 	}
 	var syntax *syntaxError
 	switch {
 	case err == nil:
 		return out, nil
-	case errors.As(err, &syntax) || errors.Is(err, errJSONEnd):
+	case errors.As(err, &syntax):
 		return nil, failure(d.ep, nil, "sent a malformed event: %v", err)
 	default:
 		return nil, err
@@ -279,7 +279,8 @@ func (d *responsesDecoder) differs(parts []string, index int, kind albedo.ItemKi
 // replaced: by its reference in refs, or else by the long string it
 // stands for.
 func (d *responsesDecoder) finishRaw(raw json.RawMessage, refs map[string]string) json.RawMessage {
-	open := []byte(`"\u0000albedo-long:` + d.nonce + `:`)
+	open := mustMarshal(placeholderPrefix + d.nonce + ":")
+	open = open[:len(open)-1] // the string so far, without its closing quote
 	if !bytes.Contains(raw, open) {
 		return raw
 	}

@@ -251,9 +251,6 @@ type sseBody struct {
 	typ, id string
 }
 
-// eventType is the event's type, known once the body was read to its end.
-func (b *sseBody) eventType() string { return b.typ }
-
 // Read implements io.Reader.
 func (b *sseBody) Read(p []byte) (int, error) {
 	for {

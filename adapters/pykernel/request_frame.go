@@ -25,16 +25,12 @@ func writeRequest(w io.Writer, req request) error {
 	if err != nil {
 		return fmt.Errorf("encoding a %s request: %w", req.Type, err)
 	}
-	size := len(rest)
-	if code != "" {
-		size += len(`,"code":`) + codeLen(code)
+	if code == "" {
+		return writeFrame(w, rest)
 	}
+	size := len(rest) + len(`,"code":`) + codeLen(code)
 	buf := make([]byte, 4, min(4+size, codeFrameBuffer+64))
 	binary.BigEndian.PutUint32(buf, uint32(size))
-	if code == "" {
-		_, err := w.Write(append(buf, rest...))
-		return err
-	}
 	buf = append(buf, rest[:len(rest)-1]...)
 	buf = append(buf, `,"code":`...)
 	for piece := range codePieces(code, codeFrameBuffer) {
