@@ -76,21 +76,21 @@ func itemArgs(sessionID string, it *albedo.Item) ([]any, []longValue, error) {
 	}
 	var long []longValue
 	var sizes [5]int64
-	// keepString and keepBytes return the row's value of column i of
-	// the sizes: '' when it goes in pieces.
-	keepString := func(i int, f field, v string) string {
+	// keepString and keepBytes return the row's value of the field of
+	// size i (see piecedFields): '' when it goes in pieces.
+	keepString := func(i int, v string) string {
 		if !inPieces(len(v)) {
 			return v
 		}
-		long = append(long, longValue{field: f, s: v})
+		long = append(long, longValue{field: piecedFields[i], s: v})
 		sizes[i] = int64(len(v))
 		return ""
 	}
-	keepBytes := func(i int, f field, v []byte) any {
+	keepBytes := func(i int, v []byte) any {
 		if !inPieces(len(v)) {
 			return string(v)
 		}
-		long = append(long, longValue{field: f, b: v})
+		long = append(long, longValue{field: piecedFields[i], b: v})
 		sizes[i] = int64(len(v))
 		return ""
 	}
@@ -104,13 +104,13 @@ func itemArgs(sessionID string, it *albedo.Item) ([]any, []longValue, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("encode cell trace: %w", err)
 		}
-		result, trace = keepBytes(2, fieldResult, r), keepBytes(3, fieldTrace, t)
+		result, trace = keepBytes(2, r), keepBytes(3, t)
 	}
 	if len(it.Raw) > 0 {
-		raw = keepBytes(4, fieldRaw, it.Raw)
+		raw = keepBytes(4, it.Raw)
 	}
-	text := keepString(0, fieldText, it.Text)
-	arguments := keepString(1, fieldArguments, it.Arguments)
+	text := keepString(0, it.Text)
+	arguments := keepString(1, it.Arguments)
 	img, imageSize := imageArgs(it.Image), int64(0)
 	if inPieces(len(img.data)) {
 		long = append(long, longValue{field: fieldImage, b: img.data})

@@ -16,7 +16,7 @@ import (
 // time: it may have been caught half-written. It is safe for concurrent
 // use.
 type WatchedExtensions struct {
-	path string
+	dir, path string
 
 	mu      sync.Mutex
 	read    bool
@@ -28,7 +28,7 @@ type WatchedExtensions struct {
 // WatchExtensions returns the extensions.json of the home dir. The file
 // need not exist.
 func WatchExtensions(dir string) *WatchedExtensions {
-	return &WatchedExtensions{path: filepath.Join(dir, ExtensionsFile)}
+	return &WatchedExtensions{dir: dir, path: filepath.Join(dir, ExtensionsFile)}
 }
 
 // Read returns the settings the file holds now, as ReadExtensions reads
@@ -45,7 +45,7 @@ func (w *WatchedExtensions) Read() (Extensions, error) {
 		return w.ext, nil
 	}
 	w.read = false
-	ext, rerr := ReadExtensions(filepath.Dir(w.path))
+	ext, rerr := ReadExtensions(w.dir)
 	if rerr != nil {
 		return nil, rerr
 	}
