@@ -88,9 +88,10 @@ func (n NewVent) validate() error {
 }
 
 // displayTitle is the vent's title, or its message's first line when it
-// has none.
+// has none. A title that was given is kept as given, blank or not, as
+// every field the model files is.
 func (v Vent) displayTitle() string {
-	if strings.TrimSpace(v.Title) != "" {
+	if v.Title != "" {
 		return v.Title
 	}
 	return Preview(v.Message, maxVentTitle)
