@@ -3,7 +3,7 @@ while a turn runs, reaches a new daemon.
 
 A read (`albedo sessions`) must succeed every time. A write
 (`albedo run --session`) must be delivered exactly once, or else fail with
-the message the README documents, having delivered it at most once.
+the message docs/console.md documents, having delivered it at most once.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ while it holds one comes during a turn."""
 
 UNKNOWN = "the daemon stopped while it was taking the prompt, so albedo cannot know whether session"
 """The start of the message `albedo run` fails with when its write may or
-may not have landed (README: "When the daemon dies under a command")."""
+may not have landed (docs/console.md: "When the daemon dies under a command")."""
 
 
 class Held:

@@ -172,7 +172,7 @@ func flags(e *env, c string) *flag.FlagSet {
 	return fs
 }
 
-// printOptions lists a command's flags as the README writes them, with two
+// printOptions lists a command's flags as docs/console.md writes them, with two
 // dashes (the flag package accepts one or two).
 func printOptions(w io.Writer, fs *flag.FlagSet) {
 	fs.VisitAll(func(f *flag.Flag) {
