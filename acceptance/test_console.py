@@ -238,6 +238,35 @@ class ConsoleTest(unittest.TestCase):
             self.assertEqual(provider.requests[-1]["authorization"], "Bearer sk-new-user")
             self.assertTrue(provider.requests[-1]["path"].endswith("/v1/responses"))
 
+    def test_login_opened_again_keeps_the_saved_key(self):
+        provider, app, console = self.ready_console(lambda request: text("answered"))
+
+        def to_the_key():
+            console.say("/login")
+            console.wait_for("add a model provider", "API key")
+            for _ in range(4):  # name, base URL, protocol, model
+                console.keys("Tab")
+
+        def save():
+            console.keys("Tab")  # to Save
+            console.keys("Enter")
+            console.wait_for("saved provider fixture", PROMPT)
+
+        to_the_key()
+        console.type("sk-ABCDEFGHIJ")
+        console.wait_for("•" * 13)
+        save()
+        # Opened again, the form shows no key; saving it keeps the key.
+        to_the_key()
+        screen = console.wait_for("add a model provider", "API key")
+        self.assertNotIn("•", screen)
+        save()
+        config = json.loads((app.home / "config.json").read_text())
+        self.assertEqual(config["providers"]["fixture"]["apiKey"], "sk-ABCDEFGHIJ")
+        console.say("hello")
+        console.wait_for("answered", "idle")
+        self.assertEqual(provider.requests[-1]["authorization"], "Bearer sk-ABCDEFGHIJ")
+
     def test_a_message_sent_while_busy_is_queued(self):
         latch = "go.latch"
 

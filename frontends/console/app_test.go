@@ -379,6 +379,48 @@ func TestConsoleLoginSavesAProvider(t *testing.T) {
 	s.waitFor(t, "saved provider fixture", "new sessions use it", "Message albedo")
 }
 
+func TestConsoleLoginOpensAgainWithAnEmptyKey(t *testing.T) {
+	f := newFakeDaemon(t)
+	saved := make(chan Login, 1)
+	opts := Options{Session: "s1",
+		SaveProvider: func(ctx context.Context, p Login) error { saved <- p; return nil },
+		Providers: func(ctx context.Context) ([]Provider, error) {
+			return []Provider{{Name: "fixture", BaseURL: "http://127.0.0.1:9/v1", Protocol: "chat_completions", Model: "fixture-model", Active: true}}, nil
+		},
+	}
+	s, _ := startConsole(t, f, opts)
+	s.waitFor(t, "Message albedo", "fixture · fixture-model")
+	toKey := func() {
+		s.typeText("/login")
+		s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+		s.waitFor(t, "add a model provider", "http://127.0.0.1:9/v1")
+		for range 4 {
+			s.InjectKey(tcell.KeyTab, 0, tcell.ModNone)
+		}
+	}
+	save := func() Login {
+		s.InjectKey(tcell.KeyTab, 0, tcell.ModNone)
+		s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+		p := <-saved
+		s.waitFor(t, "saved provider fixture", "Message albedo")
+		return p
+	}
+	toKey()
+	s.typeText("sk-ABCDEFGHIJ")
+	s.waitFor(t, strings.Repeat("•", 13))
+	if p := save(); p.APIKey != "sk-ABCDEFGHIJ" {
+		t.Fatalf("first save stored key %q", p.APIKey)
+	}
+	// Opened again, the key field is empty: saving keeps the saved key.
+	toKey()
+	if screen := s.waitFor(t, "add a model provider"); strings.Contains(screen, "•") {
+		t.Errorf("the key field is not empty:\n%s", screen)
+	}
+	if p := save(); p.APIKey != "" {
+		t.Errorf("second save stored key %q, want none (keep the saved one)", p.APIKey)
+	}
+}
+
 func TestConsoleModelPicksAConfiguredProvider(t *testing.T) {
 	f := newFakeDaemon(t)
 	opts := Options{Session: "s1", Providers: func(ctx context.Context) ([]Provider, error) {

@@ -63,9 +63,9 @@ func newLoginScreen(c *Console) *loginScreen {
 	l.form.AddInputField("Name", defaultProviderName, 40, nil, nil).
 		AddInputField("Base URL", defaultBaseURL, 60, nil, nil).
 		AddDropDown("Protocol", protocols(), 0, nil).
-		AddInputField("Model", defaultModel, 40, nil, nil).
-		AddPasswordField("API key", "", 60, '•', nil).
-		AddButton("Save", l.save).
+		AddInputField("Model", defaultModel, 40, nil, nil)
+	l.addKeyField()
+	l.form.AddButton("Save", l.save).
 		AddButton("Cancel", func() { l.leave() })
 	l.form.SetCancelFunc(l.leave)
 	help := tview.NewTextView().SetDynamicColors(true).SetText("[::d]Tab/Shift-Tab or Enter move · Ctrl-U clears a field · Save writes config.json · Esc cancels")
@@ -93,7 +93,10 @@ func (l *loginScreen) show(intro string, p Provider, done func(Login), cancel fu
 	set("Name", p.Name, defaultProviderName)
 	set("Base URL", p.BaseURL, defaultBaseURL)
 	set("Model", p.Model, defaultModel)
-	l.form.GetFormItemByLabel("API key").(*tview.InputField).SetText("")
+	// A fresh field rather than SetText(""): tview cannot empty a masked
+	// field (it keeps the tail of what was typed), and Save would store it.
+	l.form.RemoveFormItem(l.form.GetFormItemIndex(keyLabel))
+	l.addKeyField()
 	proto := 0
 	for i, name := range protocols() {
 		if name == p.Protocol {
@@ -106,13 +109,22 @@ func (l *loginScreen) show(intro string, p Provider, done func(Login), cancel fu
 	l.c.app.SetFocus(l.form)
 }
 
+// keyLabel is the label of the form's API key field.
+const keyLabel = "API key"
+
+// addKeyField appends an empty, masked API key field to the form: the last
+// of its fields.
+func (l *loginScreen) addKeyField() {
+	l.form.AddPasswordField(keyLabel, "", 60, '•', nil)
+}
+
 // value returns what the form holds.
 func (l *loginScreen) value() Login {
 	text := func(label string) string {
 		return strings.TrimSpace(l.form.GetFormItemByLabel(label).(*tview.InputField).GetText())
 	}
 	_, proto := l.form.GetFormItemByLabel("Protocol").(*tview.DropDown).GetCurrentOption()
-	return Login{Name: text("Name"), BaseURL: text("Base URL"), Protocol: proto, Model: text("Model"), APIKey: text("API key")}
+	return Login{Name: text("Name"), BaseURL: text("Base URL"), Protocol: proto, Model: text("Model"), APIKey: text(keyLabel)}
 }
 
 // save writes the provider through Options.SaveProvider.
