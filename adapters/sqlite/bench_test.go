@@ -72,6 +72,20 @@ func BenchmarkSessions1000(b *testing.B) {
 	}
 }
 
+// BenchmarkSession1000 reads one session among 1,000, as a turn does
+// before each model request.
+func BenchmarkSession1000(b *testing.B) {
+	s := openStore(b, testPath(b))
+	ctx := context.Background()
+	ids := createSessions(b, s, "session-", 1000)
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, err := s.Session(ctx, ids[i%len(ids)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkItems10000(b *testing.B) {
 	s := openStore(b, testPath(b))
 	ctx := context.Background()

@@ -33,8 +33,8 @@ func (s *Store) Commit(ctx context.Context, change albedo.Commit) (albedo.Commit
 		r := newSessionRow(change.Session, time.Now())
 		row = &r
 	}
-	// Commits run one at a time (there is one writing connection anyway),
-	// so that the session cache sees them in the order they committed.
+	// Commits run one at a time, like every write: there is one writing
+	// connection.
 	s.writing.Lock()
 	defer s.writing.Unlock()
 	var done albedo.Committed
@@ -95,9 +95,6 @@ func (s *Store) Commit(ctx context.Context, change albedo.Commit) (albedo.Commit
 	})
 	if err != nil {
 		return albedo.Committed{}, fmt.Errorf("commit to session %s: %w", sessionID, unavailable(err))
-	}
-	if row != nil {
-		s.sessions.put(row.session())
 	}
 	return done, nil
 }

@@ -49,7 +49,6 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("delete session %s: %w", id, unavailable(err))
 	}
-	s.sessions.remove(id)
 	s.totals.forget(id)
 	return nil
 }

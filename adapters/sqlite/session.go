@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -125,20 +126,21 @@ func (r *sessionRow) session() albedo.Session {
 
 // Session returns one session.
 func (s *Store) Session(ctx context.Context, id string) (albedo.Session, error) {
-	sess, ok, err := s.sessions.session(ctx, s, id)
+	var row sessionRow
+	err := s.read.QueryRowContext(ctx, "SELECT "+sessionColumns+" FROM sessions WHERE id = ?", id).Scan(row.fields()...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return albedo.Session{}, sessionNotFound(id)
+	}
 	if err != nil {
 		return albedo.Session{}, fmt.Errorf("select session %s: %w", id, err)
 	}
-	if !ok {
-		return albedo.Session{}, sessionNotFound(id)
-	}
-	return sess, nil
+	return row.session(), nil
 }
 
 // Sessions returns every session, most recently updated first; sessions
 // updated in the same millisecond are ordered by ID.
 func (s *Store) Sessions(ctx context.Context) ([]albedo.Session, error) {
-	sessions, err := s.sessions.sessions(ctx, s)
+	sessions, err := selectSessions(ctx, s.read.NewSelect().OrderExpr("updated_at DESC, id"))
 	if err != nil {
 		return nil, fmt.Errorf("select sessions: %w", err)
 	}

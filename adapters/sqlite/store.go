@@ -41,8 +41,6 @@ type Store struct {
 	read *bun.DB
 	// writing is held for the whole of a Commit.
 	writing sync.Mutex
-	// sessions holds every session, read through by Session and Sessions.
-	sessions sessionCache
 	// totals holds the usage sums of the request ledger.
 	totals requestTotals
 }
