@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"time"
@@ -67,10 +68,11 @@ func (p *process) readOutput() {
 
 // send writes one request to the kernel.
 func (p *process) send(req request) error {
-	p.wmu.Lock()
-	defer p.wmu.Unlock()
-	_ = p.ctl.SetWriteDeadline(time.Now().Add(writeTimeout))
-	return writeRequest(p.ctl, req)
+	body, err := json.Marshal(req)
+	if err != nil {
+		return fmt.Errorf("encode a %s request: %w", req.Type, err)
+	}
+	return p.write(body)
 }
 
 // write writes one frame to the kernel.
