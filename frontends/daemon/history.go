@@ -18,7 +18,6 @@ func (a *api) wholeHistory(c *gin.Context) {
 	w := c.Writer
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var oldest int64
-	wrote := 0
 	started := false
 	err := a.app.ScanHistory(ctx, id, func(items []wire.HistoryItem) error {
 		if !started {
@@ -40,7 +39,6 @@ func (a *api) wholeHistory(c *gin.Context) {
 			if _, err := bw.Write(data); err != nil {
 				return err
 			}
-			wrote += len(data)
 		}
 		return nil
 	})
@@ -67,5 +65,4 @@ func (a *api) wholeHistory(c *gin.Context) {
 		bw.WriteString(`],"next":null,"before":null}`)
 	}
 	bw.Flush()
-	releaseAfterLargeRead(wrote)
 }

@@ -186,9 +186,6 @@ func (d *daemon) serve(ctx context.Context, opts Options) error {
 		go watchParent(opts.ParentPID, stop, shutdown)
 	}
 	limitMemory()
-	scavengeCtx, stopScavenging := context.WithCancel(ctx)
-	defer stopScavenging()
-	go scavenge(scavengeCtx)
 	var serveErr error
 	select {
 	case <-stop:

@@ -97,7 +97,6 @@ func writeSnapshot(c *gin.Context, sub *albedo.Subscription) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var last int64
 	first := true
-	wrote := 0
 	if id := sub.Last(); id > 0 {
 		fmt.Fprintf(bw, "id: %d\n", id)
 	}
@@ -115,7 +114,6 @@ func writeSnapshot(c *gin.Context, sub *albedo.Subscription) error {
 			if _, err := bw.Write(data); err != nil {
 				return err
 			}
-			wrote += len(data)
 			last = max(last, page[i].Seq)
 		}
 		return nil
@@ -138,7 +136,6 @@ func writeSnapshot(c *gin.Context, sub *albedo.Subscription) error {
 		return err
 	}
 	w.Flush()
-	releaseAfterLargeRead(wrote)
 	return nil
 }
 
