@@ -236,3 +236,90 @@ class _LongCallHandler(StreamingHandler):
                 call["function"]["name"] = "python"
             self.send_chunk({"tool_calls": [call]})
         self.send_chunk({}, "tool_calls")
+
+
+class RunawayProvider(StreamingProvider):
+    """A model server gone runaway, over either protocol: the last user
+    message names what grows without end. "answer", "reasoning" and "call"
+    stream answer text, reasoning or one python call's arguments in 16 KiB
+    deltas; "line" sends a little answer, then one stream line that never
+    ends (no newline); "event" sends a little answer, then one event whose
+    data lines never end. Each stream stops by itself once `bound` bytes
+    are written (1 GiB by default), or as soon as the reader goes away.
+    Any other message gets a short answer. `written` holds how many bytes
+    each runaway stream wrote."""
+
+    def __init__(self, protocol="chat_completions", bound=1 << 30):
+        self.protocol = protocol
+        self.bound = bound
+        self.written = []
+        super().__init__(_RunawayHandler)
+
+
+class _RunawayHandler(StreamingHandler):
+    piece = "y" * 1023 + "\n"
+
+    def stream(self, request):
+        owner = self.server.owner
+        last = (request.get("messages") or request.get("input"))[-1]
+        said = json.dumps(last.get("content"))
+        shape = next((s for s in ("answer", "reasoning", "call", "line", "event") if s in said), None)
+        if shape is None:
+            self.short(owner.protocol)
+            return
+        self.count = 0
+        try:
+            self.runaway(owner, shape)
+        except OSError:
+            pass  # the daemon stopped reading: the stream is over
+        owner.written.append(self.count)
+
+    def write(self, data):
+        self.wfile.write(data)
+        self.count += len(data)
+
+    def short(self, protocol):
+        if protocol == "responses":
+            item = {"type": "message", "role": "assistant", "status": "completed",
+                    "content": [{"type": "output_text", "text": "short", "annotations": []}]}
+            self.send_event({"type": "response.output_text.delta", "output_index": 0, "delta": "short"})
+            self.send_event({"type": "response.completed", "response": {"status": "completed", "output": [item]}})
+        else:
+            self.send_chunk({"content": "short"})
+            self.send_chunk({}, "stop")
+            self.send_done()
+
+    def delta(self, protocol, shape, text):
+        """One delta of the growing item, as bytes of the stream."""
+        if protocol == "responses":
+            kind = {"answer": "response.output_text.delta", "reasoning": "response.reasoning_summary_text.delta",
+                    "call": "response.function_call_arguments.delta"}[shape]
+            value = {"type": kind, "output_index": 0, "delta": text}
+            return b"event: " + kind.encode() + b"\ndata: " + json.dumps(value).encode() + b"\n\n"
+        delta = {"answer": {"content": text}, "reasoning": {"reasoning_content": text},
+                 "call": {"tool_calls": [{"index": 0, "id": "call-runaway", "type": "function",
+                                          "function": {"name": "python", "arguments": text}}]}}[shape]
+        value = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m",
+                 "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+        return b"data: " + json.dumps(value).encode() + b"\n\n"
+
+    def runaway(self, owner, shape):
+        protocol = owner.protocol
+        if shape in ("line", "event"):
+            self.write(self.delta(protocol, "answer", "before the runaway"))
+            if shape == "line":
+                self.write(b'data: {"choices": [{"index": 0, "delta": {"content": "')
+                repeat = self.piece.replace("\n", "n").encode() * 16
+            else:
+                self.write(b"event: response.output_text.delta\ndata: {\n")
+                repeat = (b"data: " + self.piece[:-1].encode() + b"\n") * 16
+        else:
+            if shape == "call" and protocol == "responses":
+                added = {"type": "response.output_item.added", "output_index": 0,
+                         "item": {"type": "function_call", "call_id": "call-runaway", "name": "python", "arguments": ""}}
+                self.write(b"event: response.output_item.added\ndata: " + json.dumps(added).encode() + b"\n\n")
+            first = '{"code": "s = \\"' if shape == "call" else "before the runaway "
+            self.write(self.delta(protocol, shape, first))
+            repeat = self.delta(protocol, shape, self.piece * 16)
+        while self.count < owner.bound:
+            self.write(repeat)

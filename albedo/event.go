@@ -85,6 +85,7 @@ func EventOf(it Item, code string) Event {
 		ev.Type, ev.Status, ev.Text = wire.EventTurn, it.Text, ""
 	case KindNote:
 		ev.Type, ev.Name = wire.EventNote, it.ToolName
+		showFlags(&ev, it.Flags)
 	case KindCompaction:
 		compactionEvent(&ev, it)
 	}

@@ -208,6 +208,9 @@ type Endpoint struct {
 	// NoPromptCacheKey leaves out the prompt cache key (the session id)
 	// that requests otherwise carry.
 	NoPromptCacheKey bool
+	// MaxReplyBytes lowers the provider adapter's cap on one reply item
+	// or stream event; 0 keeps the adapter's default.
+	MaxReplyBytes int
 }
 
 // Tool describes a function the model may call.
@@ -377,12 +380,13 @@ type ProviderConfig struct {
 	APIKey   string
 	Model    string
 	Protocol Protocol
-	// Reasoning, ThinkTags, ReasoningContent and NoPromptCacheKey are
-	// copied to the Endpoint; see there.
+	// Reasoning, ThinkTags, ReasoningContent, NoPromptCacheKey and
+	// MaxReplyBytes are copied to the Endpoint; see there.
 	Reasoning        *bool
 	ThinkTags        bool
 	ReasoningContent bool
 	NoPromptCacheKey bool
+	MaxReplyBytes    int
 	// ContextWindow is the model's context window in tokens as the
 	// configuration says it ("contextWindow"); 0 when it says nothing
 	// usable.

@@ -62,5 +62,6 @@ func (s *Service) endpoint(ctx context.Context, cfg Config, sess Session) (Endpo
 		ThinkTags:        pc.ThinkTags,
 		ReasoningContent: pc.ReasoningContent,
 		NoPromptCacheKey: pc.NoPromptCacheKey,
+		MaxReplyBytes:    pc.MaxReplyBytes,
 	}, nil
 }

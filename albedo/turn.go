@@ -193,13 +193,13 @@ func (s *Service) step(ctx context.Context, st *sessionState, id string, instr *
 	return stepTools
 }
 
-// keepPartial records the text and reasoning that streamed before a reply
-// failed, flagged partial, so that a reload still shows them. Tool calls of
-// a failed reply are never kept: they would run.
+// keepPartial records the text, reasoning and notes that streamed before
+// a reply failed, flagged partial, so that a reload still shows them. Tool
+// calls of a failed reply are never kept: they would run.
 func (s *Service) keepPartial(ctx context.Context, st *sessionState, id string, ep Endpoint, items []Item) {
 	var keep []Item
 	for _, it := range items {
-		if (it.Kind != KindAssistant && it.Kind != KindReasoning) || it.Text == "" {
+		if (it.Kind != KindAssistant && it.Kind != KindReasoning && it.Kind != KindNote) || it.Text == "" {
 			continue
 		}
 		it.Flags |= FlagPartial

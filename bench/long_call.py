@@ -3,7 +3,8 @@
     python3 bench/long_call.py [--mib M] [--settle S]
 
 A fake Chat Completions server answers the first request of a turn with one
-python call whose arguments are about `--mib` MiB (default 50): a cell that
+python call whose arguments are about `--mib` MiB (default 7, under the 8 MiB cap on one
+reply item): a cell that
 assigns a string of that size and prints its length, streamed in 16 KiB
 deltas, as a model writing a long cell or a file's content does. The
 request after the cell's output gets a short answer. The script reports the
@@ -31,7 +32,7 @@ from harness import Albedo  # noqa: E402
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--mib", type=int, default=50, help="size of the call's arguments in MiB")
+    parser.add_argument("--mib", type=int, default=7, help="size of the call's arguments in MiB (under the 8 MiB cap on one reply item)")
     parser.add_argument("--settle", type=float, default=30, help="seconds to wait before the last RSS")
     args = parser.parse_args()
     provider = LongCallProvider(args.mib * MIB)

@@ -18,7 +18,7 @@ daemon and reports, in one run:
 - the peak RSS during a turn on that session, the size of its model request
   body, and the RSS after the turn;
 - in a fresh home, the peak RSS while one answer of `--answer-mib` MiB
-  (default 50) streams in 16 KiB deltas with one SSE reader attached that
+  (default 7, under the 8 MiB cap on one reply item) streams in 16 KiB deltas with one SSE reader attached that
   never reads, the RSS `--settle` seconds later, and the peak of the next
   turn, which sends the answer back; over each protocol of
   `--protocol` (default both: a Responses answer also arrives whole again
@@ -144,7 +144,7 @@ def main():
     parser.add_argument("--items", type=int, default=6447, help="python outputs in the long session")
     parser.add_argument("--output-kib", type=int, default=8, help="KiB of output per cell")
     parser.add_argument("--settle", type=float, default=60, help="seconds to wait before the settled RSS")
-    parser.add_argument("--answer-mib", type=int, default=50, help="MiB of the long streamed answer")
+    parser.add_argument("--answer-mib", type=int, default=7, help="MiB of the long streamed answer (under the 8 MiB reply cap)")
     parser.add_argument("--only", choices=["session", "answer"], help="run only the long session or the long answer")
     parser.add_argument("--protocol", choices=["chat_completions", "responses", "both"], default="both",
                         help="the protocol of the long answer")

@@ -34,6 +34,8 @@ type providerDocument struct {
 	PromptCacheKey *bool `json:"promptCacheKey"`
 	// ContextWindow is read apart, so that a bad value costs only itself.
 	ContextWindow json.RawMessage `json:"contextWindow"`
+	// MaxReplyBytes lowers the cap on one reply item or stream event.
+	MaxReplyBytes int `json:"maxReplyBytes"`
 }
 
 // parse decodes data, the contents of the file at path, checking its
@@ -157,6 +159,7 @@ func config(path string, doc document) (albedo.Config, error) {
 			Name: name, BaseURL: p.BaseURL, APIKey: p.APIKey, Model: p.Model, Protocol: albedo.Protocol(p.Protocol),
 			Reasoning: p.Reasoning, ThinkTags: p.ThinkTags, ReasoningContent: p.ReasoningContent,
 			NoPromptCacheKey: p.PromptCacheKey != nil && !*p.PromptCacheKey,
+			MaxReplyBytes:    p.MaxReplyBytes,
 		}
 		pc.ContextWindow, pc.ContextWindowProblem = contextWindow(path, name, p.ContextWindow)
 		if err := validate(pc); err != nil {
@@ -187,6 +190,9 @@ func validate(p albedo.ProviderConfig) *albedo.Error {
 	}
 	if u, err := url.Parse(p.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fault("baseUrl", "provider %q: \"baseUrl\" must be an absolute http or https URL, not %q", p.Name, p.BaseURL)
+	}
+	if p.MaxReplyBytes < 0 {
+		return fault("maxReplyBytes", "provider %q: \"maxReplyBytes\" must be a positive number of bytes, not %d", p.Name, p.MaxReplyBytes)
 	}
 	return nil
 }

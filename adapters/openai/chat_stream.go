@@ -67,10 +67,12 @@ type chatDecoder struct {
 	usage     albedo.Usage
 	// newID names a call whose provider sent no id.
 	newID func() string
+	// cap cuts the reply at the cap on one item.
+	cap replyCap
 }
 
 func newChatDecoder(ep albedo.Endpoint, onDelta func(albedo.Delta), log *slog.Logger) *chatDecoder {
-	d := &chatDecoder{ep: ep, onDelta: onDelta, log: log, newID: newCallID}
+	d := &chatDecoder{ep: ep, onDelta: onDelta, log: log, newID: newCallID, cap: newReplyCap(ep)}
 	if ep.ThinkTags {
 		d.think = &thinkSplitter{}
 	}
@@ -132,7 +134,7 @@ func (d *chatDecoder) event(ev sseEvent) (bool, error) {
 			if call.name == "" {
 				call.name = frag.Function.Name
 			}
-			if a := frag.Function.Arguments; a != "" {
+			if a := d.cap.fit("a call's arguments", call.arguments.Len(), frag.Function.Arguments); a != "" {
 				call.arguments.WriteString(a)
 				d.onDelta(albedo.Delta{Kind: albedo.DeltaToolCall, Text: a})
 			}
@@ -141,11 +143,16 @@ func (d *chatDecoder) event(ev sseEvent) (bool, error) {
 			d.finish = *choice.FinishReason
 		}
 	}
-	return false, nil
+	return false, d.cap.hit
 }
 
-// addReasoning keeps and streams a fragment of reasoning.
+// addReasoning keeps and streams a fragment of reasoning, within the cap.
 func (d *chatDecoder) addReasoning(s string) {
+	d.keepReasoning(d.cap.fit("reasoning", d.reasoning.Len(), s))
+}
+
+// keepReasoning keeps and streams a fragment of reasoning.
+func (d *chatDecoder) keepReasoning(s string) {
 	if s == "" {
 		return
 	}
@@ -153,14 +160,19 @@ func (d *chatDecoder) addReasoning(s string) {
 	d.onDelta(albedo.Delta{Kind: albedo.DeltaReasoning, Text: s})
 }
 
-// addText keeps and streams a fragment of the answer; with think tags on,
-// a leading <think>…</think> goes to the reasoning instead.
+// addText keeps and streams a fragment of the answer, within the cap;
+// with think tags on, a leading <think>…</think> goes to the reasoning
+// instead.
 func (d *chatDecoder) addText(s string) {
-	if s == "" {
+	have := d.text.Len()
+	if d.think != nil {
+		have += d.reasoning.Len()
+	}
+	if s = d.cap.fit("an answer", have, s); s == "" {
 		return
 	}
 	if d.think != nil {
-		d.think.feed(s, d.addReasoning, d.addAnswer)
+		d.think.feed(s, d.keepReasoning, d.addAnswer)
 		return
 	}
 	d.addAnswer(s)
@@ -270,10 +282,16 @@ func (d *chatDecoder) reply(ended bool) (albedo.ModelReply, error) {
 	return albedo.ModelReply{Items: items, Usage: d.usage}, nil
 }
 
-// partial returns the reasoning and text that arrived, flagged partial.
+// partial returns the reasoning and text that arrived, flagged partial;
+// after the cap, the calls' arguments too, as notes (see cutCall).
 func (d *chatDecoder) partial() albedo.ModelReply {
 	d.flushThink()
 	items := d.textItems()
+	if d.cap.hit != nil {
+		for _, c := range d.calls {
+			items = append(items, cutCall(c.name, c.arguments.String(), albedo.ProtocolChatCompletions))
+		}
+	}
 	for i := range items {
 		items[i].Flags |= albedo.FlagPartial
 	}
@@ -305,7 +323,7 @@ func (d *chatDecoder) textItems() []albedo.Item {
 // flushThink ends an open <think> block at the end of the stream.
 func (d *chatDecoder) flushThink() {
 	if d.think != nil {
-		d.think.end(d.addReasoning, d.addAnswer)
+		d.think.end(d.keepReasoning, d.addAnswer)
 	}
 }
 

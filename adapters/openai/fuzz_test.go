@@ -39,7 +39,7 @@ func run(protocol albedo.Protocol, r io.Reader) outcome {
 		d.newID = id
 		dec = d
 	}
-	reply, err := decode(context.Background(), newEventReader(r, dec), dec)
+	reply, err := decode(context.Background(), newSSEReader(r), dec)
 	out.Reply = reply
 	if err != nil {
 		out.Err = err.Error()

@@ -28,7 +28,9 @@ func decodeResponses(r io.Reader, log *slog.Logger, tune func(*responsesDecoder)
 	if tune != nil {
 		tune(d)
 	}
-	reply, err := decode(context.Background(), newEventReader(r, d), d)
+	events := newSSEReader(r)
+	events.streamAbove = d.streamAbove()
+	reply, err := decode(context.Background(), events, d)
 	out.Reply = reply
 	if err != nil {
 		out.Err = err.Error()

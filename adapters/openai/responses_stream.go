@@ -91,11 +91,13 @@ type responsesDecoder struct {
 	// nonce) stand for.
 	longs []longValue
 	nonce string
+	// cap cuts the reply at the cap on one item.
+	cap replyCap
 }
 
 func newResponsesDecoder(ep albedo.Endpoint, onDelta func(albedo.Delta), log *slog.Logger) *responsesDecoder {
 	d := &responsesDecoder{ep: ep, onDelta: onDelta, log: log, newID: newCallID, done: map[int]json.RawMessage{}, added: map[int]outputItem{},
-		longEvent: longEventData, longString: longStringSize, nonce: newNonce()}
+		longEvent: longEventData, longString: longStringSize, nonce: newNonce(), cap: newReplyCap(ep)}
 	if ep.ThinkTags {
 		d.think = &thinkSplitter{}
 	}
@@ -146,6 +148,9 @@ func (d *responsesDecoder) event(ev sseEvent) (bool, error) {
 		e.Type = ev.Type
 	}
 	end, err := d.apply(e)
+	if err == nil && d.cap.hit != nil {
+		end, err = false, d.cap.hit
+	}
 	switch e.Type {
 	case "response.output_item.done", "response.completed", "response.incomplete":
 		// Their items are kept, with the long strings they hold.
@@ -237,15 +242,26 @@ func (d *responsesDecoder) apply(e responsesEvent) (bool, error) {
 	return false, nil
 }
 
-// delta streams one fragment and keeps it for the last-resort fallback.
+// delta streams one fragment, within the cap, and keeps it for the
+// last-resort fallback.
 func (d *responsesDecoder) delta(e responsesEvent, kind albedo.ItemKind, dk albedo.DeltaKind) {
 	if e.Delta == "" {
+		return
+	}
+	p := d.fragment(e.OutputIndex, kind)
+	sep := kind == albedo.KindReasoning && p.text.Len() > 0 && e.SummaryIndex != p.lastPart
+	have := p.text.Len() + p.arguments.Len()
+	if sep {
+		have += 2
+	}
+	text := d.cap.fit(capName[kind], have, e.Delta)
+	if text == "" {
 		return
 	}
 	if dk == albedo.DeltaText && d.think != nil {
 		// Shown as thinking while it streams; the finished items are split
 		// the same way in thinkItems.
-		d.think.feed(e.Delta, func(s string) {
+		d.think.feed(text, func(s string) {
 			if s != "" {
 				d.onDelta(albedo.Delta{Kind: albedo.DeltaReasoning, Text: s})
 			}
@@ -255,18 +271,24 @@ func (d *responsesDecoder) delta(e responsesEvent, kind albedo.ItemKind, dk albe
 			}
 		})
 	} else {
-		d.onDelta(albedo.Delta{Kind: dk, Text: e.Delta})
+		d.onDelta(albedo.Delta{Kind: dk, Text: text})
 	}
-	p := d.fragment(e.OutputIndex, kind)
 	if kind == albedo.KindToolCall {
-		p.arguments.WriteString(e.Delta)
+		p.arguments.WriteString(text)
 		return
 	}
-	if kind == albedo.KindReasoning && p.text.Len() > 0 && e.SummaryIndex != p.lastPart {
+	if sep {
 		p.text.WriteString("\n\n")
 	}
 	p.lastPart = e.SummaryIndex
-	p.text.WriteString(e.Delta)
+	p.text.WriteString(text)
+}
+
+// capName names an item of a kind in the error of the cap.
+var capName = map[albedo.ItemKind]string{
+	albedo.KindAssistant: "an answer",
+	albedo.KindReasoning: "reasoning",
+	albedo.KindToolCall:  "a call's arguments",
 }
 
 func (d *responsesDecoder) fragment(index int, kind albedo.ItemKind) *fragment {
@@ -330,11 +352,18 @@ func (d *responsesDecoder) reply(ended bool) (albedo.ModelReply, error) {
 	return albedo.ModelReply{Items: items, Usage: d.usage}, nil
 }
 
-// partial returns the reasoning and text that streamed, flagged partial.
+// partial returns the reasoning and text that streamed, flagged partial;
+// after the cap, the calls' arguments too, as notes (see cutCall).
 func (d *responsesDecoder) partial() albedo.ModelReply {
 	var items []albedo.Item
 	for _, it := range d.fromDeltas() {
-		if it.Kind == albedo.KindToolCall || it.Text == "" {
+		if it.Kind == albedo.KindToolCall {
+			if d.cap.hit == nil {
+				continue
+			}
+			it = cutCall(it.ToolName, it.Arguments, albedo.ProtocolResponses)
+		}
+		if it.Text == "" {
 			continue
 		}
 		it.Flags |= albedo.FlagPartial

@@ -49,6 +49,10 @@ type sseReader struct {
 	streamAbove int
 	// open is the streamed event whose body is still being read.
 	open *sseBody
+	// limit, when positive, caps a line and an event's data: past it,
+	// reading stops with a *tooLong error, so that an endless line is
+	// never held.
+	limit int
 }
 
 // newSSEReader returns a reader of the events in r.
@@ -83,6 +87,9 @@ func (s *sseReader) next() (sseEvent, error) {
 			continue
 		}
 		if value, ok := s.field(line); ok {
+			if s.limit > 0 && s.data.Len()+len(value) > s.limit {
+				return sseEvent{}, &tooLong{"a stream event"}
+			}
 			if s.hasData {
 				s.data.WriteByte('\n')
 			}
@@ -164,6 +171,9 @@ func (s *sseReader) readLine() (line []byte, long bool, err error) {
 		if i < 0 {
 			s.line = append(s.line, buf...)
 			_, _ = s.br.Discard(len(buf))
+			if s.limit > 0 && len(s.line) > s.limit && s.streamAbove <= 0 {
+				return nil, false, &tooLong{"a stream line"}
+			}
 			// Long enough to know a byte order mark and the space after
 			// the field name, if any.
 			if s.streamAbove > 0 && len(s.line) > s.streamAbove && len(s.line) > len("\ufeffdata: ") {
@@ -176,6 +186,9 @@ func (s *sseReader) readLine() (line []byte, long bool, err error) {
 		s.line = append(s.line, buf[:i]...)
 		s.skipLF = buf[i] == '\r'
 		_, _ = s.br.Discard(i + 1)
+		if s.limit > 0 && len(s.line) > s.limit && s.streamAbove <= 0 {
+			return nil, false, &tooLong{"a stream line"}
+		}
 		return s.first(s.line), false, nil
 	}
 }

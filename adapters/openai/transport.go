@@ -33,10 +33,15 @@ func (c *Client) exchange(parent context.Context, ep albedo.Endpoint, url string
 	}
 	defer resp.Body.Close()
 
-	events := newEventReader(&idleReader{r: resp.Body, timer: idle, d: c.idle}, dec)
+	events := newSSEReader(&idleReader{r: resp.Body, timer: idle, d: c.idle})
+	events.limit = replyLimit(ep)
 	reply, err := decode(parent, events, dec)
 	var broke *readError
-	if errors.As(err, &broke) {
+	var long *tooLong
+	switch {
+	case errors.As(err, &long):
+		err = capFailure(ep, events.limit, long.what+" longer than")
+	case errors.As(err, &broke):
 		err = c.interrupted(parent, ctx, ep, failure(ep, nil, "stream broke: %v", broke.err))
 	}
 	att.end(parent, reply.Usage, err)
@@ -44,16 +49,6 @@ func (c *Client) exchange(parent context.Context, ep albedo.Endpoint, url string
 		return dec.partial(), err
 	}
 	return reply, err
-}
-
-// newEventReader returns the reader of the events in r for dec, which
-// may ask for the events past a size to be streamed.
-func newEventReader(r io.Reader, dec decoder) *sseReader {
-	events := newSSEReader(r)
-	if l, ok := dec.(interface{ streamAbove() int }); ok {
-		events.streamAbove = l.streamAbove()
-	}
-	return events
 }
 
 // readError is a failure to read the body of a stream.
@@ -68,6 +63,10 @@ func decode(ctx context.Context, events *sseReader, dec decoder) (albedo.ModelRe
 		ev, err := events.next()
 		if err == io.EOF {
 			return dec.reply(false)
+		}
+		var long *tooLong
+		if errors.As(err, &long) {
+			return albedo.ModelReply{}, err
 		}
 		if err != nil {
 			return albedo.ModelReply{}, &readError{err}
