@@ -106,9 +106,12 @@ class StreamingHandler(QuietHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Connection", "close")
         self.end_headers()
-        self.stream(request)
-        self.wfile.flush()
         self.close_connection = True
+        try:
+            self.stream(request)
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the daemon stopped reading (at its reply cap)
 
     def stream(self, request):
         raise NotImplementedError
