@@ -273,10 +273,12 @@ class Jobs:
     def spool_folder(self):
         if self.folder is None:
             base = os.environ.get("TMPDIR") or "/tmp"
-            self.folder = os.path.join(base, "albedo-jobs-%d" % os.getpid())
-            os.makedirs(self.folder, 0o700, exist_ok=True)
-            # The spools are the kernel's own files, not the cells'.
-            self.kernel.tracer.roots += (self.folder,)
+            folder = os.path.join(base, "albedo-jobs-%d" % os.getpid())
+            # The spools are the kernel's own files, not the cells': the
+            # folder is left out of the trace before it is made.
+            self.kernel.tracer.roots += (os.path.normpath(folder),)
+            os.makedirs(folder, 0o700, exist_ok=True)
+            self.folder = folder
         return self.folder
 
     def ended(self, job):

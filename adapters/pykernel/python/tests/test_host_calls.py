@@ -1,0 +1,103 @@
+"""Host calls: the daemon's functions a cell awaits, declared by the run
+request and answered by reply frames."""
+
+import unittest
+
+from kernelproc import KernelTestCase
+
+STAMP = {"name": "stamp", "doc": "Stamps a label.", "params": [{"name": "label"}, {"name": "extra", "optional": True}]}
+VENT = {"name": "vent", "params": [{"name": "topic"}, {"name": "message"}]}
+
+
+class HostCallsTest(KernelTestCase):
+    def answering(self, answer):
+        """An on_event that answers each call frame with answer(call),
+        a ("result", value) or ("error", text) pair; it keeps the calls."""
+        calls = []
+
+        def on_event(event):
+            if event["type"] != "call":
+                return
+            calls.append(event)
+            key, value = answer(event)
+            self.kernel.send({"type": "reply", "id": event["id"], key: value})
+
+        return calls, on_event
+
+    def test_a_declared_call_is_an_async_global_whose_reply_is_its_result(self):
+        calls, on_event = self.answering(lambda call: ("result", {"stamped": call["args"]["label"], "n": 1}))
+        done, _, _ = self.kernel.ok("await stamp('release')", host_calls=[STAMP], on_event=on_event)
+        self.assertEqual(done["value"], "{'stamped': 'release', 'n': 1}")
+        self.assertEqual([(c["name"], c["args"]) for c in calls], [("stamp", {"label": "release"})])
+
+    def test_arguments_go_by_position_or_name_and_optional_ones_left_out_are_absent(self):
+        calls, on_event = self.answering(lambda call: ("result", None))
+        self.kernel.ok("await stamp('a', 2)\nawait stamp(extra=[1], label='b')\nawait stamp(label='c')", host_calls=[STAMP], on_event=on_event)
+        self.assertEqual([c["args"] for c in calls], [{"label": "a", "extra": 2}, {"label": "b", "extra": [1]}, {"label": "c"}])
+        self.assertEqual(len({c["id"] for c in calls}), 3)
+
+    def test_an_error_reply_raises_host_error_with_albedo_s_message(self):
+        calls, on_event = self.answering(lambda call: ("error", "vent refused: the topic is unknown"))
+        done, _, _ = self.kernel.ok(
+            "try:\n    await vent('nope', 'text')\nexcept HostError as e:\n    caught = (str(e), isinstance(e, RuntimeError))\ncaught",
+            host_calls=[VENT],
+            on_event=on_event,
+        )
+        self.assertEqual(done["value"], "('vent refused: the topic is unknown', True)")
+
+    def test_wrong_arguments_fail_in_the_cell_and_reach_no_host(self):
+        self.kernel.ok("1", host_calls=[STAMP])
+        for code, message in (
+            ("await stamp()", "missing required argument(s): label"),
+            ("await stamp('a', 2, 3)", "takes 2 positional arguments but 3 were given"),
+            ("await stamp('a', label='b')", "got multiple values for argument 'label'"),
+            ("await stamp('a', colour='red')", "got an unexpected keyword argument 'colour'"),
+            ("await stamp(object())", "arguments must be JSON values"),
+        ):
+            done, _, events = self.kernel.run(code)
+            self.assertEqual(done["exception"], "TypeError", code)
+            self.assertIn(message, done["error"], code)
+            self.assertEqual(events, [], code)
+
+    def test_declarations_last_until_replaced_by_new_ones(self):
+        calls, on_event = self.answering(lambda call: ("result", call["name"]))
+        self.kernel.ok("1", host_calls=[STAMP])
+        self.assertEqual(self.kernel.value("await stamp('x')", on_event=on_event), "'stamp'")  # no host_calls: kept
+        done, _, _ = self.kernel.run("stamp", host_calls=[VENT])
+        self.assertEqual(done["exception"], "NameError")
+        self.assertEqual(self.kernel.value("await vent('bug', 'm')", on_event=on_event), "'vent'")
+
+    def test_a_cell_s_own_global_of_that_name_is_not_removed(self):
+        self.kernel.ok("1", host_calls=[STAMP])
+        self.kernel.ok("stamp = 'mine'")
+        self.assertEqual(self.kernel.value("stamp", host_calls=[VENT]), "'mine'")
+
+    def test_a_declaration_named_like_a_helper_leaves_the_helper_and_stays_reachable_through_host(self):
+        calls, on_event = self.answering(lambda call: ("result", call["args"]))
+        bad = [{"name": "run"}, {"name": "not a name"}, STAMP]
+        self.assertEqual(self.kernel.value("run.__doc__.split('\\n')[0]", host_calls=bad), repr("Starts cmd in the background and returns its Job at once."))
+        self.assertEqual(self.kernel.value("await _host('run', cmd='x')", on_event=on_event), "{'cmd': 'x'}")
+        self.assertEqual(self.kernel.value("callable(stamp)"), "True")  # the valid one is offered
+
+    def test_a_call_shows_its_signature_and_doc(self):
+        doc = self.kernel.value("stamp.__doc__", host_calls=[STAMP])
+        self.assertEqual(doc, repr("stamp(label, extra=None)\n\nStamps a label."))
+        self.assertEqual(self.kernel.value("stamp.__name__"), "'stamp'")
+
+    def test_calls_made_together_are_settled_by_their_ids(self):
+        pending = []
+
+        def on_event(event):
+            if event["type"] == "call":
+                pending.append(event)
+            if len(pending) == 2:  # answer in the other order
+                for call in reversed(pending):
+                    self.kernel.send({"type": "reply", "id": call["id"], "result": call["args"]["label"]})
+                pending.clear()
+
+        value = self.kernel.value("import asyncio\nawait asyncio.gather(stamp('first'), stamp('second'))", host_calls=[STAMP], on_event=on_event)
+        self.assertEqual(value, "['first', 'second']")
+
+
+if __name__ == "__main__":
+    unittest.main()
