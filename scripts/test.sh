@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every albedo test on a fresh machine: installs what the tests need,
-# checks formatting and vet, runs the Go tests with the race detector, builds
-# the binary, and runs the acceptance suites (ours, and the seed suites from
-# ../shared/seeds when that folder exists).
+# checks formatting and vet, runs the kernel's Python tests and the Go tests
+# with the race detector, builds the binary, and runs the acceptance suites
+# (ours, and the seed suites from ../shared/seeds when that folder exists).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,6 +34,11 @@ fi
 echo "== go vet"
 go vet ./...
 go -C third_party/inflection vet ./...
+
+# The kernel's Python, against the real kernel program (standard library
+# unittest only).
+echo "== kernel python tests"
+python3 -m unittest discover -s adapters/pykernel/python/tests -t adapters/pykernel/python/tests
 
 echo "== go test -race"
 go test -race -count=1 ./...
