@@ -12,7 +12,7 @@ import os
 import socket
 import unittest
 
-from harness import Albedo, cell_result, python, python_results, start_albedo
+from harness import Albedo, cell_result, python, python_results, start_albedo, text, turn
 from scripts import by_prompt
 
 # A cell that tries everything the sandbox rules on and prints what happened.
@@ -278,3 +278,91 @@ class SandboxTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class DaemonReadsForTheModelTest(unittest.TestCase):
+    """What the daemon opens on the model's behalf reaches no further than
+    the model's own sandboxed code: links and hard links the workspace
+    holds to albedo's secrets, and folders a cell names in forged kernel
+    events."""
+
+    def start(self, replies, *, prepare=None):
+        def setup(app):
+            ssh = app._user_home / ".ssh"
+            ssh.mkdir()
+            (ssh / "id_test").write_text("a test key\n")
+            if prepare is not None:
+                prepare(app)
+
+        def script(request):
+            made = {key: (reply() if callable(reply) else reply) for key, reply in replies.items()}
+            return by_prompt(made)(request)
+
+        self.provider, app = start_albedo(self.addCleanup, script, daemon=Sandboxed, prepare=setup)
+        return app
+
+    def assert_no_secret_sent(self, app):
+        sent = json.dumps(self.provider.requests[-1]["request"])
+        token = app.connection["token"]
+        for secret in (token, "fixture-key", "a test key"):
+            self.assertNotIn(secret, sent)
+
+    def test_links_a_cell_makes_to_secrets_are_not_read_as_instructions(self):
+        box = {}
+        app = self.start({
+            "link": lambda: python(box["code"]),
+            "hello": text("hi"),
+        })
+        box["code"] = (
+            "import os\n"
+            f"os.symlink({str(app.home / 'daemon.json')!r}, 'AGENTS.override.md')\n"
+            f"os.symlink({str(app.home / 'config.json')!r}, 'AGENTS.md')\n"
+            f"os.symlink(os.path.relpath({str(app._user_home / '.ssh' / 'id_test')!r}), 'CLAUDE.md')\n"
+            "print(sorted(os.listdir('.')))"
+        )
+        session = app.session()
+        self.assertEqual(cell_result(app, session, "link the secrets")["status"], "ok")
+        turn(app, session, "hello")
+        self.assert_no_secret_sent(app)
+
+    def test_a_hard_link_to_a_secret_is_not_read_as_instructions(self):
+        def link(app):
+            os.link(app.home / "config.json", app.workspace / "AGENTS.md")
+            os.link(app._user_home / ".ssh" / "id_test", app.workspace / "CLAUDE.md")
+
+        app = self.start({"hello": text("hi")}, prepare=link)
+        session = app.session()
+        turn(app, session, "hello")
+        self.assert_no_secret_sent(app)
+
+    def test_a_cell_cannot_hard_link_a_secret(self):
+        box = {}
+        app = self.start({"link": lambda: python(box["code"])})
+        box["code"] = (
+            "import os\n"
+            "try:\n"
+            f"    os.link({str(app.home / 'config.json')!r}, 'AGENTS.md')\n"
+            "    print('linked')\n"
+            "except OSError as e:\n"
+            "    print('refused', e.errno)\n"
+        )
+        session = app.session()
+        result = cell_result(app, session, "link the config")
+        self.assertTrue(result["output"].startswith("refused"), result)
+
+    def test_a_folder_named_in_a_forged_job_event_is_not_removed(self):
+        box = {}
+        app = self.start({"forge": lambda: python(box["code"])})
+        victim = app._user_home / "notes"
+        victim.mkdir()
+        (victim / "keep.txt").write_text("mine")
+        box["code"] = (
+            "import json, os\n"
+            f"body = json.dumps({{'type': 'job_started', 'job': 99, 'pid': os.getpid(), 'dir': {str(victim)!r}}}).encode()\n"
+            "os.write(4, len(body).to_bytes(4, 'big') + body)\n"
+            "run('true').wait()\n"
+        )
+        session = app.session()
+        self.assertEqual(cell_result(app, session, "forge a job")["status"], "ok")
+        app.restart()
+        self.assertTrue((victim / "keep.txt").exists(), "the daemon removed a folder the kernel named")

@@ -8,8 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"unicode/utf8"
 
+	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/albedo"
 )
 
@@ -20,13 +22,23 @@ const HomeSource = "ALBEDO_HOME/AGENTS.md"
 type Files struct {
 	// home is the albedo home, "" for none.
 	home string
+	// hidden returns the paths no project file may lie under; nil for
+	// none.
+	hidden func(ctx context.Context) []string
 }
 
 var _ albedo.InstructionSource = (*Files)(nil)
 
 // New returns the instruction files of an albedo home (its AGENTS.md) and
-// of the workspaces asked about.
-func New(home string) *Files { return &Files{home: home} }
+// of the workspaces asked about. hidden returns the paths a sandboxed
+// kernel may not read (albedo's home among them): a project file, which
+// the model may have written or linked, is read only if it is a regular
+// file of one link reached through no link leading out of the repository
+// and lying under none of them (see localfs.OpenBeneath). The home's own
+// AGENTS.md is the user's, beyond a kernel's reach, and read as it is.
+func New(home string, hidden func(ctx context.Context) []string) *Files {
+	return &Files{home: home, hidden: hidden}
+}
 
 // Instructions reads the instruction files of workspace, in the order
 // they are sent. A file over albedo.MaxInstructionFile bytes or not UTF-8
@@ -34,7 +46,7 @@ func New(home string) *Files { return &Files{home: home} }
 func (f *Files) Instructions(ctx context.Context, workspace string) (albedo.InstructionSet, error) {
 	var set albedo.InstructionSet
 	if f.home != "" {
-		if text, ok, warn := read(filepath.Join(f.home, "AGENTS.md"), HomeSource); ok {
+		if text, ok, warn := readOwn(filepath.Join(f.home, "AGENTS.md"), HomeSource); ok {
 			set.Files = append(set.Files, albedo.InstructionFile{Source: HomeSource, Text: text})
 		} else if warn != "" {
 			set.Warnings = append(set.Warnings, warn)
@@ -42,6 +54,13 @@ func (f *Files) Instructions(ctx context.Context, workspace string) (albedo.Inst
 	}
 	if workspace == "" {
 		return set, nil
+	}
+	var hidden []string
+	if f.hidden != nil {
+		hidden = f.hidden(ctx)
+	}
+	if f.home != "" {
+		hidden = append(hidden, f.home)
 	}
 	root := repositoryRoot(workspace)
 	for _, dir := range chain(root, workspace) {
@@ -56,7 +75,7 @@ func (f *Files) Instructions(ctx context.Context, workspace string) (albedo.Inst
 				return set, fmt.Errorf("read instructions in %s: %w", dir, err)
 			}
 			source := filepath.ToSlash(rel)
-			text, ok, warn := read(path, source)
+			text, ok, warn := readProject(root, rel, hidden)
 			if warn != "" {
 				set.Warnings = append(set.Warnings, warn)
 			}
@@ -100,10 +119,10 @@ func chain(root, workspace string) []string {
 	return dirs
 }
 
-// read reads one instruction file. ok is false when it is missing or not
-// usable; warn then says why, when it exists.
-func read(path, source string) (text string, ok bool, warn string) {
-	file, err := os.Open(path)
+// readOwn reads the user's own instruction file. ok is false when it is
+// missing or not usable; warn then says why, when it exists.
+func readOwn(path, source string) (text string, ok bool, warn string) {
+	file, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", false, ""
 	}
@@ -118,13 +137,40 @@ func read(path, source string) (text string, ok bool, warn string) {
 	if info.IsDir() {
 		return "", false, ""
 	}
-	if info.Size() > albedo.MaxInstructionFile {
-		return "", false, fmt.Sprintf("%s was skipped: it is over 1 MiB (%d bytes)", source, info.Size())
+	if !info.Mode().IsRegular() {
+		return "", false, fmt.Sprintf("%s was skipped: it is not a regular file", source)
 	}
 	data, err := io.ReadAll(io.LimitReader(file, albedo.MaxInstructionFile+1))
 	if err != nil {
 		return "", false, fmt.Sprintf("%s was skipped: %v", source, err)
 	}
+	return checkText(data, source)
+}
+
+// readProject reads the instruction file rel beneath the repository root
+// as localfs.OpenBeneath allows. ok is false when it is missing or not
+// usable; warn then says why, when it exists.
+func readProject(root, rel string, hidden []string) (text string, ok bool, warn string) {
+	data, err := localfs.ReadBeneath(root, rel, hidden, albedo.MaxInstructionFile)
+	source := filepath.ToSlash(rel)
+	switch {
+	case err == nil:
+		return checkText(data, source)
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, localfs.ErrFolder):
+		return "", false, ""
+	case errors.Is(err, localfs.ErrTooLarge):
+		return "", false, fmt.Sprintf("%s was skipped: it is over 1 MiB", source)
+	}
+	var no *localfs.RefusedError
+	if errors.As(err, &no) {
+		return "", false, fmt.Sprintf("%s was skipped: %s", source, no.Reason)
+	}
+	return "", false, fmt.Sprintf("%s was skipped: %v", source, err)
+}
+
+// checkText accepts data of at most 1 MiB of UTF-8 as an instruction
+// file's text.
+func checkText(data []byte, source string) (text string, ok bool, warn string) {
 	if len(data) > albedo.MaxInstructionFile {
 		return "", false, fmt.Sprintf("%s was skipped: it is over 1 MiB", source)
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/albedo-agent/albedo/albedo"
@@ -66,7 +67,7 @@ func TestInstructions(t *testing.T) {
 			if err := os.MkdirAll(ws, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			set, err := New(home).Instructions(context.Background(), ws)
+			set, err := New(home, nil).Instructions(context.Background(), ws)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,5 +87,89 @@ func TestInstructions(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestInstructionsReachNoFurtherThanTheKernel lays out files a model's
+// code could make in its workspace to have the daemon read a secret for it.
+func TestInstructionsReachNoFurtherThanTheKernel(t *testing.T) {
+	tests := []struct {
+		name string
+		// make lays the case out in the repository root, beside home (the
+		// albedo home, holding daemon.json) and secret (a hidden folder
+		// holding id_rsa).
+		make     func(t *testing.T, root, home, secret string)
+		want     []string // source=text
+		warnings []string
+	}{
+		{"a link to the home's daemon.json", func(t *testing.T, root, home, _ string) {
+			symlink(t, filepath.Join(home, "daemon.json"), filepath.Join(root, "AGENTS.md"))
+		}, nil, []string{"AGENTS.md was skipped: a link on its way leads out of"}},
+		{"a relative link to a hidden key, the next name then read", func(t *testing.T, root, _, secret string) {
+			rel, err := filepath.Rel(root, filepath.Join(secret, "id_rsa"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			symlink(t, rel, filepath.Join(root, "AGENTS.override.md"))
+			layout(t, root, map[string]string{"CLAUDE.md": "claude"})
+		}, []string{"CLAUDE.md=claude"}, []string{"AGENTS.override.md was skipped: a link on its way leads out of"}},
+		{"a hard link to the home's daemon.json", func(t *testing.T, root, home, _ string) {
+			if err := os.Link(filepath.Join(home, "daemon.json"), filepath.Join(root, "AGENTS.md")); err != nil {
+				t.Fatal(err)
+			}
+		}, nil, []string{"AGENTS.md was skipped: it has 2 hard links"}},
+		{"a home inside the repository", func(t *testing.T, root, _, _ string) {
+			layout(t, root, map[string]string{"albedo-home/daemon.json": `{"token":"secret"}`})
+			symlink(t, "albedo-home/daemon.json", filepath.Join(root, "AGENTS.md"))
+		}, nil, []string{"AGENTS.md was skipped: it lies under the hidden path"}},
+		{"a FIFO does not hold the turn", func(t *testing.T, root, _, _ string) {
+			if err := syscall.Mkfifo(filepath.Join(root, "AGENTS.md"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, nil, []string{"AGENTS.md was skipped: it is not a regular file"}},
+		{"a link within the repository is followed", func(t *testing.T, root, _, _ string) {
+			layout(t, root, map[string]string{"AGENTS.md": "shared"})
+			symlink(t, "../AGENTS.md", filepath.Join(root, "ws", "CLAUDE.md"))
+		}, []string{"AGENTS.md=shared", "ws/CLAUDE.md=shared"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := t.TempDir()
+			root, home, secret := filepath.Join(base, "repo"), filepath.Join(base, "home"), filepath.Join(base, "secret")
+			layout(t, root, map[string]string{".git/HEAD": "", "ws/.keep": ""})
+			layout(t, home, map[string]string{"daemon.json": `{"token":"secret"}`})
+			layout(t, secret, map[string]string{"id_rsa": "KEY"})
+			tt.make(t, root, home, secret)
+			hidden := func(context.Context) []string { return []string{secret, filepath.Join(root, "albedo-home")} }
+			set, err := New(home, hidden).Instructions(context.Background(), filepath.Join(root, "ws"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range set.Files {
+				got = append(got, f.Source+"="+f.Text)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("files = %q, want %q", got, tt.want)
+			}
+			if len(set.Warnings) != len(tt.warnings) {
+				t.Fatalf("warnings = %q, want %q", set.Warnings, tt.warnings)
+			}
+			for i, w := range tt.warnings {
+				if !strings.HasPrefix(set.Warnings[i], w) {
+					t.Errorf("warning %q, want %q", set.Warnings[i], w)
+				}
+			}
+		})
+	}
+}
+
+func symlink(t *testing.T, target, path string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
 	}
 }

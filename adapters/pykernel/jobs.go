@@ -2,6 +2,9 @@ package pykernel
 
 import (
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
@@ -13,7 +16,21 @@ import (
 type jobState struct {
 	groups  map[int]int // job id → pid
 	running map[int]bool
-	dirs    map[string]bool // spool folders the kernel made for jobs
+}
+
+// jobsFolder is where a kernel keeps its jobs' spools: albedo-jobs-PID in
+// the TMPDIR of its environment (/tmp without one), as the kernel's
+// jobs.py names it. The daemon removes this folder, and only this one,
+// when the kernel exits: it never removes a folder the kernel names, for
+// the kernel runs the model's code, which may send any event.
+func jobsFolder(env []string, pid int) string {
+	tmp := "/tmp"
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "TMPDIR="); ok && v != "" {
+			tmp = v
+		}
+	}
+	return filepath.Join(tmp, "albedo-jobs-"+strconv.Itoa(pid))
 }
 
 // jobEvent updates the job state from a kernel's job event, and passes on
@@ -21,15 +38,12 @@ type jobState struct {
 func (p *process) jobEvent(ev event) {
 	p.mu.Lock()
 	if p.jobs.groups == nil {
-		p.jobs = jobState{groups: map[int]int{}, running: map[int]bool{}, dirs: map[string]bool{}}
+		p.jobs = jobState{groups: map[int]int{}, running: map[int]bool{}}
 	}
 	switch ev.Type {
 	case "job_started":
 		p.jobs.groups[ev.Job] = ev.PID
 		p.jobs.running[ev.Job] = true
-		if ev.Dir != "" {
-			p.jobs.dirs[ev.Dir] = true
-		}
 	case "job_ended":
 		delete(p.jobs.running, ev.Job)
 	}
@@ -59,14 +73,13 @@ func (p *process) killJobs() {
 	}
 }
 
-// removeJobDirs removes the spool folders of the jobs of a kernel that
-// exited.
-func (p *process) removeJobDirs() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for dir := range p.jobs.dirs {
-		if err := os.RemoveAll(dir); err != nil {
-			p.log.Warn("removing the output of background jobs", "dir", dir, "err", err)
-		}
+// removeJobsFolder removes the jobs' spool folder of a kernel that
+// exited, if it made one. A link in its place is removed, not followed.
+func (p *process) removeJobsFolder() {
+	if p.jobsFolder == "" {
+		return
+	}
+	if err := os.RemoveAll(p.jobsFolder); err != nil {
+		p.log.Warn("removing the output of background jobs", "dir", p.jobsFolder, "err", err)
 	}
 }

@@ -3,6 +3,11 @@ package pykernel
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -252,5 +257,39 @@ func TestShowImage(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAKernelNamesNoFolderForTheDaemonToRemove forges the event that
+// starts a job, naming a folder of the user's, the way a cell can write
+// any frame to its channel: the daemon removes the kernel's own jobs
+// folder when it exits, and nothing it was told of.
+func TestAKernelNamesNoFolderForTheDaemonToRemove(t *testing.T) {
+	k := newKernels(t, Options{})
+	victim := t.TempDir()
+	if err := os.WriteFile(filepath.Join(victim, "keep"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, k, "forge", t.TempDir(), fmt.Sprintf(`import json, os, tempfile
+body = json.dumps({"type": "job_started", "job": 99, "pid": os.getpid(), "dir": %q}).encode()
+os.write(4, len(body).to_bytes(4, "big") + body)
+j = run("true")
+j.wait()
+os.path.join(tempfile.gettempdir(), "albedo-jobs-%%d" %% os.getpid())`, victim))
+	if res.Status != "ok" {
+		t.Fatalf("cell = %+v", res)
+	}
+	own := strings.Trim(res.Value, "'")
+	if _, err := os.Stat(own); err != nil {
+		t.Fatalf("the kernel's jobs folder: %v", err)
+	}
+	if err := k.Stop(context.Background(), "forge"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(victim, "keep")); err != nil {
+		t.Errorf("the folder the kernel named was removed: %v", err)
+	}
+	if _, err := os.Stat(own); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the kernel's own jobs folder %s is left: %v", own, err)
 	}
 }

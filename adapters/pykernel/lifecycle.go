@@ -14,7 +14,7 @@ func (p *process) wait(cmd *exec.Cmd) {
 	_ = cmd.Wait() // the state says how it ended
 	killGroup(p.pid)
 	p.killJobs()
-	defer p.removeJobDirs()
+	p.removeJobsFolder()
 	if p.release != nil {
 		p.release()
 	}

@@ -49,6 +49,8 @@ type process struct {
 	version string
 	// workspace is the folder the kernel started in.
 	workspace string
+	// jobsFolder holds the spools of the kernel's jobs (see jobsFolder).
+	jobsFolder string
 	// tookCell says a cell was given to the kernel; a kernel warmed ahead
 	// of its first cell has none. Guarded by the session's turn.
 	tookCell bool
@@ -166,6 +168,7 @@ func spawn(ctx context.Context, o *Options, python, sessionID, workspace string)
 	p := &process{
 		sessionID:  sessionID,
 		workspace:  workspace,
+		jobsFolder: jobsFolder(launch.Env, cmd.Process.Pid),
 		pid:        cmd.Process.Pid,
 		log:        o.Logger.With("session", sessionID, "pid", cmd.Process.Pid),
 		release:    launch.Release,

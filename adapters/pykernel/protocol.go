@@ -47,10 +47,9 @@ type event struct {
 	Data string `json:"data"`
 
 	// job_started, job_ended, job_wake
-	Job        int    `json:"job"`
-	Exit       int    `json:"exit"`
-	DurationMS int64  `json:"duration_ms"`
-	Dir        string `json:"dir"`
+	Job        int   `json:"job"`
+	Exit       int   `json:"exit"`
+	DurationMS int64 `json:"duration_ms"`
 
 	// done
 	Status    string       `json:"status"`

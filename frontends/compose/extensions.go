@@ -29,7 +29,7 @@ func extensions(opts Options, dir string) (albedo.InstructionSource, albedo.Mode
 			warn(opts, "instruction settings ignored", err)
 		}
 		if enabled {
-			instructions = projectfiles.New(dir)
+			instructions = projectfiles.New(dir, hiddenPaths(dir))
 		}
 	}
 	if opts.Catalog != nil || dir == "" {

@@ -3,6 +3,9 @@ package compose
 import (
 	"context"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/albedo-agent/albedo/adapters/landlock"
 	"github.com/albedo-agent/albedo/adapters/pykernel"
@@ -62,4 +65,30 @@ func readSandboxPolicy(dir string) (albedo.SandboxPolicy, []string) {
 		return albedo.DefaultSandboxPolicy(), []string{err.Error() + "; using the default sandbox"}
 	}
 	return albedo.ParseSandboxPolicy(ext[sandboxExtension])
+}
+
+// hiddenPaths returns what the daemon opens nothing under on the model's
+// behalf, whatever the sandbox mode: the home dir ("" for none), the
+// default albedo home ~/.albedo, the default credentials and the policy's
+// hidden paths, "~/" meaning the user's home.
+func hiddenPaths(dir string) func(context.Context) []string {
+	return func(context.Context) []string {
+		user, _ := os.UserHomeDir()
+		names := append([]string{"~/.albedo"}, albedo.DefaultHiddenPaths...)
+		if dir != "" {
+			policy, _ := readSandboxPolicy(dir)
+			names = append(append(names, policy.Hidden...), dir)
+		}
+		out := make([]string, 0, len(names))
+		for _, name := range names {
+			if rest, ok := strings.CutPrefix(name, "~/"); ok {
+				if user == "" {
+					continue
+				}
+				name = filepath.Join(user, rest)
+			}
+			out = append(out, name)
+		}
+		return out
+	}
 }
