@@ -12,9 +12,10 @@ from pathlib import Path
 import re
 import shutil
 import subprocess
+import threading
 import unittest
 
-from harness import Albedo, Provider, python, start_albedo, text
+from harness import Albedo, LocalServer, Provider, QuietHandler, python, start_albedo, text
 from scripts import cell_then_answer
 from terminal import Terminal
 
@@ -498,6 +499,61 @@ class ConsoleTest(unittest.TestCase):
         self.assertIn("❯ before", screen)
         self.assertIn("❯ after", screen)
 
+
+    def test_an_attached_console_shows_the_restart_note_before_the_resumed_answer(self):
+        streaming = threading.Event()
+        release = threading.Event()
+        self.addCleanup(release.set)
+
+        class Handler(QuietHandler):
+            """A model that streams half an answer and hangs, until it is
+            told of the restart: then it answers whole."""
+
+            def do_POST(self):
+                request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                resumed = any("albedo restarted" in str(m.get("content")) for m in request["messages"])
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+
+                def send(delta, finish=None):
+                    chunk = {"id": "c", "object": "chat.completion.chunk", "model": "fixture-model",
+                             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.flush()
+
+                if not resumed:
+                    send({"role": "assistant", "content": "half an ans"})
+                    streaming.set()
+                    release.wait(DEADLINE)
+                    return
+                send({"role": "assistant", "content": "resumed answer"})
+                send({}, "stop")
+                self.wfile.write(b"data: [DONE]\n\n")
+
+        server = LocalServer(Handler)
+        self.addCleanup(server.close)
+        app = Albedo(server)
+        app.__enter__()
+        self.addCleanup(app.__exit__, None, None, None)
+        console = self.open(app)
+        console.wait_for(PROMPT)
+        console.say("answer slowly")
+        console.wait_for("half an ans")
+        self.assertTrue(streaming.wait(DEADLINE))
+        app.restart(crash=True)
+        screen = console.wait_for("resumed answer", "idle")
+        self.assertNotIn("half an ans", screen)
+        rows = screen.splitlines()
+        note = next((i for i, row in enumerate(rows) if "from daemon restart" in row), None)
+        self.assertIsNotNone(note, screen)
+        answer = next(i for i, row in enumerate(rows) if "resumed answer" in row)
+        self.assertLess(note, answer, "the restart note shows after the resumed answer:\n" + screen)
+        # No cell ran: the note does not speak of one.
+        self.assertNotIn("python cell", screen)
+        session = self.only_session(app)
+        seq = next(e["seq"] for e in app.events(session) if e["type"] == "user" and e.get("source") == "daemon restart")
+        self.assertIn(f"#{seq}", "\n".join(rows[note:answer]), "the restart note has no number:\n" + screen)
 
 if __name__ == "__main__":
     unittest.main()

@@ -10,8 +10,11 @@ import (
 // restarted in the middle of its turn.
 const RestartSource = "daemon restart"
 
-// RestartNote is the text of that message.
-const RestartNote = "albedo restarted while this turn was running. A python cell that was running then was stopped and not run again: check its effects before repeating it."
+// RestartNote is the text of that message when no cell was running.
+const RestartNote = "albedo restarted while this turn was running."
+
+// RestartCellsNote is its text when a cell was running and was cut short.
+const RestartCellsNote = RestartNote + " A python cell that was running then was stopped and not run again: check its effects before repeating it."
 
 // RestartCellNote is the error of a cell that was running when albedo
 // stopped; its output ends with it too.
@@ -119,7 +122,11 @@ func (s *Service) resumeLocked(ctx context.Context, st *sessionState, sess Sessi
 		add = append(add, q.item())
 		ids = append(ids, q.ID)
 	}
-	add = append(add, Item{Kind: KindUser, Source: RestartSource, Text: RestartNote, Notes: []string{KernelResetNote}, Timestamp: now})
+	note := RestartNote
+	if len(calls) > 0 {
+		note = RestartCellsNote
+	}
+	add = append(add, Item{Kind: KindUser, Source: RestartSource, Text: note, Notes: []string{KernelResetNote}, Timestamp: now})
 	sess.KernelUsed = false
 	expect := s.touch(&sess)
 	done, err := s.store.Commit(ctx, Commit{Session: &sess, Expect: expect, Items: add, Dequeue: ids})

@@ -70,7 +70,7 @@ func TestRecoverResumesCrashedTurn(t *testing.T) {
 				t.Fatalf("%d restart messages, want 1", len(restarts))
 			}
 			note := restarts[0]
-			if !strings.HasPrefix(note.Text, "albedo restarted") || len(note.Notes) != 1 || note.Notes[0] != albedo.KernelResetNote {
+			if note.Text != albedo.RestartCellsNote || len(note.Notes) != 1 || note.Notes[0] != albedo.KernelResetNote {
 				t.Errorf("restart message = %+v", note)
 			}
 			if items[6].Text != albedo.TurnFinished {
@@ -106,6 +106,31 @@ func TestRecoverResumesCrashedTurn(t *testing.T) {
 				t.Errorf("an idle session was touched by Recover")
 			}
 		})
+	}
+}
+
+func TestRecoverSpeaksOfNoCellWhenNoneRan(t *testing.T) {
+	r := newRig(t, script(fakes.Text("resumed answer")))
+	now := time.UnixMilli(1_700_000_000_000)
+	sess := albedo.Session{
+		ID: "mid-answer", Workspace: r.workspace, Provider: chatProvider, Model: "own-model", Protocol: albedo.ProtocolChatCompletions,
+		Title: "answer", Stage: albedo.StageRunning, Revision: 1, CreatedAt: now, UpdatedAt: now,
+	}
+	if _, err := r.store.Commit(r.ctx, albedo.Commit{Session: &sess, Items: []albedo.Item{{Kind: albedo.KindUser, Text: "answer", Timestamp: now.UnixMilli()}}}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := r.svc.Recover(r.ctx); err != nil || n != 1 {
+		t.Fatalf("Recover = %d, %v; want 1 session resumed", n, err)
+	}
+	r.waitIdle(sess.ID)
+	var notes []string
+	for _, it := range ofKind(r.history(sess.ID), albedo.KindUser) {
+		if it.Source == albedo.RestartSource {
+			notes = append(notes, it.Text)
+		}
+	}
+	if len(notes) != 1 || notes[0] != albedo.RestartNote {
+		t.Errorf("restart notes = %q, want one %q", notes, albedo.RestartNote)
 	}
 }
 

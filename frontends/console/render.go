@@ -51,23 +51,23 @@ func layout(b *Block, o layoutOptions) []line {
 	th := o.theme
 	switch b.Kind {
 	case BlockUser:
-		if b.Source != "" {
-			l.para("⚙ ", th.dim, "from "+b.Source+": "+b.Text, th.dim)
-		} else {
-			l.para("❯ ", th.user, b.Text, th.userText)
-		}
+		l.labelled(b.Seq, func() {
+			if b.Source != "" {
+				l.para("⚙ ", th.dim, "from "+b.Source+": "+b.Text, th.dim)
+			} else {
+				l.para("❯ ", th.user, b.Text, th.userText)
+			}
+		})
 		l.image(b)
-		l.label(b.Seq)
 	case BlockQueued:
 		l.para("⧗ ", th.queued, b.Text, th.dim)
 		l.image(b)
 		l.rows = append(l.rows, line{{"  ", th.dim}, {"queued: it joins the next model request", th.queued}})
 	case BlockAssistant:
-		l.markdown("● ", th.assistant, b.Text, th.text)
+		l.labelled(b.Seq, func() { l.markdown("● ", th.assistant, b.Text, th.text) })
 		if b.Cut {
 			l.rows = append(l.rows, line{{"  ", th.dim}, {"(cut short)", th.warn}})
 		}
-		l.label(b.Seq)
 	case BlockThinking:
 		l.thinking(b)
 	case BlockCompaction:
@@ -156,6 +156,18 @@ func (l *layouter) image(b *Block) {
 	if img := b.Image; img != nil {
 		l.rows = append(l.rows, line{{"  ", l.th.dim}, {fmt.Sprintf("[image %dx%d %s, %s]", img.Width, img.Height, img.MimeType, size(img.Bytes)), l.th.dim}})
 	}
+}
+
+// labelled lays text out with body, narrower by the room label(seq) needs,
+// so that a long first row still leaves room for the item's id.
+func (l *layouter) labelled(seq int64, body func()) {
+	full := l.o.width
+	if seq != 0 {
+		l.o.width = max(12, full-width("#"+itoa(seq))-2)
+	}
+	body()
+	l.o.width = full
+	l.label(seq)
 }
 
 // label puts the item's id (#seq, the checkpoint /fork names) at the right

@@ -38,6 +38,12 @@ func TestLayout(t *testing.T) {
 			want:  "\n⚙ from daemon restart: albedo restarted",
 		},
 		{
+			name:  "a note filling its first row keeps room for its id",
+			block: &Block{Kind: BlockUser, Seq: 12, Text: "albedo restarted while this turn was running.", Source: "daemon restart"},
+			width: 40,
+			want:  "\n⚙ from daemon restart: albedo        #12\n  restarted while this turn was\n  running.",
+		},
+		{
 			name:  "queued message",
 			block: &Block{Kind: BlockQueued, Text: "and then this"},
 			width: 60,

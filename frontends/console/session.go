@@ -165,6 +165,7 @@ func (s *sessionScreen) follow(ctx context.Context, gen int, id string) {
 				s.setUsage(detail.Session.Usage, measure, merr)
 			}
 			if resumed {
+				s.t.DropLive()
 				for _, ev := range stream.Snapshot {
 					s.apply(ev)
 				}

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/albedo-agent/albedo/frontends/client"
@@ -134,6 +135,19 @@ func (t *Transcript) Reset(snapshot []client.Event) {
 	t.calls = make(map[string]*Block)
 	for _, ev := range snapshot {
 		t.Apply(ev)
+	}
+}
+
+// DropLive removes what was streaming when the stream dropped: the text,
+// reasoning and call arguments of a request whose end the console will not
+// see. Its durable events replace them if the request went on; a restarted
+// daemon asks again, and the new answer comes after its restart note.
+func (t *Transcript) DropLive() {
+	for _, live := range []**Block{&t.liveText, &t.liveThinking, &t.liveTool} {
+		if b := *live; b != nil {
+			t.Blocks = slices.DeleteFunc(t.Blocks, func(x *Block) bool { return x == b })
+			*live = nil
+		}
 	}
 }
 

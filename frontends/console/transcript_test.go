@@ -29,6 +29,29 @@ func TestTranscriptApply(t *testing.T) {
 			want: "user#1 hi\nthinking~ let me think\nassistant~ hello\n",
 		},
 		{
+			name: "what streamed before the stream dropped gives way to what came since",
+			events: []client.Event{
+				{Type: "user", Seq: 1, Text: "hi"},
+				{Type: "delta", Kind: "reasoning", Text: "let me"},
+				{Type: "delta", Kind: "text", Text: "half an ans"},
+			},
+			check: func(t *testing.T, tr *Transcript) {
+				tr.DropLive()
+				for _, ev := range []client.Event{
+					{Type: "user", Seq: 2, Text: "albedo restarted while this turn was running.", Source: "daemon restart"},
+					{Type: "delta", Kind: "text", Text: "whole "},
+					{Type: "message", Seq: 3, Text: "whole answer"},
+				} {
+					tr.Apply(ev)
+				}
+				want := "user#1 hi\nuser#2 daemon restart albedo restarted while this turn was running.\nassistant#3 whole answer\n"
+				if got := tr.String(); got != want {
+					t.Errorf("after the reconnection:\n%s\nwant:\n%s", got, want)
+				}
+			},
+			want: "user#1 hi\nthinking~ let me\nassistant~ half an ans\n",
+		},
+		{
 			name: "a retry notice shows until the reply streams",
 			events: []client.Event{
 				{Type: "user", Seq: 1, Text: "hi"},
