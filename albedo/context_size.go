@@ -13,25 +13,14 @@ const longText = 64 << 10
 // Where the projection joins a long text to another (notes, merged
 // reasoning) the count may differ from the real encoding by the few bytes
 // of an escape at the seam; it feeds an estimate. An item sent as its Raw
-// counts what NativeJSON would make of it, without building it.
+// counts its Raw.
 func projectedSize(items []Item, protocol Protocol) int64 {
 	var extra int64
 	var light []Item
 	for i, it := range items {
 		if protocol == ProtocolResponses {
 			if native, _ := nativeResponses(it); native {
-				// Sent as its Raw: a long string it leaves out is counted,
-				// not put back.
-				size, standIn, _ := it.nativeSize()
-				if len(standIn) == len(it.Raw) || (it.Kind == KindReasoning && !replayableReasoning(it.Raw)) {
-					continue
-				}
-				if light == nil {
-					light = append([]Item(nil), items...)
-				}
-				light[i].Raw = standIn
-				extra += int64(size - len(standIn))
-				continue
+				continue // sent as its Raw
 			}
 		}
 		if len(it.Text) <= longText {

@@ -1,6 +1,7 @@
 package albedo
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/albedo-agent/albedo/albedo/wire"
@@ -96,10 +97,10 @@ func EventOf(it Item, code string) Event {
 // arguments when they are not the python tool's.
 func CallCode(it Item) string {
 	var args struct {
-		Code *longString `json:"code"`
+		Code *string `json:"code"`
 	}
-	if decodeArguments(it.Arguments, &args) == nil && args.Code != nil {
-		return string(*args.Code)
+	if json.Unmarshal([]byte(it.Arguments), &args) == nil && args.Code != nil {
+		return *args.Code
 	}
 	return it.Arguments
 }

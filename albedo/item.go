@@ -80,10 +80,8 @@ type Item struct {
 	// provider of the same protocol. Chat Completions items carry none:
 	// the native form of an answer or reasoning is its text, that of a
 	// tool call its id, name and arguments, which the projection writes
-	// from those fields, so a long answer or call is not kept twice. In a
-	// Responses item, a long string that Text or Arguments holds may be
-	// left out, a reference standing in its place (TextRef, ArgumentsRef);
-	// NativeJSON puts it back.
+	// from those fields, so a long answer or call is not kept twice. A
+	// Responses item's Raw is the output item as received, less its id.
 	Raw json.RawMessage
 	// Flags say what albedo knows of a model item beyond its text.
 	Flags ItemFlags

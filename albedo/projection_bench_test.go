@@ -2,6 +2,7 @@ package albedo_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -157,14 +158,14 @@ func BenchmarkCompactionDecision10k(b *testing.B) {
 }
 
 // BenchmarkProjectLongAnswer projects a transcript whose answer is 8 MiB
-// long, in each protocol (Responses with the answer referenced from its
-// Raw, as the OpenAI adapter leaves it); B/op is about the projection's
-// size when a long text is written into its message at once.
+// long, in each protocol (Responses with the answer in its Raw, as the
+// OpenAI adapter leaves it); B/op is about the projection's size when a
+// long text is written into its message at once.
 func BenchmarkProjectLongAnswer(b *testing.B) {
 	text := strings.Repeat("a long answer, line after line\n", (8<<20)/31)
-	raw := `{"type":"message","role":"assistant","status":"completed","content":[{"type":"output_text","text":"` +
-		albedo.TextRef(0, len(text)) + `","annotations":[],"logprobs":[]}]}`
-	raw = strings.Replace(raw, "\x00", `\u0000`, 1)
+	encoded, _ := json.Marshal(text)
+	raw := `{"type":"message","role":"assistant","status":"completed","content":[{"type":"output_text","text":` +
+		string(encoded) + `,"annotations":[],"logprobs":[]}]}`
 	for _, protocol := range []albedo.Protocol{albedo.ProtocolChatCompletions, albedo.ProtocolResponses} {
 		items := []albedo.Item{
 			{Seq: 1, Kind: albedo.KindUser, Text: "a long answer please"},

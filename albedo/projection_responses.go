@@ -67,21 +67,14 @@ func (p *responsesProjector) add(it Item) {
 }
 
 // nativeResponses reports whether it replays its Raw to a Responses
-// provider, and returns the function that makes what is sent: the Raw with
-// the long strings it leaves out put back (Item.NativeJSON). Raw JSON is
-// sent as it is, so only when it is JSON; a provider encoded it, but a
-// store may hold anything.
+// provider, and returns the function that makes what is sent: the Raw.
+// Raw JSON is sent as it is, so only when it is JSON; a provider encoded
+// it, but a store may hold anything.
 func nativeResponses(it Item) (bool, func() json.RawMessage) {
 	if it.Protocol != ProtocolResponses || len(it.Raw) == 0 || !json.Valid(it.Raw) {
 		return false, nil
 	}
-	if _, ok := rawRefs(it); !ok {
-		return false, nil
-	}
-	return true, func() json.RawMessage {
-		raw, _ := it.NativeJSON()
-		return raw
-	}
+	return true, func() json.RawMessage { return it.Raw }
 }
 
 // responsesOutput is a function_call_output: its text, or, when the cell

@@ -2,6 +2,7 @@ package albedo
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -476,8 +477,8 @@ func outputItems(call Item, res CellResult, now int64) []Item {
 
 // pythonArgs are the arguments of the python tool.
 type pythonArgs struct {
-	Code      *longString `json:"code"`
-	TimeoutMS int64       `json:"timeout_ms"`
+	Code      *string `json:"code"`
+	TimeoutMS int64   `json:"timeout_ms"`
 }
 
 // maxCellTimeout caps the timeout a model may ask for.
@@ -489,7 +490,7 @@ const maxCellTimeout = 24 * time.Hour
 func (s *Service) runPython(ctx context.Context, st *sessionState, sess Session, call Item) []Item {
 	now := func() int64 { return s.now() }
 	var args pythonArgs
-	if err := decodeArguments(call.Arguments, &args); err != nil || args.Code == nil {
+	if err := json.Unmarshal([]byte(call.Arguments), &args); err != nil || args.Code == nil {
 		return []Item{outputItem(call, CellResult{Status: CellError, Error: `arguments must be a JSON object {"code": string, "timeout_ms": integer}`}, now())}
 	}
 	timeout := s.cellTimeout
@@ -498,7 +499,7 @@ func (s *Service) runPython(ctx context.Context, st *sessionState, sess Session,
 	}
 	began := s.clock.Now()
 	res, err := s.kernel.Run(ctx, Cell{
-		SessionID: sess.ID, Workspace: sess.Workspace, Code: string(*args.Code), Timeout: timeout,
+		SessionID: sess.ID, Workspace: sess.Workspace, Code: *args.Code, Timeout: timeout,
 		Call: call.Seq, Output: s.liveOutput(st, sess.ID, call.Seq),
 		HostCalls: s.hostCallList, Host: s.cellHost(sess.ID),
 	})

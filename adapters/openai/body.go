@@ -18,20 +18,16 @@ type requestBody struct {
 	// lead, when not nil, is written before the items.
 	lead  []byte
 	items []json.RawMessage
-	// edited holds, by index in items, the items written with a member
-	// left out.
-	edited map[int]edit
-	tail   []byte
-	size   int64
+	tail  []byte
+	size  int64
 	// asksInclude is set when the body asks for "include".
 	asksInclude bool
 }
 
 // newBody lays out `{"model":M,"<array>":[lead,items...],<rest of
 // envelope>}`, where envelope is the request's other members, encoded as
-// an object; lead may be nil, and edited (by index) items written in
-// place of some of items.
-func newBody(model, array string, lead []byte, items []json.RawMessage, edited map[int]edit, envelope any) (*requestBody, error) {
+// an object; lead may be nil.
+func newBody(model, array string, lead []byte, items []json.RawMessage, envelope any) (*requestBody, error) {
 	rest, err := json.Marshal(envelope)
 	if err != nil || len(rest) < 2 || rest[0] != '{' {
 		return nil, fmt.Errorf("encoding the request's members: %v", err)
@@ -43,7 +39,7 @@ func newBody(model, array string, lead []byte, items []json.RawMessage, edited m
 	} else {
 		tail = append(tail, '}')
 	}
-	b := &requestBody{head: head, lead: lead, items: items, edited: edited, tail: tail}
+	b := &requestBody{head: head, lead: lead, items: items, tail: tail}
 	b.size = int64(len(head) + len(tail))
 	for i := range b.pieces() {
 		if i > 0 {
@@ -70,9 +66,6 @@ func (b *requestBody) piece(i int) ([]byte, []byte) {
 			return b.lead, nil
 		}
 		i--
-	}
-	if e, ok := b.edited[i]; ok {
-		return e.head, e.rest
 	}
 	if len(b.items[i]) == 0 {
 		return null, nil // as encoding/json writes an empty item

@@ -17,25 +17,21 @@ func TestRequestBodyLaysOutItsPieces(t *testing.T) {
 		name     string
 		lead     []byte
 		items    []json.RawMessage
-		edited   map[int]edit
 		envelope any
 		want     string
 	}{
-		{"no items", nil, nil, nil, envelope{Stream: true}, `{"model":"m","input":[],"stream":true}`},
-		{"one item", nil, []json.RawMessage{json.RawMessage(`{"a":1}`)}, nil, envelope{}, `{"model":"m","input":[{"a":1}],"stream":false}`},
-		{"items kept byte for byte", nil, []json.RawMessage{json.RawMessage(`{"a": "<b>"}`), json.RawMessage(`[1, 2]`), json.RawMessage(`"x"`)}, nil,
+		{"no items", nil, nil, envelope{Stream: true}, `{"model":"m","input":[],"stream":true}`},
+		{"one item", nil, []json.RawMessage{json.RawMessage(`{"a":1}`)}, envelope{}, `{"model":"m","input":[{"a":1}],"stream":false}`},
+		{"items kept byte for byte", nil, []json.RawMessage{json.RawMessage(`{"a": "<b>"}`), json.RawMessage(`[1, 2]`), json.RawMessage(`"x"`)},
 			envelope{Key: "k"}, `{"model":"m","input":[{"a": "<b>"},[1, 2],"x"],"stream":false,"key":"k"}`},
-		{"an empty item is null", nil, []json.RawMessage{nil, json.RawMessage(`1`)}, nil, envelope{}, `{"model":"m","input":[null,1],"stream":false}`},
-		{"no other members", nil, []json.RawMessage{json.RawMessage(`1`)}, nil, struct{}{}, `{"model":"m","input":[1]}`},
-		{"a lead value alone", []byte(`{"role":"system"}`), nil, nil, envelope{}, `{"model":"m","input":[{"role":"system"}],"stream":false}`},
-		{"a lead value, then items, some edited", []byte(`0`), []json.RawMessage{json.RawMessage(`1`), json.RawMessage(`2`), json.RawMessage(`3`)},
-			map[int]edit{1: {head: []byte(`"tw`), rest: []byte(`o"`)}, 2: {rest: []byte(`"three"`)}}, envelope{}, `{"model":"m","input":[0,1,"two","three"],"stream":false}`},
-		{"an item edited to its first part", nil, []json.RawMessage{json.RawMessage(`1`), json.RawMessage(`2`)},
-			map[int]edit{0: {head: []byte(`{"a":1}`)}}, envelope{}, `{"model":"m","input":[{"a":1},2],"stream":false}`},
+		{"an empty item is null", nil, []json.RawMessage{nil, json.RawMessage(`1`)}, envelope{}, `{"model":"m","input":[null,1],"stream":false}`},
+		{"no other members", nil, []json.RawMessage{json.RawMessage(`1`)}, struct{}{}, `{"model":"m","input":[1]}`},
+		{"a lead value, then items", []byte(`0`), []json.RawMessage{json.RawMessage(`1`), json.RawMessage(`2`)}, envelope{}, `{"model":"m","input":[0,1,2],"stream":false}`},
+		{"a lead value alone", []byte(`{"role":"system"}`), nil, envelope{}, `{"model":"m","input":[{"role":"system"}],"stream":false}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b, err := newBody("m", "input", tt.lead, tt.items, tt.edited, tt.envelope)
+			b, err := newBody("m", "input", tt.lead, tt.items, tt.envelope)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,7 +61,7 @@ func TestRequestBodyOfALongTranscriptIsValidJSON(t *testing.T) {
 	for i := range items {
 		items[i] = json.RawMessage(`{"role":"tool","content":"` + string(bytes.Repeat([]byte{'x'}, i%700)) + `"}`)
 	}
-	b, err := newBody("model", "messages", nil, items, nil, struct {
+	b, err := newBody("model", "messages", nil, items, struct {
 		Stream bool `json:"stream"`
 	}{true})
 	if err != nil {

@@ -58,7 +58,7 @@ func chatBody(req albedo.ModelRequest) (*requestBody, error) {
 			Function: chatFunction{Name: t.Name, Description: t.Description, Parameters: parameters(t)},
 		})
 	}
-	b, err := newBody(req.Endpoint.Model, "messages", system, req.Input, nil, body)
+	b, err := newBody(req.Endpoint.Model, "messages", system, req.Input, body)
 	if err != nil {
 		return nil, fmt.Errorf("encoding chat completions request: %w", err)
 	}

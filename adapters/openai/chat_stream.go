@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"sort"
+	"strings"
 
 	"github.com/albedo-agent/albedo/albedo"
 )
@@ -42,14 +43,12 @@ type chatChunk struct {
 	Message string `json:"message"`
 }
 
-// chatCall is a tool call being assembled from its fragments. Its
-// arguments collect in a textBuffer, as an answer's text does, so that
-// long arguments (a cell writing a large file) are held about once.
+// chatCall is a tool call being assembled from its fragments.
 type chatCall struct {
 	index     int
 	id        string
 	name      string
-	arguments textBuffer
+	arguments strings.Builder
 }
 
 // chatDecoder assembles a Chat Completions reply. Only the first choice
@@ -58,8 +57,8 @@ type chatDecoder struct {
 	ep        albedo.Endpoint
 	onDelta   func(albedo.Delta)
 	log       *slog.Logger
-	text      textBuffer
-	reasoning textBuffer
+	text      strings.Builder
+	reasoning strings.Builder
 	refused   bool
 	think     *thinkSplitter
 	calls     []*chatCall

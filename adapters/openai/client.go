@@ -44,9 +44,6 @@ type Client struct {
 	maxBackoff  time.Duration
 	log         *slog.Logger
 	noInclude   includeRefusals
-	// stripped remembers what leaving the server ids out made of the
-	// Responses input items already sent.
-	stripped strippedItems
 }
 
 var _ albedo.Provider = (*Client)(nil)
@@ -109,7 +106,7 @@ func (c *Client) Stream(ctx context.Context, req albedo.ModelRequest, onDelta fu
 		dec = newChatDecoder(ep, onDelta, c.log)
 	case albedo.ProtocolResponses:
 		path = "/responses"
-		body, err = responsesBody(req, !c.noInclude.refused(ep), &c.stripped)
+		body, err = responsesBody(req, !c.noInclude.refused(ep))
 		dec = newResponsesDecoder(ep, onDelta, c.log)
 	default:
 		return albedo.ModelReply{}, albedo.Errorf(albedo.EConfig, "%s: unknown protocol %q", who(ep), ep.Protocol)
@@ -126,7 +123,7 @@ func (c *Client) Stream(ctx context.Context, req albedo.ModelRequest, onDelta fu
 		// Sent once more without it; the provider is remembered.
 		c.log.Warn("provider refused \"include\"; asking without it from now on", "provider", ep.Provider, "error", err)
 		c.noInclude.remember(ep)
-		if body, err = responsesBody(req, false, &c.stripped); err != nil {
+		if body, err = responsesBody(req, false); err != nil {
 			return albedo.ModelReply{}, err
 		}
 		reply, err = c.exchange(ctx, ep, target, body, newResponsesDecoder(ep, onDelta, c.log), onDelta, req.OnAttempt)

@@ -40,3 +40,90 @@ func completeMessage(raw json.RawMessage) json.RawMessage {
 	}
 	return mustMarshal(msg)
 }
+
+// Native forms of the Responses items made from deltas, with the members
+// the published schema asks of them (and no id: nothing is stored).
+
+type rawMessage struct {
+	Type    string       `json:"type"`
+	Role    string       `json:"role"`
+	Status  string       `json:"status"`
+	Content []rawOutText `json:"content"`
+}
+
+type rawOutText struct {
+	Type        string   `json:"type"`
+	Text        string   `json:"text"`
+	Annotations []string `json:"annotations"`
+	Logprobs    []string `json:"logprobs"`
+}
+
+type rawReasoning struct {
+	Type    string       `json:"type"`
+	Summary []rawSummary `json:"summary"`
+}
+
+type rawSummary struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type rawCall struct {
+	Type      string `json:"type"`
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// messageRaw is an assistant message holding text; status is "completed"
+// or "incomplete".
+func messageRaw(text, status string) json.RawMessage {
+	return mustMarshal(rawMessage{Type: "message", Role: "assistant", Status: status,
+		Content: []rawOutText{{Type: "output_text", Text: text, Annotations: []string{}, Logprobs: []string{}}}})
+}
+
+func reasoningRaw(text string) json.RawMessage {
+	return mustMarshal(rawReasoning{Type: "reasoning", Summary: []rawSummary{{Type: "summary_text", Text: text}}})
+}
+
+func callRaw(callID, name, arguments string) json.RawMessage {
+	return mustMarshal(rawCall{Type: "function_call", CallID: callID, Name: name, Arguments: arguments})
+}
+
+// withoutID returns the JSON object raw without its top-level "id"
+// member, the rest byte for byte as it was; raw itself when it has none
+// or is not an object.
+func withoutID(raw json.RawMessage) json.RawMessage {
+	if !bytes.Contains(raw, []byte(`"id"`)) {
+		return raw
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return raw
+	}
+	for first := true; dec.More(); first = false {
+		start := dec.InputOffset() // after '{', or before the comma that leads the member
+		key, err := dec.Token()
+		if err != nil {
+			return raw
+		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return raw
+		}
+		if key != "id" {
+			continue
+		}
+		end := int(dec.InputOffset())
+		if first {
+			// The comma after the first member goes with it.
+			rest := bytes.TrimLeft(raw[end:], " \t\r\n")
+			if len(rest) > 0 && rest[0] == ',' {
+				end = len(raw) - len(rest) + 1
+			}
+		}
+		out := append([]byte(nil), raw[:start]...)
+		return append(out, raw[end:]...)
+	}
+	return raw
+}

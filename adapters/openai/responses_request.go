@@ -3,6 +3,7 @@ package openai
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/albedo-agent/albedo/albedo"
 )
@@ -36,6 +37,23 @@ type responsesEffort struct {
 	Summary string `json:"summary"`
 }
 
+// unstored returns the input items without the ids their provider gave
+// them: with store set to false the provider keeps nothing, and an item
+// naming an id would make it refuse the whole request. Replies are decoded
+// without them; items stored before that may still carry one.
+func unstored(items []json.RawMessage) []json.RawMessage {
+	out := items
+	for i, raw := range items {
+		if cut := withoutID(raw); len(cut) != len(raw) {
+			if &out[0] == &items[0] {
+				out = slices.Clone(items)
+			}
+			out[i] = cut
+		}
+	}
+	return out
+}
+
 // includeEncrypted asks for the reasoning's encrypted content.
 const includeEncrypted = "reasoning.encrypted_content"
 
@@ -44,7 +62,7 @@ const includeEncrypted = "reasoning.encrypted_content"
 // summary and, unless withInclude is false, for the reasoning's encrypted
 // content, which is what lets a reasoning item be sent back when nothing
 // is stored.
-func responsesBody(req albedo.ModelRequest, withInclude bool, stripped *strippedItems) (*requestBody, error) {
+func responsesBody(req albedo.ModelRequest, withInclude bool) (*requestBody, error) {
 	ep := req.Endpoint
 	body := responsesRequest{
 		Instructions:   req.Instructions,
@@ -63,7 +81,7 @@ func responsesBody(req albedo.ModelRequest, withInclude bool, stripped *stripped
 			Type: "function", Name: t.Name, Description: t.Description, Parameters: parameters(t),
 		})
 	}
-	b, err := newBody(ep.Model, "input", nil, req.Input, stripped.changes(req.Input), body)
+	b, err := newBody(ep.Model, "input", nil, unstored(req.Input), body)
 	if err != nil {
 		return nil, fmt.Errorf("encoding responses request: %w", err)
 	}

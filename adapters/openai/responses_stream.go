@@ -58,9 +58,9 @@ type outputItem struct {
 type fragment struct {
 	index     int
 	kind      albedo.ItemKind
-	text      textBuffer
+	text      strings.Builder
 	lastPart  int
-	arguments textBuffer
+	arguments strings.Builder
 }
 
 // responsesDecoder assembles a Responses reply. The output of the final
@@ -83,21 +83,13 @@ type responsesDecoder struct {
 	think *thinkSplitter
 	// newID names a call whose provider sent no id.
 	newID func() string
-	// longEvent and longString are the sizes past which an event's data
-	// is read as it arrives and a string of an event is not kept when it
-	// repeats a text (see responses_long.go).
-	longEvent, longString int
-	// longs are the long strings of the events, which placeholders (with
-	// nonce) stand for.
-	longs []longValue
-	nonce string
 	// cap cuts the reply at the cap on one item.
 	cap replyCap
 }
 
 func newResponsesDecoder(ep albedo.Endpoint, onDelta func(albedo.Delta), log *slog.Logger) *responsesDecoder {
 	d := &responsesDecoder{ep: ep, onDelta: onDelta, log: log, newID: newCallID, done: map[int]json.RawMessage{}, added: map[int]outputItem{},
-		longEvent: longEventData, longString: longStringSize, nonce: newNonce(), cap: newReplyCap(ep)}
+		cap: newReplyCap(ep)}
 	if ep.ThinkTags {
 		d.think = &thinkSplitter{}
 	}
@@ -119,9 +111,9 @@ func (d *responsesDecoder) thinkItems(items []albedo.Item) []albedo.Item {
 			return items
 		}
 		r := reasoning.String()
-		think := albedo.Item{Kind: albedo.KindReasoning, Text: r, Protocol: albedo.ProtocolResponses, Raw: d.reasoningRaw(r)}
+		think := albedo.Item{Kind: albedo.KindReasoning, Text: r, Protocol: albedo.ProtocolResponses, Raw: reasoningRaw(r)}
 		it.Text = answer.String()
-		it.Raw = d.messageRaw(it.Text, "completed")
+		it.Raw = messageRaw(it.Text, "completed")
 		out := append(append(slices.Clip(items[:i]), think, it), items[i+1:]...)
 		return out
 	}
@@ -134,16 +126,10 @@ func (d *responsesDecoder) event(ev sseEvent) (bool, error) {
 	if ev.done() {
 		return true, nil
 	}
-	mark := len(d.longs)
-	data, err := d.reduce(&ev)
-	if err != nil {
-		return false, err
-	}
 	var e responsesEvent
-	if err := decodeEvent(d.ep, d.log, data, &e); err != nil {
+	if err := decodeEvent(d.ep, d.log, []byte(ev.Data), &e); err != nil {
 		return false, err
 	}
-	d.resolve(&e)
 	if e.Type == "" {
 		e.Type = ev.Type
 	}
@@ -151,37 +137,7 @@ func (d *responsesDecoder) event(ev sseEvent) (bool, error) {
 	if err == nil && d.cap.hit != nil {
 		end, err = false, d.cap.hit
 	}
-	switch e.Type {
-	case "response.output_item.done", "response.completed", "response.incomplete":
-		// Their items are kept, with the long strings they hold.
-	default:
-		d.release(mark)
-	}
 	return end, err
-}
-
-// resolve puts back the long strings of e's own members (the items keep
-// theirs until the reply is built).
-func (d *responsesDecoder) resolve(e *responsesEvent) {
-	e.Type, e.Delta, e.Message = d.copyOf(e.Type), d.copyOf(e.Delta), d.copyOf(e.Message)
-	if c, ok := e.Code.(string); ok {
-		e.Code = d.copyOf(c)
-	}
-	errs := []*apiError{e.Error}
-	if r := e.Response; r != nil {
-		errs = append(errs, r.Error)
-		if r.IncompleteDetails != nil {
-			r.IncompleteDetails.Reason = d.copyOf(r.IncompleteDetails.Reason)
-		}
-	}
-	for _, a := range errs {
-		if a != nil {
-			a.Message, a.Type = d.copyOf(a.Message), d.copyOf(a.Type)
-			if c, ok := a.Code.(string); ok {
-				a.Code = d.copyOf(c)
-			}
-		}
-	}
 }
 
 // apply applies one decoded event.
@@ -196,7 +152,6 @@ func (d *responsesDecoder) apply(e responsesEvent) (bool, error) {
 	case "response.output_item.added":
 		var it outputItem
 		if json.Unmarshal(e.Item, &it) == nil && it.Type == "function_call" {
-			it.CallID, it.Name = d.copyOf(it.CallID), d.copyOf(it.Name)
 			d.added[e.OutputIndex] = it
 		}
 	case "response.output_item.done":
@@ -368,7 +323,7 @@ func (d *responsesDecoder) partial() albedo.ModelReply {
 		}
 		it.Flags |= albedo.FlagPartial
 		if it.Kind == albedo.KindAssistant {
-			it.Raw = d.messageRaw(it.Text, "incomplete")
+			it.Raw = messageRaw(it.Text, "incomplete")
 		}
 		items = append(items, it)
 	}
@@ -376,18 +331,16 @@ func (d *responsesDecoder) partial() albedo.ModelReply {
 }
 
 // item converts one output item as received, the index-th of the
-// output; unknown types are skipped. Long strings stand in the raw item
-// (see responses_long.go): the item's Text and Arguments get them whole,
-// its Raw references in their place.
+// output; unknown types are skipped. Its Raw is the item less its id: a
+// request that stores nothing must not name what the provider stored.
 func (d *responsesDecoder) item(raw json.RawMessage, index int) (albedo.Item, bool) {
 	var o outputItem
 	if err := json.Unmarshal(raw, &o); err != nil {
 		d.log.Warn("skipping a malformed output item", "provider", d.ep.Provider, "error", err)
 		return albedo.Item{}, false
 	}
-	o.Type, o.Phase, o.CallID, o.Name = d.text(o.Type), d.text(o.Phase), d.text(o.CallID), d.text(o.Name)
+	raw = withoutID(raw)
 	it := albedo.Item{Protocol: albedo.ProtocolResponses}
-	refs := map[string]string{}
 	switch o.Type {
 	case "reasoning":
 		it.Kind = albedo.KindReasoning
@@ -401,14 +354,13 @@ func (d *responsesDecoder) item(raw json.RawMessage, index int) (albedo.Item, bo
 				parts = append(parts, c.Text)
 			}
 		}
-		d.differs(parts, index, albedo.KindReasoning)
-		it.Text = d.joinText(parts, "\n\n", refs, albedo.TextRef)
+		it.Text = strings.Join(parts, "\n\n")
 	case "message":
 		it.Kind = albedo.KindAssistant
 		var parts []string
 		refused := false
 		for _, c := range o.Content {
-			switch d.text(c.Type) {
+			switch c.Type {
 			case "output_text":
 				parts = append(parts, c.Text)
 			case "refusal":
@@ -416,8 +368,7 @@ func (d *responsesDecoder) item(raw json.RawMessage, index int) (albedo.Item, bo
 				refused = true
 			}
 		}
-		d.differs(parts, index, albedo.KindAssistant)
-		it.Text = d.joinText(parts, "", refs, albedo.TextRef)
+		it.Text = strings.Join(parts, "")
 		if it.Text == "" {
 			return albedo.Item{}, false
 		}
@@ -427,13 +378,12 @@ func (d *responsesDecoder) item(raw json.RawMessage, index int) (albedo.Item, bo
 		if o.Phase == "commentary" {
 			it.Flags |= albedo.FlagCommentary
 		}
+		d.differs(it.Text, index, albedo.KindAssistant)
 		raw = completeMessage(raw)
 	case "function_call":
 		it.Kind = albedo.KindToolCall
-		it.CallID, it.ToolName = o.CallID, o.Name
-		parts := []string{o.Arguments}
-		d.differs(parts, index, albedo.KindToolCall)
-		it.Arguments = d.joinText(parts, "", refs, albedo.ArgumentsRef)
+		it.CallID, it.ToolName, it.Arguments = o.CallID, o.Name, o.Arguments
+		d.differs(it.Arguments, index, albedo.KindToolCall)
 		if it.CallID == "" {
 			it.CallID = d.newID()
 			raw = withField(raw, "call_id", it.CallID)
@@ -441,11 +391,29 @@ func (d *responsesDecoder) item(raw json.RawMessage, index int) (albedo.Item, bo
 	default:
 		// Albedo does not act on it (a search the provider ran itself, say),
 		// but the user sees that it happened.
-		raw = d.finishRaw(raw, nil)
 		it.Kind, it.ToolName, it.Text = albedo.KindNote, o.Type, describeItem(o.Type, raw)
 	}
-	it.Raw = d.finishRaw(raw, refs)
+	it.Raw = raw
 	return it, true
+}
+
+// differs warns when the final text of an item is not what streamed for
+// it: the final text is the one kept.
+func (d *responsesDecoder) differs(final string, index int, kind albedo.ItemKind) {
+	for _, p := range d.partials {
+		if p.index != index || p.kind != kind {
+			continue
+		}
+		streamed := p.text.String()
+		if kind == albedo.KindToolCall {
+			streamed = p.arguments.String()
+		}
+		if streamed != "" && streamed != final {
+			d.log.Warn("the finished output item differs from what streamed; keeping the finished one",
+				"provider", d.ep.Provider, "output_index", index, "bytes", len(final))
+		}
+		return
+	}
 }
 
 // fromDeltas builds items from the streamed fragments, in output order.
@@ -464,17 +432,17 @@ func (d *responsesDecoder) fromDeltas() []albedo.Item {
 		switch p.kind {
 		case albedo.KindReasoning:
 			it.Text = p.text.String()
-			it.Raw = d.reasoningRaw(it.Text)
+			it.Raw = reasoningRaw(it.Text)
 		case albedo.KindAssistant:
 			it.Text = p.text.String()
-			it.Raw = d.messageRaw(it.Text, "completed")
+			it.Raw = messageRaw(it.Text, "completed")
 		case albedo.KindToolCall:
 			meta := d.added[p.index]
 			it.CallID, it.ToolName, it.Arguments = meta.CallID, meta.Name, p.arguments.String()
 			if it.CallID == "" {
 				it.CallID = d.newID()
 			}
-			it.Raw = d.callRaw(it.CallID, it.ToolName, it.Arguments)
+			it.Raw = callRaw(it.CallID, it.ToolName, it.Arguments)
 		}
 		items = append(items, it)
 	}

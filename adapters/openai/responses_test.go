@@ -179,10 +179,12 @@ func TestResponsesStream(t *testing.T) {
 }
 
 func TestResponsesRawKeptExactly(t *testing.T) {
-	// Key order, spacing and unknown fields of an output item survive.
-	item := `{"type": "function_call",  "status":"completed", "zeta": [1, 2], "call_id":"c1","name":"python","arguments":"{}","id":"fc1"}`
+	// Key order, spacing and unknown fields of an output item survive;
+	// its id, which a request that stores nothing must not send, does not.
+	item := `{"type": "function_call",  "status":"completed", "zeta": [1, 2], "call_id":"c1","name":"python","arguments":"{}"}`
+	sent := strings.TrimSuffix(item, "}") + `,"id":"fc1"}`
 	p := newProvider(t, func(w http.ResponseWriter, r *http.Request, n int) {
-		streamEvents(w, data(`{"type":"response.completed","response":{"output":[`+item+`]}}`))
+		streamEvents(w, data(`{"type":"response.completed","response":{"output":[`+sent+`]}}`))
 	})
 	reply, err := New(Options{}).Stream(context.Background(), albedo.ModelRequest{Endpoint: endpoint(p, albedo.ProtocolResponses)}, nil)
 	if err != nil {
