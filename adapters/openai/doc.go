@@ -27,7 +27,9 @@
 // arrive. The finished reply's items carry the protocol and Raw, their
 // native JSON: for Chat Completions {"reasoning_content": …}, the assistant
 // message {"role": "assistant", "content": …} and each tool_calls entry;
-// for Responses each output item exactly as received. Chat Completions
+// for Responses each output item as received, less its id (a request that
+// stores nothing must not name one; the id is cut once, when the reply is
+// decoded, and from older items when a request is built). Chat Completions
 // items come as reasoning, text, then tool calls by index; a call without
 // an id is given one ("call_" and random characters). Responses items come
 // in output order, read from the final response's "output", or failing
@@ -54,7 +56,13 @@
 // "error", vLLM's bare {"object": "error"}, llama.cpp's "error:" field
 // line, the Responses error event and response.failed. A reply that fails
 // after text or reasoning streamed returns that much, flagged FlagPartial,
-// beside the error. Event streams are parsed as the HTML standard
+// beside the error. One reply item (the answer, the reasoning, one call's
+// arguments) or one stream line or event past DefaultMaxReply (8 MiB,
+// lowered by the endpoint's MaxReplyBytes) ends the reply there with an
+// error that names the cap and the provider; the stream is read no
+// further, and what arrived is returned, flagged FlagPartial, a call's
+// arguments as a KindNote item, which nothing runs. Event streams are
+// parsed as the HTML standard
 // says: any line ends, comments, multi-line data, and an event still open
 // when the body ends is dropped.
 //
