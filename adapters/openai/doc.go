@@ -72,8 +72,8 @@
 // message names the provider and says what happened, with the HTTP status
 // and the provider's own message (from its JSON error or its body text,
 // cut to 500 bytes) when there was an answer; Details hold "provider" and
-// "status". Connection failures before an answer, 429 and 5xx answers are
-// sent again up to MaxRetries times, waiting BaseBackoff doubled per retry
+// "status". Connection failures before an answer, 429 and 5xx answers
+// (but 501 and 505, which say the server cannot do it) are sent again up to MaxRetries times, waiting BaseBackoff doubled per retry
 // up to MaxBackoff, a random half of it jitter, or what Retry-After asks
 // (seconds or an HTTP date) up to four times MaxBackoff. Other answers are
 // final. Nothing is retried once a stream has begun, since its deltas have

@@ -26,6 +26,11 @@ func retryNotice(retry, retries int, wait time.Duration, err error) albedo.Delta
 // retryable reports whether an answer with status may succeed when sent
 // again.
 func retryable(status int) bool {
+	switch status {
+	case http.StatusNotImplemented, http.StatusHTTPVersionNotSupported:
+		// The server does not do what was asked; asking again changes nothing.
+		return false
+	}
 	return status == http.StatusTooManyRequests || status >= 500
 }
 

@@ -53,6 +53,17 @@ func TestRetries(t *testing.T) {
 			status:     500,
 		},
 		{
+			name: "an HTML 501 not retried, and what it said is shown",
+			answer: func(w http.ResponseWriter, n int) {
+				w.Header().Set("Content-Type", "text/html")
+				w.WriteHeader(http.StatusNotImplemented)
+				_, _ = io.WriteString(w, "<html><head><title>Unsupported method ('POST')</title></head><body>Error 501</body></html>")
+			},
+			requests: 1,
+			err:      []string{"501 Not Implemented", `an HTML page ("Unsupported method ('POST')")`, `provider "fixture"`},
+			status:   501,
+		},
+		{
 			name: "400 not retried",
 			answer: func(w http.ResponseWriter, n int) {
 				http.Error(w, `{"error":{"message":"Unsupported parameter: 'reasoning_effort'","param":"reasoning_effort"}}`, http.StatusBadRequest)
