@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/internal/sse"
 )
 
 // roundTrip answers every request with a fresh copy of body.
@@ -81,9 +82,9 @@ func BenchmarkSSE(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		s := newSSEReader(strings.NewReader(body))
+		s := sse.NewReader(strings.NewReader(body), 0)
 		for {
-			if _, err := s.next(); err != nil {
+			if _, err := s.Next(); err != nil {
 				break
 			}
 		}

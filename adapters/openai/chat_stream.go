@@ -82,7 +82,7 @@ func newChatDecoder(ep albedo.Endpoint, onDelta func(albedo.Delta), log *slog.Lo
 // (llama.cpp sends an "error:" field line), a chunk with an "error" member
 // or a bare error object fails it with the provider's message.
 func (d *chatDecoder) event(ev sseEvent) (bool, error) {
-	if ev.done() {
+	if done(ev) {
 		return true, nil
 	}
 	if ev.Type == "error" {

@@ -12,6 +12,7 @@ import (
 	"testing/iotest"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/internal/sse"
 )
 
 // outcome is everything a decoded stream produced.
@@ -39,7 +40,7 @@ func run(protocol albedo.Protocol, r io.Reader) outcome {
 		d.newID = id
 		dec = d
 	}
-	reply, err := decode(context.Background(), newSSEReader(r), dec)
+	reply, err := decode(context.Background(), sse.NewReader(r, 0), dec)
 	out.Reply = reply
 	if err != nil {
 		out.Err = err.Error()
@@ -124,4 +125,9 @@ func FuzzResponsesStream(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte, cut uint16) {
 		fuzzStream(t, albedo.ProtocolResponses, body, cut)
 	})
+}
+
+// splitReader yields its input in two reads cut at n.
+func splitReader(s string, n int) io.Reader {
+	return io.MultiReader(strings.NewReader(s[:n]), strings.NewReader(s[n:]))
 }

@@ -82,12 +82,6 @@ func validPrefix(s string, n int) string {
 	return s[:n]
 }
 
-// tooLong is the error of a stream line or event past the cap; what names
-// it ("a stream line", "a stream event").
-type tooLong struct{ what string }
-
-func (e *tooLong) Error() string { return e.what + " longer than the cap" }
-
 // cutCall is what is kept of a tool call cut at the cap: a note of its
 // arguments so far, which nothing runs and no request sends.
 func cutCall(name, arguments string, protocol albedo.Protocol) albedo.Item {

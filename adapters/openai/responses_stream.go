@@ -123,7 +123,7 @@ func (d *responsesDecoder) thinkItems(items []albedo.Item) []albedo.Item {
 // event applies one event; response.completed and response.incomplete end
 // the stream, response.failed and error fail it.
 func (d *responsesDecoder) event(ev sseEvent) (bool, error) {
-	if ev.done() {
+	if done(ev) {
 		return true, nil
 	}
 	var e responsesEvent

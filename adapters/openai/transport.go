@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/internal/sse"
 )
 
 // maxErrorBody caps how much of an error answer is read.
@@ -33,14 +34,14 @@ func (c *Client) exchange(parent context.Context, ep albedo.Endpoint, url string
 	}
 	defer resp.Body.Close()
 
-	events := newSSEReader(&idleReader{r: resp.Body, timer: idle, d: c.idle})
-	events.limit = replyLimit(ep)
+	limit := replyLimit(ep)
+	events := sse.NewReader(&idleReader{r: resp.Body, timer: idle, d: c.idle}, limit)
 	reply, err := decode(parent, events, dec)
 	var broke *readError
-	var long *tooLong
+	var long *sse.TooLong
 	switch {
 	case errors.As(err, &long):
-		err = capFailure(ep, events.limit, long.what+" longer than")
+		err = capFailure(ep, limit, long.What+" longer than")
 	case errors.As(err, &broke):
 		err = c.interrupted(parent, ctx, ep, failure(ep, nil, "stream broke: %v", broke.err))
 	}
@@ -58,13 +59,14 @@ func (e *readError) Error() string { return e.err.Error() }
 
 // decode feeds events to dec until the stream's end event or the end of the
 // body, and returns dec's reply. A cancelled ctx stops it between events.
-func decode(ctx context.Context, events *sseReader, dec decoder) (albedo.ModelReply, error) {
+func decode(ctx context.Context, events *sse.Reader, dec decoder) (albedo.ModelReply, error) {
 	for {
-		ev, err := events.next()
-		if err == io.EOF {
+		ev, err := events.Next()
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			// An event the body ended inside is dropped.
 			return dec.reply(false)
 		}
-		var long *tooLong
+		var long *sse.TooLong
 		if errors.As(err, &long) {
 			return albedo.ModelReply{}, err
 		}
@@ -75,10 +77,6 @@ func decode(ctx context.Context, events *sseReader, dec decoder) (albedo.ModelRe
 			return albedo.ModelReply{}, ctx.Err()
 		}
 		end, err := dec.event(ev)
-		if errors.Is(err, errEventOpen) {
-			// The body ended inside a streamed event, which is dropped.
-			return dec.reply(false)
-		}
 		if err != nil {
 			return albedo.ModelReply{}, err
 		}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/albedo-agent/albedo/albedo/wire"
+	"github.com/albedo-agent/albedo/internal/sse"
 )
 
 // Stream is a live view of a session: Snapshot holds its events so far, and
@@ -25,7 +26,7 @@ type Stream struct {
 	last    int64
 	session string
 	body    io.ReadCloser
-	sse     *sseReader
+	sse     *sse.Reader
 	cancel  context.CancelFunc
 }
 
@@ -64,7 +65,7 @@ func (c *Client) SubscribeFrom(ctx context.Context, id string, opts SubscribeOpt
 		cancel()
 		return nil, fmt.Errorf("subscribe to session %s: %w", id, err)
 	}
-	s := &Stream{session: id, body: resp.Body, sse: newSSEReader(resp.Body), cancel: cancel, last: max(opts.After, 0)}
+	s := &Stream{session: id, body: resp.Body, sse: sse.NewReader(resp.Body, 0), cancel: cancel, last: max(opts.After, 0)}
 	msg, err := s.read()
 	if err != nil {
 		s.Close()
@@ -86,7 +87,7 @@ func (s *Stream) LastEventID() int64 { return s.last }
 
 // read returns the next message of the stream.
 func (s *Stream) read() (wire.EventBatch, error) {
-	data, err := s.sse.next()
+	ev, err := s.sse.Next()
 	if err == io.EOF {
 		return wire.EventBatch{}, ErrStreamEnded
 	}
@@ -94,10 +95,10 @@ func (s *Stream) read() (wire.EventBatch, error) {
 		return wire.EventBatch{}, err
 	}
 	var msg wire.EventBatch
-	if err := json.Unmarshal(data, &msg); err != nil {
+	if err := json.Unmarshal([]byte(ev.Data), &msg); err != nil {
 		return wire.EventBatch{}, fmt.Errorf("decode stream message: %w", err)
 	}
-	if id, err := strconv.ParseInt(s.sse.id, 10, 64); err == nil {
+	if id, err := strconv.ParseInt(ev.ID, 10, 64); err == nil {
 		s.last = max(s.last, id)
 	}
 	for _, ev := range msg.Events {

@@ -4,50 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/albedo-agent/albedo/frontends/home"
 )
-
-func TestSSEReader(t *testing.T) {
-	tests := []struct {
-		name    string
-		input   string
-		want    []string
-		wantErr error
-	}{
-		{"one event", "data: {}\n\n", []string{"{}"}, io.EOF},
-		{"no space after colon", "data:{}\n\n", []string{"{}"}, io.EOF},
-		{"crlf", "data: a\r\n\r\ndata: b\r\n\r\n", []string{"a", "b"}, io.EOF},
-		{"comments and other fields", ": ping\n\nevent: x\nid: 3\ndata: a\n\n", []string{"a"}, io.EOF},
-		{"multi-line data", "data: a\ndata: b\n\n", []string{"a\nb"}, io.EOF},
-		{"cut short", "data: a\n\ndata: b\n", []string{"a"}, io.ErrUnexpectedEOF},
-		{"empty", "", nil, io.EOF},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := newSSEReader(strings.NewReader(tt.input))
-			var got []string
-			for {
-				data, err := r.next()
-				if err != nil {
-					if err != tt.wantErr {
-						t.Errorf("err = %v, want %v", err, tt.wantErr)
-					}
-					break
-				}
-				got = append(got, string(data))
-			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("data = %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
 
 // streamHandler serves a stream: the snapshot, then each message, then
 // either ends or waits for the client to leave.
