@@ -85,6 +85,30 @@ class RunTest(unittest.TestCase):
             kinds = [item["kind"] for item in app.history(session)["items"]]
             self.assertEqual(kinds[:2], ["user", "assistant"])
 
+    def test_continue_says_which_session_it_took(self):
+        provider = Provider(lambda request: text("again"))
+        self.addCleanup(provider.close)
+        with Albedo(provider) as app:
+            first = albedo(app, "run", "start here")
+            self.assertEqual(first.returncode, 0, first.stderr)
+            session = json.loads(app.cli("sessions", "--json"))[0]["id"]
+            result = albedo(app, "run", "--continue", "go on")
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertIn(f"continuing session {session} “start here” in {app.workspace}", result.stderr)
+
+    def test_run_shows_what_a_cell_printed_and_how_long_it_took(self):
+        provider = Provider(cell_then_answer("for i in range(8):\n    print('row', i)\n6 * 7", "printed"))
+        self.addCleanup(provider.close)
+        with Albedo(provider) as app:
+            result = albedo(app, "run", "print rows")
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertEqual(result.stdout, "printed\n")
+            self.assertRegex(result.stderr, r"→ ok \d+(ms|\.\ds)")
+            self.assertIn("│ … 3 earlier lines", result.stderr)
+            self.assertIn("│ row 7", result.stderr)
+            self.assertNotIn("│ row 2", result.stderr)
+            self.assertIn("= 42", result.stderr)
+
     def test_json_prints_the_turn_as_event_lines(self):
         provider = Provider(cell_then_answer("print(6 * 7)", "forty-two"))
         self.addCleanup(provider.close)
@@ -235,9 +259,6 @@ class VentsTest(unittest.TestCase):
                     self.assertEqual(result.stdout.count("usage:"), 1, result.stdout)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class LoginTest(unittest.TestCase):
     """The key prompt does not echo; leaving it must not leave the terminal
@@ -259,3 +280,26 @@ class LoginTest(unittest.TestCase):
             config = app.home / "config.json"
             if config.exists():
                 self.assertNotIn("spare", json.loads(config.read_text()).get("providers", {}))
+
+
+class NewTest(unittest.TestCase):
+    """``albedo new`` tells a person what it made; a script gets JSON."""
+
+    def test_new_on_a_terminal_says_what_it_made_and_how_to_use_it(self):
+        if shutil.which("tmux") is None:
+            self.fail("this test needs tmux: apt-get install -y tmux")
+        provider = Provider(lambda request: text("unused"))
+        self.addCleanup(provider.close)
+        with Albedo(provider) as app:
+            terminal = Terminal(app, "sh")
+            self.addCleanup(terminal.close)
+            terminal.say(f"{BINARY} new; echo status:$?.")
+            screen = terminal.wait_for("status:0.")
+            session = json.loads(app.cli("sessions", "--json"))[0]["id"]
+            self.assertIn(f"new session {session} in {app.workspace} (fixture · fixture-model)", screen)
+            self.assertIn(f"albedo attach {session}", screen)
+            self.assertNotIn("{", screen)
+
+
+if __name__ == "__main__":
+    unittest.main()

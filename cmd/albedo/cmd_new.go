@@ -33,6 +33,12 @@ func runNew(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if e.person {
+		// A person reads it; scripts (stdout not a terminal) get JSON.
+		fmt.Fprintf(e.stdout, "new session %s in %s (%s · %s)\n  albedo attach %s   opens it in the console\n  albedo run --session %s PROMPT   sends it a prompt\n",
+			s.ID, s.Workspace, s.Provider, s.Model, s.ID, s.ID)
+		return nil
+	}
 	return json.NewEncoder(e.stdout).Encode(map[string]any{
 		"session": s.ID, "workspace": s.Workspace, "provider": s.Provider, "model": s.Model, "protocol": s.Protocol, "title": s.Title,
 	})

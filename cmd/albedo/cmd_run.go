@@ -39,9 +39,12 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if *cont {
-		if *sessionRef, err = latestIn(ctx, c, *workspace); err != nil {
+		latest, err := latestIn(ctx, c, *workspace)
+		if err != nil {
 			return err
 		}
+		*sessionRef = latest.ID
+		fmt.Fprintf(e.stderr, "albedo: continuing session %s “%s” in %s\n", latest.ID, latest.Title, latest.Workspace)
 	}
 	s, err := runSession(ctx, e, c, *sessionRef, *workspace)
 	if err != nil {
@@ -94,19 +97,19 @@ func runSession(ctx context.Context, e *env, c *client.Client, ref, workspace st
 
 // latestIn returns the most recently updated session in dir (default:
 // the current folder).
-func latestIn(ctx context.Context, c *client.Client, dir string) (string, error) {
+func latestIn(ctx context.Context, c *client.Client, dir string) (client.Session, error) {
 	abs, err := workspaceDir(dir)
 	if err != nil {
-		return "", err
+		return client.Session{}, err
 	}
 	found, _, err := c.FindSessions(ctx, client.SessionFilter{Workspace: abs, Limit: 1})
 	if err != nil {
-		return "", err
+		return client.Session{}, err
 	}
 	if len(found) == 0 {
-		return "", fmt.Errorf("no session in %s to continue: leave out --continue to start one", abs)
+		return client.Session{}, fmt.Errorf("no session in %s to continue: leave out --continue to start one", abs)
 	}
-	return found[0].ID, nil
+	return found[0], nil
 }
 
 // turnRun sends one prompt and follows its turn to the end.
@@ -356,6 +359,9 @@ func progress(w io.Writer, ev client.Event, workspace string) {
 	case client.EventTool:
 		cell, _ := ev.Cell()
 		line := "  → " + cell.Status
+		if cell.DurationMS > 0 {
+			line += " " + duration(cell.DurationMS)
+		}
 		if s := ev.Trace.Summary(workspace); s != "" {
 			line += " · " + s
 		}
@@ -364,6 +370,7 @@ func progress(w io.Writer, ev client.Event, workspace string) {
 			line += ": " + clip(lines[len(lines)-1], 120)
 		}
 		fmt.Fprintln(w, line)
+		printedTail(w, cell)
 	case client.EventError:
 		fmt.Fprintln(w, "✗ "+ev.Text)
 	case client.EventUser:
@@ -374,6 +381,40 @@ func progress(w io.Writer, ev client.Event, workspace string) {
 		if ev.Status != client.TurnFinished {
 			fmt.Fprintf(w, "── turn %s\n", ev.Status)
 		}
+	}
+}
+
+// printedRows bounds how many of a cell's last printed lines progress shows.
+const printedRows = 5
+
+// printedTail shows the last lines a cell printed and its value, under its
+// outcome.
+func printedTail(w io.Writer, cell client.CellResult) {
+	out := strings.TrimRight(cell.Output, "\n")
+	if strings.TrimSpace(out) != "" {
+		lines := strings.Split(out, "\n")
+		if n := len(lines) - printedRows; n > 0 {
+			fmt.Fprintf(w, "    │ … %d earlier lines\n", n)
+			lines = lines[n:]
+		}
+		for _, l := range lines {
+			fmt.Fprintln(w, "    │ "+clip(l, 160))
+		}
+	}
+	if cell.Value != "" {
+		fmt.Fprintln(w, "    = "+clip(firstLine(cell.Value), 160))
+	}
+}
+
+// duration writes milliseconds as a person reads them: 840ms, 3.2s, 2m05s.
+func duration(ms int64) string {
+	switch {
+	case ms < 1000:
+		return fmt.Sprintf("%dms", ms)
+	case ms < 60_000:
+		return fmt.Sprintf("%.1fs", float64(ms)/1000)
+	default:
+		return fmt.Sprintf("%dm%02ds", ms/60_000, ms/1000%60)
 	}
 }
 

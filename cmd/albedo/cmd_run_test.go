@@ -131,6 +131,8 @@ func TestProgress(t *testing.T) {
 		{client.Event{Type: "tool_call", Seq: 3, Name: "python", Code: "import os\nprint(os.getcwd())"}, "⚙ python #3: import os (+1 lines)\n"},
 		{client.Event{Type: "tool", Result: `{"status":"ok"}`, Trace: &client.Trace{Changes: []client.Change{{Path: "/w/a.go", Kind: "modified"}}}}, "  → ok · ~a.go\n"},
 		{client.Event{Type: "tool", Result: `{"status":"error","error":"Traceback\nZeroDivisionError: division by zero"}`}, "  → error: ZeroDivisionError: division by zero\n"},
+		{client.Event{Type: "tool", Result: `{"status":"ok","output":"one\ntwo\n","value":"42","duration_ms":3200}`}, "  → ok 3.2s\n    │ one\n    │ two\n    = 42\n"},
+		{client.Event{Type: "tool", Result: `{"status":"ok","output":"1\n2\n3\n4\n5\n6\n7\n","duration_ms":125000}`}, "  → ok 2m05s\n    │ … 2 earlier lines\n    │ 3\n    │ 4\n    │ 5\n    │ 6\n    │ 7\n"},
 		{client.Event{Type: "error", Text: "provider said no"}, "✗ provider said no\n"},
 		{client.Event{Type: "user", Text: "albedo restarted\nmore", Source: "daemon restart"}, "· daemon restart: albedo restarted\n"},
 		{client.Event{Type: "turn", Status: "interrupted"}, "── turn interrupted\n"},

@@ -43,6 +43,8 @@ type env struct {
 	// brief says the command makes a request or two and ends (it is not
 	// lasting), so its client need not pool connections.
 	brief bool
+	// person says stdout is a terminal (read before it is buffered).
+	person bool
 }
 
 func commands() []command {
@@ -114,6 +116,7 @@ func run(ctx context.Context, e *env, args []string) int {
 		// One request, one answer: it leaves in one write, not a write per
 		// cell of a table.
 		e.brief = true
+		e.person = isTerminal(e.stdout)
 		out := bufio.NewWriter(e.stdout)
 		defer out.Flush()
 		e.stdout = out

@@ -76,6 +76,10 @@ func layout(b *Block, o layoutOptions) []line {
 		l.tool(b)
 	case BlockError:
 		l.para("✗ ", th.fail, b.Text, th.fail)
+		if strings.Contains(b.Text, "albedo login") {
+			// The provider's hint names the shell command; here the form is nearer.
+			l.rows = append(l.rows, line{{"  ", th.dim}, {"in this console: /login changes the provider's key or URL", th.warn}})
+		}
 	case BlockTurn:
 		style := th.warn
 		if b.Status == "failed" {

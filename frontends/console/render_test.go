@@ -44,6 +44,12 @@ func TestLayout(t *testing.T) {
 			want:  "\n⚙ from daemon restart: albedo        #12\n  restarted while this turn was\n  running.",
 		},
 		{
+			name:  "a refused key points to the form",
+			block: &Block{Kind: BlockError, Text: "provider fixture answered 401: update the key with: albedo login --name fixture"},
+			width: 120,
+			want:  "\n✗ provider fixture answered 401: update the key with: albedo login --name fixture\n  in this console: /login changes the provider's key or URL",
+		},
+		{
 			name:  "queued message",
 			block: &Block{Kind: BlockQueued, Text: "and then this"},
 			width: 60,
