@@ -10,7 +10,7 @@ import (
 // command is one slash command a session accepts.
 type command struct {
 	summary string
-	run     func(ctx context.Context, id string, args json.RawMessage) (any, error)
+	run     func(ctx context.Context, id string, args json.RawMessage) (CommandResult, error)
 }
 
 // commandTable lists the slash commands. A new command is one entry.
@@ -31,14 +31,23 @@ func (s *Service) Commands() []string {
 	return names
 }
 
+// CommandResult is the outcome of a slash command: the one field that
+// names the command is set.
+type CommandResult struct {
+	// Model is the outcome of /model.
+	Model *ModelChoice
+	// Compact is the outcome of /compact.
+	Compact *CompactResult
+}
+
 // RunCommand runs a slash command on a session.
-func (s *Service) RunCommand(ctx context.Context, id, name string, args json.RawMessage) (any, error) {
+func (s *Service) RunCommand(ctx context.Context, id, name string, args json.RawMessage) (CommandResult, error) {
 	if _, err := s.store.Session(ctx, id); err != nil {
-		return nil, err
+		return CommandResult{}, err
 	}
 	cmd, ok := s.commands[name]
 	if !ok {
-		return nil, Errorf(EInvalid, "unknown command %q: known commands are %s", name, strings.Join(s.Commands(), ", "))
+		return CommandResult{}, Errorf(EInvalid, "unknown command %q: known commands are %s", name, strings.Join(s.Commands(), ", "))
 	}
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage(`{}`)
@@ -48,11 +57,11 @@ func (s *Service) RunCommand(ctx context.Context, id, name string, args json.Raw
 
 // ModelChoice is the result of /model.
 type ModelChoice struct {
-	Provider string   `json:"provider"`
-	Model    string   `json:"model"`
-	Protocol Protocol `json:"protocol"`
+	Provider string
+	Model    string
+	Protocol Protocol
 	// Effort is nil unless a reasoning effort is set.
-	Effort *string `json:"effort"`
+	Effort *string
 }
 
 // modelArgs are the arguments of /model.
@@ -119,10 +128,14 @@ func (s *Service) SwitchModel(ctx context.Context, id, provider, model string, e
 	return choice, nil
 }
 
-func (s *Service) modelCommand(ctx context.Context, id string, raw json.RawMessage) (any, error) {
+func (s *Service) modelCommand(ctx context.Context, id string, raw json.RawMessage) (CommandResult, error) {
 	var args modelArgs
 	if err := json.Unmarshal(raw, &args); err != nil {
-		return nil, Errorf(EInvalid, "/model arguments must be {\"provider\"?: string, \"model\": string, \"effort\"?: string}: %v", err)
+		return CommandResult{}, Errorf(EInvalid, "/model arguments must be {\"provider\"?: string, \"model\": string, \"effort\"?: string}: %v", err)
 	}
-	return s.SwitchModel(ctx, id, args.Provider, args.Model, args.Effort)
+	choice, err := s.SwitchModel(ctx, id, args.Provider, args.Model, args.Effort)
+	if err != nil {
+		return CommandResult{}, err
+	}
+	return CommandResult{Model: &choice}, nil
 }

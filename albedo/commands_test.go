@@ -3,6 +3,7 @@ package albedo_test
 import (
 	"encoding/json"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -145,9 +146,10 @@ func TestRunCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, _ := json.Marshal(out)
-	if string(raw) != `{"provider":"chat","model":"c2","protocol":"chat_completions","effort":"low"}` {
-		t.Errorf("/model result = %s", raw)
+	effort := "low"
+	want := albedo.ModelChoice{Provider: "chat", Model: "c2", Protocol: albedo.ProtocolChatCompletions, Effort: &effort}
+	if out.Model == nil || !reflect.DeepEqual(*out.Model, want) || out.Compact != nil {
+		t.Errorf("/model result = %+v; want %+v", out, want)
 	}
 }
 

@@ -404,10 +404,10 @@ func TestCompactCommandKeepsTheTailOfTheWindow(t *testing.T) {
 			r.windowed(smallWindow)
 			before := r.provider.RequestCount()
 			out, err := r.svc.RunCommand(r.ctx, sess.ID, "/compact", nil)
-			if err != nil {
-				t.Fatal(err)
+			if err != nil || out.Compact == nil {
+				t.Fatalf("/compact = %+v, %v", out, err)
 			}
-			res := out.(albedo.CompactResult)
+			res := out.Compact
 			if res.Started != (tc.users > 0) {
 				t.Fatalf("/compact = %+v; want started %v", res, tc.users > 0)
 			}
@@ -467,7 +467,7 @@ func TestTheProvidersCountIsNotUsedAcrossACompaction(t *testing.T) {
 	report.Store(true)
 	r.turn(sess.ID, "three")
 	report.Store(false)
-	if out, err := r.svc.RunCommand(r.ctx, sess.ID, "/compact", nil); err != nil || !out.(albedo.CompactResult).Started {
+	if out, err := r.svc.RunCommand(r.ctx, sess.ID, "/compact", nil); err != nil || out.Compact == nil || !out.Compact.Started {
 		t.Fatalf("/compact = %v, %v", out, err)
 	}
 	r.waitIdle(sess.ID)

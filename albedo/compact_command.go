@@ -9,8 +9,9 @@ import (
 // CompactResult is the result of /compact: whether a compaction started,
 // and why not when it did not.
 type CompactResult struct {
-	Started bool   `json:"started"`
-	Reason  string `json:"reason,omitempty"`
+	Started bool
+	// Reason says why nothing started; empty when Started.
+	Reason string
 }
 
 // compactCommand runs /compact: on an idle session with units to evict it
@@ -20,44 +21,44 @@ type CompactResult struct {
 // tail share of the context window; only the newest unit when the window
 // is unknown). A session with nothing to
 // compact gets {"started": false} and no provider request.
-func (s *Service) compactCommand(ctx context.Context, id string, _ json.RawMessage) (any, error) {
+func (s *Service) compactCommand(ctx context.Context, id string, _ json.RawMessage) (CommandResult, error) {
 	st, err := s.existing(ctx, id)
 	if err != nil {
-		return nil, err
+		return CommandResult{}, err
 	}
 	// A provider that is not configured is refused now. The endpoint is
 	// resolved before the lock is taken (it may record the provider's new
 	// protocol, which takes it), and again by the compaction itself.
 	sess, err := s.store.Session(ctx, id)
 	if err != nil {
-		return nil, err
+		return CommandResult{}, err
 	}
 	rd, err := s.readRound(ctx, sess)
 	if err != nil {
-		return nil, err
+		return CommandResult{}, err
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	sess, err = s.store.Session(ctx, id)
 	if err != nil {
-		return nil, err
+		return CommandResult{}, err
 	}
 	if st.turn != nil || sess.Stage == StageRunning {
-		return nil, Errorf(EBusy, "session %s is running a turn: interrupt it or wait before compacting", id)
+		return CommandResult{}, Errorf(EBusy, "session %s is running a turn: interrupt it or wait before compacting", id)
 	}
 	if s.isClosed() {
-		return nil, Errorf(EConflict, "albedo is shutting down")
+		return CommandResult{}, Errorf(EConflict, "albedo is shutting down")
 	}
 	items, err := s.transcript(ctx, st, id)
 	if err != nil {
-		return nil, err
+		return CommandResult{}, err
 	}
 	prev, prevOK, err := s.compaction(ctx, id, items)
 	if err != nil {
-		return nil, err
+		return CommandResult{}, err
 	}
 	if _, ok := planEviction(items, prev, prevOK, compactScope(items, rd).keep); !ok {
-		return CompactResult{Reason: ErrorMessage(errNothingToCompact)}, nil
+		return CommandResult{Compact: &CompactResult{Reason: ErrorMessage(errNothingToCompact)}}, nil
 	}
 	// Stored running and compacting first, so that a crash during the
 	// summary is followed by the same compaction (see resumeLocked).
@@ -65,10 +66,10 @@ func (s *Service) compactCommand(ctx context.Context, id string, _ json.RawMessa
 		x.Stage, x.Compacting = StageRunning, CompactManual
 		return nil
 	}); err != nil {
-		return nil, err
+		return CommandResult{}, err
 	}
 	s.startRun(st, func(ctx context.Context) { s.runCompaction(ctx, st, id) })
-	return CompactResult{Started: true}, nil
+	return CommandResult{Compact: &CompactResult{Started: true}}, nil
 }
 
 // runCompaction asks for the summary of a /compact, on the session's own

@@ -15,7 +15,7 @@ func TestCompactCommand(t *testing.T) {
 			sess := r.sessionAfter(provider, "first")
 
 			out, err := r.svc.RunCommand(r.ctx, sess.ID, "/compact", nil)
-			if res, ok := out.(albedo.CompactResult); err != nil || !ok || res.Started || !strings.Contains(res.Reason, "nothing to compact") {
+			if res := out.Compact; err != nil || res == nil || res.Started || !strings.Contains(res.Reason, "nothing to compact") {
 				t.Fatalf("/compact of one unit = %#v, %v; want not started with a reason", out, err)
 			}
 			before := r.provider.RequestCount()
@@ -27,7 +27,7 @@ func TestCompactCommand(t *testing.T) {
 			gate := fakes.NewGate()
 			r.provider.SetGate(gate)
 			out, err = r.svc.RunCommand(r.ctx, sess.ID, "/compact", nil)
-			if res, ok := out.(albedo.CompactResult); err != nil || !ok || !res.Started {
+			if res := out.Compact; err != nil || res == nil || !res.Started {
 				t.Fatalf("/compact = %#v, %v; want started", out, err)
 			}
 			<-gate.Entered()

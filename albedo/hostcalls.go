@@ -16,20 +16,20 @@ import (
 // name, whose arguments it sends as a JSON object.
 type HostCallDecl struct {
 	// Name is the global's name, a Python identifier.
-	Name string `json:"name"`
+	Name string
 	// Doc is its docstring.
-	Doc string `json:"doc,omitempty"`
+	Doc string
 	// Params are its parameters in order: a cell passes them by position
 	// or by name.
-	Params []HostParam `json:"params,omitempty"`
+	Params []HostParam
 }
 
 // HostParam is a parameter of a host call.
 type HostParam struct {
-	Name string `json:"name"`
+	Name string
 	// Optional parameters may be left out, and are then absent from the
 	// arguments; they come after the required ones.
-	Optional bool `json:"optional,omitempty"`
+	Optional bool
 }
 
 // HostCall is a host call with the function that answers it.

@@ -135,30 +135,52 @@ const (
 	CellTimeout     CellStatus = "timeout"
 )
 
-// CellResult is what a Python cell produced.
+// CellResult is what a Python cell produced. Its JSON is the API's
+// (wire.CellResult): the tool output the model reads and the result a
+// tool event shows; Shown, Trace and Fresh are not part of it.
 type CellResult struct {
-	Status CellStatus `json:"status"`
+	Status CellStatus
 	// Output is the captured stdout and stderr, capped.
-	Output string `json:"output"`
+	Output string
 	// Value is the repr of the cell's final expression, if any.
-	Value string `json:"value,omitempty"`
+	Value string
 	// Error is the traceback or reason when Status is not ok.
-	Error string `json:"error,omitempty"`
+	Error string
 	// Notes tell the model about the kernel, such as a reset of its globals.
-	Notes []string `json:"notes,omitempty"`
+	Notes []string
 	// DurationMS is how long the cell ran, in milliseconds.
-	DurationMS int64 `json:"duration_ms"`
+	DurationMS int64
 	// Images describes the images the cell showed (show_image); their data
 	// travel in Shown and, once recorded, in KindToolImage items.
-	Images []ImageMeta `json:"images,omitempty"`
+	Images []ImageMeta
 	// Shown are the images the cell showed, at most MaxCellImages.
-	Shown []*Image `json:"-"`
-	Trace Trace    `json:"-"`
+	Shown []*Image
+	Trace Trace
 	// Fresh says the cell ran in a kernel started after an earlier kernel
 	// of the session was gone, so the globals of earlier cells are not
 	// there. The kernel only reports it; the domain decides whether the
 	// model must be told (see runCall).
-	Fresh bool `json:"-"`
+	Fresh bool
+}
+
+// MarshalJSON writes the result in the API's form (wire.CellResult).
+func (r CellResult) MarshalJSON() ([]byte, error) {
+	return json.Marshal(wire.CellResult{
+		Status: string(r.Status), Output: r.Output, Value: r.Value, Error: r.Error,
+		Notes: r.Notes, DurationMS: r.DurationMS, Images: r.Images,
+	})
+}
+
+// UnmarshalJSON reads a result written in the API's form; Shown, Trace
+// and Fresh are left as they were.
+func (r *CellResult) UnmarshalJSON(b []byte) error {
+	var w wire.CellResult
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	r.Status, r.Output, r.Value, r.Error = CellStatus(w.Status), w.Output, w.Value, w.Error
+	r.Notes, r.DurationMS, r.Images = w.Notes, w.DurationMS, w.Images
+	return nil
 }
 
 // Trace records the files a cell touched; it is the API's (wire.Trace).

@@ -242,17 +242,19 @@ type ModelRequest struct {
 	OnAttempt func(Attempt)
 }
 
-// DeltaKind says what a streamed fragment belongs to.
+// DeltaKind says what a streamed fragment belongs to: one of the API's
+// delta kinds (wire.DeltaText and the rest), which a delta event's Kind
+// shows.
 type DeltaKind string
 
-// Streamed fragment kinds.
+// Streamed fragment kinds, as the API names them.
 const (
-	DeltaText      DeltaKind = "text"
-	DeltaReasoning DeltaKind = "reasoning"
-	DeltaToolCall  DeltaKind = "tool_call"
+	DeltaText      DeltaKind = wire.DeltaText
+	DeltaReasoning DeltaKind = wire.DeltaReasoning
+	DeltaToolCall  DeltaKind = wire.DeltaToolCall
 	// DeltaRetry is no part of the reply: the provider failed transiently
 	// and the request is about to be sent again; the text says when and why.
-	DeltaRetry DeltaKind = "retry"
+	DeltaRetry DeltaKind = wire.DeltaRetry
 )
 
 // Delta is a fragment of a model reply as it streams.

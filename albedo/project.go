@@ -52,10 +52,10 @@ const MaxInstructionText = 32 << 10
 
 // InstructionUse is what was sent of one instruction file.
 type InstructionUse struct {
-	Path string `json:"path"`
+	Path string
 	// Bytes is how much of the file's text was included.
-	Bytes     int  `json:"bytes"`
-	Truncated bool `json:"truncated"`
+	Bytes     int
+	Truncated bool
 }
 
 // turnInstructions are the instructions of one turn, read at its first

@@ -243,7 +243,7 @@ func TestEveryRequestIsAFreshProjection(t *testing.T) {
 	r.turn(sess.ID, "first")
 	r.turn(other.ID, "elsewhere")
 	r.turn(sess.ID, "second")
-	if out, err := r.svc.RunCommand(r.ctx, sess.ID, "/compact", nil); err != nil || !out.(albedo.CompactResult).Started {
+	if out, err := r.svc.RunCommand(r.ctx, sess.ID, "/compact", nil); err != nil || out.Compact == nil || !out.Compact.Started {
 		t.Fatalf("/compact = %#v, %v", out, err)
 	}
 	r.waitIdle(sess.ID)

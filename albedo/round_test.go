@@ -130,7 +130,7 @@ func TestCompactReadsTheConfigurationOnceToStartAndOnceToRun(t *testing.T) {
 	sess := r.sessionAfter(respProvider, "first", "second")
 	loads, reads, requests := r.config.Loads(), cat.reads.Load(), r.provider.RequestCount()
 	out, err := r.svc.RunCommand(r.ctx, sess.ID, "/compact", nil)
-	if res, ok := out.(albedo.CompactResult); err != nil || !ok || !res.Started {
+	if res := out.Compact; err != nil || res == nil || !res.Started {
 		t.Fatalf("/compact = %#v, %v; want started", out, err)
 	}
 	r.waitIdle(sess.ID)

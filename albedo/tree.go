@@ -2,9 +2,9 @@ package albedo
 
 // TreeNode is one checkpoint of a transcript: an item a fork can start from.
 type TreeNode struct {
-	ID      int64  `json:"id"`
-	Type    string `json:"type"`
-	Preview string `json:"preview"`
+	ID      int64
+	Type    string
+	Preview string
 }
 
 // Tree node types.

@@ -51,14 +51,31 @@ func (p *process) callHost(ctx context.Context, name string, args json.RawMessag
 	return host(ctx, name, args)
 }
 
+// hostDecl is a host call's declaration as a run request carries it.
+type hostDecl struct {
+	Name   string      `json:"name"`
+	Doc    string      `json:"doc,omitempty"`
+	Params []hostParam `json:"params,omitempty"`
+}
+
+// hostParam is a parameter of a declared host call.
+type hostParam struct {
+	Name     string `json:"name"`
+	Optional bool   `json:"optional,omitempty"`
+}
+
 // declare returns the JSON of a cell's host calls for its run request
 // when they differ from those the kernel was last told of, else nil. Only
 // the goroutine running the cell calls it.
 func (p *process) declare(calls []albedo.HostCallDecl) json.RawMessage {
-	if calls == nil {
-		calls = []albedo.HostCallDecl{}
+	decls := make([]hostDecl, len(calls))
+	for i, c := range calls {
+		decls[i] = hostDecl{Name: c.Name, Doc: c.Doc, Params: make([]hostParam, len(c.Params))}
+		for j, prm := range c.Params {
+			decls[i].Params[j] = hostParam(prm)
+		}
 	}
-	b, err := json.Marshal(calls)
+	b, err := json.Marshal(decls)
 	if err != nil || string(b) == p.offered {
 		return nil
 	}

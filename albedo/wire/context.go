@@ -10,6 +10,15 @@ type UsageTotals struct {
 	Requests          int64 `json:"requests"`
 }
 
+// Add counts one successful request of usage u.
+func (u *UsageTotals) Add(r Usage) {
+	u.InputTokens += Tokens(r.InputTokens)
+	u.CachedInputTokens += Tokens(r.CachedTokens)
+	u.OutputTokens += Tokens(r.OutputTokens)
+	u.ReasoningTokens += Tokens(r.ReasoningTokens)
+	u.Requests++
+}
+
 // Minus returns the usage added since before.
 func (u UsageTotals) Minus(before UsageTotals) UsageTotals {
 	return UsageTotals{

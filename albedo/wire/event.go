@@ -183,7 +183,8 @@ func Tokens(n *int64) int64 {
 }
 
 // CellResult is what a Python cell produced, as a tool event's Result
-// holds it.
+// holds it and the model reads it. The domain's result (albedo.CellResult)
+// is written and read in this form.
 type CellResult struct {
 	// Status is ok, error, interrupted or timeout.
 	Status string `json:"status"`
@@ -192,10 +193,12 @@ type CellResult struct {
 	// Value is the repr of the cell's final expression, if any.
 	Value string `json:"value,omitempty"`
 	// Error is the traceback or reason when Status is not ok.
-	Error string   `json:"error,omitempty"`
+	Error string `json:"error,omitempty"`
+	// Notes tell the model about the kernel, such as a reset of its
+	// globals.
 	Notes []string `json:"notes,omitempty"`
 	// DurationMS is how long the cell ran, in milliseconds.
-	DurationMS int64 `json:"duration_ms,omitempty"`
+	DurationMS int64 `json:"duration_ms"`
 	// Images describes the images the cell showed (show_image).
 	Images []ImageMeta `json:"images,omitempty"`
 }

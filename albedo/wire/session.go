@@ -147,6 +147,13 @@ type TreePage struct {
 	HasMore bool       `json:"hasMore"`
 }
 
+// CompactResult is the result of /compact: whether a compaction started,
+// and why not when it did not.
+type CompactResult struct {
+	Started bool   `json:"started"`
+	Reason  string `json:"reason,omitempty"`
+}
+
 // ModelChoice is what a session is bound to after /model.
 type ModelChoice struct {
 	Provider string `json:"provider"`

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -219,7 +218,7 @@ func (a *App) Command(ctx context.Context, id string, req wire.Command) (wire.Co
 	if err != nil {
 		return wire.CommandResult{}, err
 	}
-	out, err := json.Marshal(result)
+	out, err := commandResult(result)
 	if err != nil {
 		return wire.CommandResult{}, fmt.Errorf("encode the result of %s: %w", req.Name, err)
 	}

@@ -27,14 +27,6 @@ func (a *App) Context(ctx context.Context, id string) (wire.Context, error) {
 	return contextReport(rep), nil
 }
 
-// usageTotals shows the sums of a session's usage.
-func usageTotals(t albedo.UsageTotals) wire.UsageTotals {
-	return wire.UsageTotals{
-		InputTokens: t.InputTokens, CachedInputTokens: t.CachedInputTokens,
-		OutputTokens: t.OutputTokens, ReasoningTokens: t.ReasoningTokens, Requests: t.Requests,
-	}
-}
-
 // requestPage shows a page of a session's request ledger.
 func requestPage(p albedo.RequestPage) wire.RequestPage {
 	out := wire.RequestPage{Rows: make([]wire.RequestRow, len(p.Rows)), Next: p.Next}

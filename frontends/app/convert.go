@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"errors"
 	"strconv"
 
 	"github.com/albedo-agent/albedo/albedo"
@@ -15,7 +16,7 @@ func session(s albedo.Session) wire.Session {
 		Protocol: string(s.Protocol), Title: s.Title, Name: s.Name, Stage: string(s.Stage),
 		ParentID: s.ParentID, Checkpoint: s.Checkpoint, Revision: s.Revision, Archived: s.Archived,
 		CreatedAt: s.CreatedAt.UnixMilli(), UpdatedAt: s.UpdatedAt.UnixMilli(),
-		Usage: usageTotals(s.Usage),
+		Usage: s.Usage,
 	}
 	if s.Effort != "" {
 		e := s.Effort
@@ -98,6 +99,17 @@ func tree(nodes []albedo.TreeNode, more bool) wire.TreePage {
 }
 
 // modelChoice shows the result of /model.
+// commandResult shows the outcome of a slash command as JSON.
+func commandResult(r albedo.CommandResult) (json.RawMessage, error) {
+	switch {
+	case r.Model != nil:
+		return json.Marshal(modelChoice(*r.Model))
+	case r.Compact != nil:
+		return json.Marshal(wire.CompactResult{Started: r.Compact.Started, Reason: r.Compact.Reason})
+	}
+	return nil, errors.New("the command had no outcome")
+}
+
 func modelChoice(c albedo.ModelChoice) wire.ModelChoice {
 	return wire.ModelChoice{Provider: c.Provider, Model: c.Model, Protocol: string(c.Protocol), Effort: c.Effort}
 }

@@ -99,3 +99,33 @@ func TestHistoryOfADisplayedOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandResultJSON: each command's outcome has the shape the API
+// documents for it.
+func TestCommandResultJSON(t *testing.T) {
+	effort := "low"
+	tests := []struct {
+		name   string
+		result albedo.CommandResult
+		want   string
+	}{
+		{"model", albedo.CommandResult{Model: &albedo.ModelChoice{Provider: "chat", Model: "c2", Protocol: albedo.ProtocolChatCompletions, Effort: &effort}},
+			`{"provider":"chat","model":"c2","protocol":"chat_completions","effort":"low"}`},
+		{"model without effort", albedo.CommandResult{Model: &albedo.ModelChoice{Provider: "p", Model: "m", Protocol: albedo.ProtocolResponses}},
+			`{"provider":"p","model":"m","protocol":"responses","effort":null}`},
+		{"compact started", albedo.CommandResult{Compact: &albedo.CompactResult{Started: true}}, `{"started":true}`},
+		{"nothing to compact", albedo.CommandResult{Compact: &albedo.CompactResult{Reason: "nothing to compact"}},
+			`{"started":false,"reason":"nothing to compact"}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := commandResult(tc.result)
+			if err != nil || string(got) != tc.want {
+				t.Errorf("commandResult = %s, %v; want %s", got, err, tc.want)
+			}
+		})
+	}
+	if _, err := commandResult(albedo.CommandResult{}); err == nil {
+		t.Error("a command with no outcome is shown")
+	}
+}
