@@ -65,5 +65,3 @@ require (
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )
-
-replace github.com/jinzhu/inflection => ./third_party/inflection

@@ -29,11 +29,8 @@ if [ -n "$unformatted" ]; then
 	exit 1
 fi
 
-# third_party/inflection is a module of its own (go.mod replaces a
-# dependency with it), so ./... does not reach it.
 echo "== go vet"
 go vet ./...
-go -C third_party/inflection vet ./...
 
 # The kernel's Python, against the real kernel program (standard library
 # unittest only).
@@ -42,7 +39,6 @@ python3 -m unittest discover -s adapters/pykernel/python/tests -t adapters/pyker
 
 echo "== go test -race"
 go test -race -count=1 ./...
-go -C third_party/inflection test -race -count=1 ./...
 
 echo "== build"
 bash scripts/build.sh

@@ -26,5 +26,5 @@ func (e *env) dial(ctx context.Context) (*client.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return client.Dial(ctx, client.DialOptions{Home: dir, Brief: e.brief})
+	return client.Dial(ctx, client.DialOptions{Home: dir})
 }

@@ -14,7 +14,6 @@ import (
 	"syscall"
 
 	"github.com/albedo-agent/albedo/adapters/landlock"
-	"github.com/albedo-agent/albedo/cmd/albedo/internal/procs"
 )
 
 // version is albedo's version, set at build time with -ldflags.
@@ -40,9 +39,6 @@ type env struct {
 	stdout, stderr io.Writer
 	// home is the albedo home; empty until a command asks for it.
 	home string
-	// brief says the command makes a request or two and ends (it is not
-	// lasting), so its client need not pool connections.
-	brief bool
 	// person says stdout is a terminal (read before it is buffered).
 	person bool
 }
@@ -108,14 +104,12 @@ func run(ctx context.Context, e *env, args []string) int {
 		return 2
 	}
 	if c.lasting {
-		procs.Default(os.Getenv("GOMAXPROCS"))
 		var stop context.CancelFunc
 		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 		defer stop()
 	} else {
 		// One request, one answer: it leaves in one write, not a write per
 		// cell of a table.
-		e.brief = true
 		e.person = isTerminal(e.stdout)
 		out := bufio.NewWriter(e.stdout)
 		defer out.Flush()

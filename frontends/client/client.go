@@ -52,12 +52,6 @@ func New(conn home.Connection) *Client {
 	}
 }
 
-// newBrief returns a client for a program that makes a request or two and
-// ends: each request gets a connection of its own (see singleUse).
-func newBrief(conn home.Connection) *Client {
-	return &Client{http: &http.Client{Transport: singleUse{answerWithin: answerWithin}}, conn: conn}
-}
-
 // Connection returns how the client reaches its daemon.
 func (c *Client) Connection() home.Connection {
 	c.mu.Lock()

@@ -25,10 +25,6 @@ type DialOptions struct {
 	NoStart bool
 	// Timeout bounds the wait for a new daemon; zero means 15 seconds.
 	Timeout time.Duration
-	// Brief says the program makes a request or two and ends, as a CLI
-	// command does: each request then gets a connection of its own
-	// instead of a pooled transport, which is quicker to set up.
-	Brief bool
 }
 
 // ErrNoDaemon says no daemon runs for the home and none was started.
@@ -52,11 +48,11 @@ func Dial(ctx context.Context, opts DialOptions) (*Client, error) {
 		if err := healthy(ctx, conn); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrNoDaemon, err)
 		}
-		return opts.client(conn), nil
+		return New(conn), nil
 	case opts.NoStart:
 		return nil, ErrNoDaemon
 	case alive:
-		c := opts.client(conn)
+		c := New(conn)
 		c.fallback = func(ctx context.Context) (home.Connection, error) { return handOff(ctx, opts) }
 		return c, nil
 	}
@@ -64,16 +60,7 @@ func Dial(ctx context.Context, opts DialOptions) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return opts.client(conn), nil
-}
-
-// client returns a client of the daemon conn describes, of the kind the
-// options ask for.
-func (opts DialOptions) client(conn home.Connection) *Client {
-	if opts.Brief {
-		return newBrief(conn)
-	}
-	return New(conn)
+	return New(conn), nil
 }
 
 // handOff finds the daemon to ask instead of one that could not be
@@ -137,7 +124,7 @@ func serving(ctx context.Context, dir string) (home.Connection, error) {
 
 // healthy asks the daemon conn describes whether it is up.
 func healthy(ctx context.Context, conn home.Connection) error {
-	c := newBrief(conn)
+	c := New(conn)
 	hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	_, err := c.Health(hctx)

@@ -102,8 +102,6 @@ func answerIn(t *testing.T, c *Client, d time.Duration) {
 	switch tr := c.http.Transport.(type) {
 	case *http.Transport:
 		tr.ResponseHeaderTimeout = d
-	case singleUse:
-		c.http.Transport = singleUse{answerWithin: d}
 	default:
 		t.Fatalf("unknown transport %T", tr)
 	}

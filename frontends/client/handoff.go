@@ -35,8 +35,8 @@ type exchange struct {
 	wrote, answered atomic.Bool
 }
 
-// trace returns ctx with hooks that record the exchange. http.Transport
-// calls them itself; singleUse calls them the same way.
+// trace returns ctx with hooks that record the exchange, which
+// http.Transport calls.
 func (x *exchange) trace(ctx context.Context) context.Context {
 	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		WroteRequest: func(info httptrace.WroteRequestInfo) {

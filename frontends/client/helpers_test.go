@@ -26,13 +26,12 @@ type fakeDaemon struct {
 	reqs []recorded
 }
 
-// transports are the two ways a Client sends requests: New's pooled
-// transport, and the connection of its own per request that Dial gives
-// brief programs.
+// transports are the ways a Client sends requests: New's pooled
+// transport.
 var transports = []struct {
 	name   string
 	client func(home.Connection) *Client
-}{{"pooled", New}, {"single-use", newBrief}}
+}{{"pooled", New}}
 
 // forEachTransport runs test once per transport, as subtests.
 func forEachTransport(t *testing.T, test func(t *testing.T, client func(home.Connection) *Client)) {

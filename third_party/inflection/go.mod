@@ -1,3 +1,0 @@
-module github.com/jinzhu/inflection
-
-go 1.22
