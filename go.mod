@@ -12,6 +12,7 @@ require (
 	github.com/uptrace/bun v1.3.0
 	github.com/uptrace/bun/dialect/sqlitedialect v1.3.0
 	github.com/yuin/goldmark v1.8.7
+	golang.org/x/image v0.36.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.40.0
 	modernc.org/sqlite v1.62.0
