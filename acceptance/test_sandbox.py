@@ -12,7 +12,7 @@ import os
 import socket
 import unittest
 
-from harness import Albedo, cell_result, python, python_results, start_albedo, text, turn
+from harness import Albedo, cell_result, http_error, python, python_results, read, start_albedo, text, turn
 from scripts import by_prompt
 
 # A cell that tries everything the sandbox rules on and prints what happened.
@@ -274,6 +274,33 @@ class SandboxTest(unittest.TestCase):
         self.assertEqual(old["status"], "error")
         self.assertIn("PermissionError", old["error"])
         self.assertIn(str(moved.resolve()), self.glance(app, session)["writable"])
+
+
+
+class BroadWorkspaceTest(unittest.TestCase):
+    """/, the user's home, albedo's home and the folders holding it are no
+    workspaces (a kernel may write all of its workspace) unless the daemon
+    runs with ALBEDO_ALLOW_ANY_WORKSPACE=1."""
+
+    def start(self, extra_env=None):
+        _, app = start_albedo(self.addCleanup, by_prompt({}), daemon=Sandboxed, extra_env=extra_env)
+        return app
+
+    def test_broad_folders_are_refused_on_create_and_move(self):
+        app = self.start()
+        session = app.session()
+        for folder in ("/", app._user_home, app.home, app.home.parent):
+            status, body = http_error(self, lambda: app.api("/sessions", {"workspace": str(folder)}))
+            self.assertEqual(status, 400, (folder, body))
+            self.assertIn("too broad", json.dumps(body))
+            status, body = http_error(self, lambda: app.api(f"/sessions/{session}/workspace", {"workspace": str(folder)}))
+            self.assertEqual(status, 400, (folder, body))
+        self.assertEqual(read(app, f"/sessions/{session}?tail=0")["session"]["workspace"], str(app.workspace))
+
+    def test_the_daemon_may_allow_any_workspace(self):
+        app = self.start({"ALBEDO_ALLOW_ANY_WORKSPACE": "1"})
+        with app.api("/sessions", {"workspace": str(app._user_home)}) as response:
+            self.assertEqual(json.load(response)["workspace"], str(app._user_home))
 
 
 if __name__ == "__main__":

@@ -93,6 +93,11 @@ const (
 	FolderNotDir
 	// FolderDir: a folder.
 	FolderDir
+	// FolderTooBroad: a folder no session may work in unless the user
+	// allows it: /, the user's home, albedo's home, a folder inside it or
+	// one holding it. A kernel may write its whole workspace, and a
+	// workspace that broad holds the system or albedo's own files.
+	FolderTooBroad
 )
 
 // Workspaces answers the domain's questions about workspace folders, so

@@ -61,6 +61,10 @@ func bindProvider(cfg Config, name string) (ProviderConfig, error) {
 	return pc, nil
 }
 
+// tooBroad is the refusal of a workspace that is FolderTooBroad: a 400
+// on a new session and on a move alike, for no state makes it right.
+func tooBroad(format string, path string) error { return Errorf(EInvalid, format, path) }
+
 // checkNewWorkspace validates the workspace of a new session.
 func (s *Service) checkNewWorkspace(path string) error {
 	if path == "" {
@@ -74,6 +78,8 @@ func (s *Service) checkNewWorkspace(path string) error {
 		return Errorf(EInvalid, "workspace %q does not exist", path)
 	case FolderNotDir:
 		return Errorf(EInvalid, "workspace %q is not a folder", path)
+	case FolderTooBroad:
+		return tooBroad("workspace %q is too broad: it is /, your home folder, albedo's home or a folder holding it, all of which a kernel may write in; pick the project's folder (a daemon started with ALBEDO_ALLOW_ANY_WORKSPACE=1 allows it)", path)
 	}
 	return nil
 }

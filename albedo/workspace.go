@@ -58,6 +58,8 @@ func (s *Service) checkMove(old, path string) error {
 		return reject("workspace %q does not exist", path)
 	case FolderNotDir:
 		return reject("workspace %q is not a folder", path)
+	case FolderTooBroad:
+		return tooBroad("workspace %q is too broad: it is /, your home folder, albedo's home or a folder holding it, all of which a kernel may write in; pick the project's folder (a daemon started with ALBEDO_ALLOW_ANY_WORKSPACE=1 allows it)", path)
 	}
 	return nil
 }

@@ -84,6 +84,9 @@ func sandboxOptions(opts *daemon.Options) error {
 	if abi >= 0 {
 		opts.LandlockABI = func() int { return min(abi, landlock.KernelABI()) }
 	}
+	// ALBEDO_ALLOW_ANY_WORKSPACE=1 lets sessions work in /, the user's
+	// home or albedo's home, refused by default.
+	opts.AllowAnyWorkspace = os.Getenv("ALBEDO_ALLOW_ANY_WORKSPACE") == "1"
 	return nil
 }
 

@@ -148,7 +148,7 @@ func printUsage(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-34s %s\n", c.usage, c.summary)
 	}
-	fmt.Fprintln(w, "\nEnvironment: ALBEDO_HOME (default ~/.albedo), ALBEDO_PORT, ALBEDO_PARENT_PID, ALBEDO_IDLE_SECONDS,\nALBEDO_KERNEL_WARMUP, ALBEDO_PROVIDER_IDLE_SECONDS, ALBEDO_LANDLOCK_ABI.")
+	fmt.Fprintln(w, "\nEnvironment: ALBEDO_HOME (default ~/.albedo), ALBEDO_PORT, ALBEDO_PARENT_PID, ALBEDO_IDLE_SECONDS,\nALBEDO_KERNEL_WARMUP, ALBEDO_PROVIDER_IDLE_SECONDS, ALBEDO_LANDLOCK_ABI,\nALBEDO_ALLOW_ANY_WORKSPACE.")
 	fmt.Fprintln(w, "Run 'albedo COMMAND --help' for a command's options.")
 }
 

@@ -98,7 +98,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 	instructions, catalog, refresher := extensions(opts, dir)
 	a.startRefresh(refresher)
 	a.svc = albedo.New(albedo.Options{
-		Workspaces:          localfs.Workspaces{},
+		Workspaces:          workspaces(opts, dir),
 		Store:               a.store,
 		Provider:            provider,
 		Kernel:              kernel,
@@ -119,6 +119,16 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 	})
 	a.app = app.New(a.svc)
 	return a, nil
+}
+
+// workspaces judges the folders sessions may work in: none too broad
+// (see localfs.Workspaces) unless opts allow any. dir is the home, ""
+// for none, when the default home then counts.
+func workspaces(opts Options, dir string) localfs.Workspaces {
+	if dir == "" {
+		dir, _ = home.Dir()
+	}
+	return localfs.Workspaces{Home: dir, AllowAny: opts.AllowAnyWorkspace}
 }
 
 // jobEnded wakes the session whose kernel's background job ended unread.

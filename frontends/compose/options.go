@@ -86,6 +86,9 @@ type Options struct {
 	// LandlockABI, when set, replaces the probe of the machine's Landlock
 	// ABI (0: none), to play an older kernel.
 	LandlockABI func() int
+	// AllowAnyWorkspace accepts /, the user's home, albedo's home and the
+	// folders holding it as workspaces, which are refused by default.
+	AllowAnyWorkspace bool
 }
 
 // usesHome reports whether a default port lives in the home.

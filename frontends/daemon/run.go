@@ -47,6 +47,8 @@ type Options struct {
 	// same names.
 	SandboxHelper []string
 	LandlockABI   func() int
+	// AllowAnyWorkspace is compose.Options' field of the same name.
+	AllowAnyWorkspace bool
 	// Detached says a command started the daemon because it found none
 	// serving: when another daemon serves the home after all, Run leaves
 	// it serving and returns nil. Without it Run fails with ErrServed.
@@ -118,6 +120,7 @@ func assemble(ctx context.Context, opts Options, log *slog.Logger) (*daemon, err
 		Home: opts.Home, Logger: log, KernelIdle: opts.KernelIdle, ProviderIdle: opts.ProviderIdle,
 		NoKernelWarmup: opts.NoKernelWarmup,
 		SandboxHelper:  opts.SandboxHelper, LandlockABI: opts.LandlockABI,
+		AllowAnyWorkspace: opts.AllowAnyWorkspace,
 	})
 	if err != nil {
 		return nil, err
