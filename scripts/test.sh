@@ -3,8 +3,12 @@
 # checks formatting and vet, runs the kernel's Python tests and the Go tests
 # with the race detector, builds the binary, and runs the acceptance suites
 # (ours, and the seed suites from ../shared/seeds when that folder exists).
+# A throwaway PostgreSQL server (scripts/postgres.sh) serves the tests of
+# the PostgreSQL store; it is stopped and removed when the script ends.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/postgres.sh
+trap postgres_stop EXIT
 
 need() { command -v "$1" >/dev/null 2>&1; }
 if ! need python3; then
@@ -36,6 +40,15 @@ go vet ./...
 # unittest only).
 echo "== kernel python tests"
 python3 -m unittest discover -s adapters/pykernel/python/tests -t adapters/pykernel/python/tests
+
+echo "== PostgreSQL for the store tests"
+if ! postgres_start; then
+	if [ "${CI:-}" = true ]; then
+		echo "PostgreSQL could not start; the PostgreSQL store cannot be tested" >&2
+		exit 1
+	fi
+	echo "PostgreSQL could not start: the PostgreSQL store's tests are skipped" >&2
+fi
 
 echo "== go test -race"
 go test -race -count=1 ./...

@@ -1,0 +1,41 @@
+package postgres
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/albedo-agent/albedo/albedo"
+
+	"github.com/albedo-agent/albedo/fixtures/pgtest"
+)
+
+// TestSchema checks that a new database gets the current schema, that
+// opening it again changes nothing, and that a database written by a
+// newer albedo is refused untouched.
+func TestSchema(t *testing.T) {
+	t.Parallel()
+	url := pgtest.NewDatabase(t)
+	s := openStore(t, url)
+	sess := newSession("kept")
+	mustCommit(t, s, albedo.Commit{Session: &sess})
+	again := openStore(t, url)
+	if _, err := again.Session(t.Context(), "kept"); err != nil {
+		t.Fatalf("a session written before the store was opened again: %v", err)
+	}
+
+	newer := SchemaVersion + 1
+	pgtest.Exec(t, url, fmt.Sprintf("UPDATE albedo_schema SET version = %d", newer))
+	_, err := Open(t.Context(), url)
+	var refused *NewerSchemaError
+	if !errors.As(err, &refused) || refused.Version != newer || refused.Known != SchemaVersion {
+		t.Fatalf("Open of a newer database = %v, want a *NewerSchemaError for schema %d", err, newer)
+	}
+	if strings.Contains(err.Error(), "password") || strings.Contains(err.Error(), passwordOf(t, url)) {
+		t.Errorf("the refusal %q shows the password", err)
+	}
+	if _, err := s.Session(t.Context(), "kept"); err != nil {
+		t.Errorf("the refused database lost its session: %v", err)
+	}
+}

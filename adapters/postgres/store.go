@@ -1,0 +1,81 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/albedo-agent/albedo/albedo"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+)
+
+// Store implements the domain's storage port.
+var _ albedo.Store = (*Store)(nil)
+
+// maxConns bounds the store's connections to the server: enough for the
+// daemon's concurrent requests, few enough that several daemons share a
+// server's default connection limit.
+const maxConns = 8
+
+// connectTimeout is how long opening one connection may take before the
+// server counts as unreachable.
+const connectTimeout = 5 * time.Second
+
+// Store is an albedo.Store kept in a PostgreSQL database. It is safe for
+// concurrent use.
+type Store struct {
+	db *bun.DB
+	// writing is held for the whole of every write that numbers items, so
+	// that two commits of this process never pick the same Seq.
+	writing sync.Mutex
+}
+
+// Open connects to the database that url names (a postgres:// URL or a
+// key=value connection string), checks that the server answers, and
+// migrates the schema to SchemaVersion. A database whose schema is newer
+// than SchemaVersion is left unmodified and Open returns a
+// *NewerSchemaError. Errors never show the URL's password.
+func Open(ctx context.Context, url string) (*Store, error) {
+	config, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("open the PostgreSQL store: read its URL %s: %w", Redact(url), errors.Unwrap(err))
+	}
+	if config.ConnectTimeout == 0 || config.ConnectTimeout > connectTimeout {
+		config.ConnectTimeout = connectTimeout
+	}
+	where := Redact(url)
+	sqldb := stdlib.OpenDB(*config)
+	sqldb.SetMaxOpenConns(maxConns)
+	sqldb.SetMaxIdleConns(maxConns)
+	sqldb.SetConnMaxIdleTime(5 * time.Minute)
+	if err := sqldb.PingContext(ctx); err != nil {
+		sqldb.Close()
+		return nil, fmt.Errorf("open the PostgreSQL store %s: %w", where, unavailable(err))
+	}
+	db := bun.NewDB(sqldb, pgdialect.New())
+	if err := migrate(ctx, db); err != nil {
+		db.Close()
+		var newer *NewerSchemaError
+		if errors.As(err, &newer) {
+			newer.Where = where
+			return nil, newer
+		}
+		return nil, fmt.Errorf("open the PostgreSQL store %s: %w", where, unavailable(err))
+	}
+	return &Store{db: db}, nil
+}
+
+// Close closes the store's connections.
+func (s *Store) Close() error {
+	return s.db.Close()
+}
+
+// sqlDB returns the connection pool, for statements that bind their
+// values as parameters (bun would splice them into the SQL text).
+func (s *Store) sqlDB() *sql.DB { return s.db.DB }
