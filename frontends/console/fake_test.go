@@ -37,8 +37,10 @@ type fakeDaemon struct {
 	onSend func(f *fakeDaemon, id, text string) (queued bool)
 	// dials counts clients handed out.
 	dials int
-	// hidden are the sessions deleted or archived: left out of listings.
-	hidden map[string]bool
+	// hidden are the sessions deleted: left out of listings; archived are
+	// the sessions archived: listed with archived=all.
+	hidden   map[string]bool
+	archived map[string]bool
 	// usage sums each session's requests, as the status events published
 	// report them; contexts is each session's context measure, as the
 	// latest status event gave it. Tests may set both.
@@ -49,7 +51,7 @@ type fakeDaemon struct {
 }
 
 func newFakeDaemon(t *testing.T) *fakeDaemon {
-	f := &fakeDaemon{t: t, events: map[string][]client.Event{}, subs: map[string][]chan client.Event{}, hidden: map[string]bool{},
+	f := &fakeDaemon{t: t, events: map[string][]client.Event{}, subs: map[string][]chan client.Event{}, hidden: map[string]bool{}, archived: map[string]bool{},
 		usage: map[string]client.UsageTotals{}, contexts: map[string]client.Context{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /sessions", f.sessions)
@@ -220,7 +222,11 @@ func (f *fakeDaemon) sessions(w http.ResponseWriter, r *http.Request) {
 		{ID: "s1", Workspace: "/w", Title: "older", Provider: "fixture", Model: "m", UpdatedAt: 1},
 		{ID: "s2", Workspace: "/w2", Title: "newer", Provider: "fixture", Model: "m", UpdatedAt: 2},
 	} {
-		if !f.hidden[s.ID] && strings.Contains(s.Title, r.URL.Query().Get("q")) {
+		s.Archived = f.archived[s.ID]
+		if f.hidden[s.ID] || s.Archived && r.URL.Query().Get("archived") != "all" {
+			continue
+		}
+		if strings.Contains(s.Title, r.URL.Query().Get("q")) {
 			list = append(list, s)
 		}
 	}
@@ -251,12 +257,12 @@ func (f *fakeDaemon) session(w http.ResponseWriter, r *http.Request) {
 func (f *fakeDaemon) rename(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Name     string
-		Archived bool
+		Archived *bool
 	}
 	json.NewDecoder(r.Body).Decode(&body)
-	if body.Archived {
+	if body.Archived != nil {
 		f.mu.Lock()
-		f.hidden[r.PathValue("id")] = true
+		f.archived[r.PathValue("id")] = *body.Archived
 		f.mu.Unlock()
 	}
 	writeJSON(w, map[string]any{"id": r.PathValue("id"), "name": body.Name})

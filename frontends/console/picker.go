@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/albedo-agent/albedo/frontends/client"
@@ -17,6 +18,10 @@ type pickerScreen struct {
 	root   *tview.Flex
 	table  *tview.Table
 	status *tview.TextView
+	help   *tview.TextView
+	// loads counts listings asked for: only the last one asked is shown,
+	// so that a search typed fast ends on its own results.
+	loads int
 	// sessions are the rows of the table, most recent first.
 	sessions []client.Session
 	// manage holds the delete, archive and search keys' state.
@@ -39,13 +44,13 @@ func newPickerScreen(c *Console) *pickerScreen {
 	header.SetBackgroundColor(tcell.ColorNavy)
 	p.status = tview.NewTextView().SetDynamicColors(true)
 	plain(p.status.Box)
-	help := tview.NewTextView().SetDynamicColors(true).SetText("[::d]Enter open · n new session here · d delete · a archive · / search · v vents · r reload · q quit")
-	plain(help.Box)
+	p.help = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
+	plain(p.help.Box)
 	p.root = tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(header, 1, 0, false).
 		AddItem(p.table, 0, 1, true).
 		AddItem(p.status, 1, 0, false).
-		AddItem(help, 1, 0, false)
+		AddItem(p.help, 1, 0, false)
 	p.manage.search = p.newSearch()
 	return p
 }
@@ -60,18 +65,49 @@ func (p *pickerScreen) fitStatus() {
 	}
 	rows := len(wrap(p.status.GetText(true), w))
 	p.root.ResizeItem(p.status, min(max(rows, 1), maxStatusRows), 0)
+	keys := keyBar(pickerKeys(), w)
+	p.help.SetText(strings.Join(keys, "\n"))
+	p.root.ResizeItem(p.help, len(keys), 0)
+}
+
+// pickerKeys are the picker's key bar.
+func pickerKeys() []keyHint {
+	return []keyHint{
+		{"Enter open", ""},
+		{"n new session here", "n new"},
+		{"d delete", "d del"},
+		{"a archive", ""},
+		{"u undo", ""},
+		{"A archived", ""},
+		{"/ search", ""},
+		{"v vents", ""},
+		{"r reload", ""},
+		{"Esc clear/quit", "Esc back"},
+	}
 }
 
 // maxStatusRows bounds the picker's status line.
 const maxStatusRows = 6
 
 // load fetches the sessions.
-func (p *pickerScreen) load() {
+func (p *pickerScreen) load() { p.loadThen(nil) }
+
+// loadThen fetches the sessions, then runs then (when set) once they are
+// shown.
+func (p *pickerScreen) loadThen(then func()) {
 	p.status.SetText("[::d]loading…")
 	cl := p.c.client()
+	p.loads++
+	n, filter := p.loads, client.SessionFilter{Query: p.manage.query}
+	if p.manage.archived {
+		filter.Archived = "all"
+	}
 	go func() {
-		sessions, _, err := cl.FindSessions(p.c.ctx, client.SessionFilter{Query: p.manage.query})
+		sessions, _, err := cl.FindSessions(p.c.ctx, filter)
 		p.c.mail.post(func() {
+			if n != p.loads {
+				return // a later listing was asked for
+			}
 			if err != nil {
 				p.status.SetText("[red]" + tview.Escape(describe(err)))
 				return
@@ -79,6 +115,9 @@ func (p *pickerScreen) load() {
 			slices.SortStableFunc(sessions, func(a, b client.Session) int { return cmp.Compare(b.UpdatedAt, a.UpdatedAt) })
 			p.sessions = sessions
 			p.fill()
+			if then != nil {
+				then()
+			}
 		})
 	}()
 }
@@ -92,8 +131,11 @@ func (p *pickerScreen) fill() {
 	now := time.Now()
 	for r, s := range p.sessions {
 		state := tview.NewTableCell("idle").SetTextColor(tcell.ColorGreen)
-		if s.Stage == "running" {
+		switch {
+		case s.Stage == "running":
 			state = tview.NewTableCell("running").SetTextColor(tcell.ColorOlive)
+		case s.Archived:
+			state = tview.NewTableCell("archived").SetTextColor(tcell.ColorGray)
 		}
 		title := s.Title
 		if s.Name != "" {
@@ -112,14 +154,21 @@ func (p *pickerScreen) fill() {
 		}
 	}
 	if len(p.sessions) == 0 && p.manage.query != "" {
-		p.status.SetText("no session matches " + tview.Escape(p.manage.query) + ": / to search again")
+		p.status.SetText("no session matches " + tview.Escape(p.manage.query) + ": / to search again, Esc to clear the search")
 		return
 	}
 	if len(p.sessions) == 0 {
 		p.status.SetText("no sessions yet: press n to start one in " + tview.Escape(tildePath(p.c.opts.Workspace)))
 		return
 	}
-	p.status.SetText(fmt.Sprintf("[::d]%s", plural(len(p.sessions), "session")))
+	shown := plural(len(p.sessions), "session")
+	if p.manage.archived {
+		shown += ", archived ones included (A hides them)"
+	}
+	if p.manage.query != "" {
+		shown += " matching " + tview.Escape(p.manage.query) + " (Esc clears the search)"
+	}
+	p.status.SetText("[::d]" + shown)
 	p.table.Select(1, 0)
 }
 
@@ -137,9 +186,12 @@ func (p *pickerScreen) keys(ev *tcell.EventKey) *tcell.EventKey {
 		return nil
 	}
 	if ev.Key() == tcell.KeyEscape {
-		if p.c.session.id != "" {
+		switch {
+		case p.manage.query != "":
+			p.clearSearch()
+		case p.c.session.id != "":
 			p.c.showSession()
-		} else {
+		default:
 			p.c.quit()
 		}
 		return nil
@@ -159,7 +211,11 @@ func (p *pickerScreen) keys(ev *tcell.EventKey) *tcell.EventKey {
 	case 'd':
 		p.askDelete()
 	case 'a':
-		p.archive()
+		p.askArchive()
+	case 'u':
+		p.undoArchive()
+	case 'A':
+		p.toggleArchived()
 	case '/':
 		p.startSearch()
 	default:

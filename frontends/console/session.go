@@ -79,8 +79,7 @@ func newSessionScreen(c *Console) *sessionScreen {
 	plain(s.input.Box)
 	s.input.SetChangedFunc(s.resizeInput)
 	s.input.SetInputCapture(s.keys)
-	s.help = tview.NewTextView().SetDynamicColors(true).SetWrap(false).
-		SetText("[::d]Enter send · Alt-Enter/Ctrl-J newline · Esc/Ctrl-C interrupt · PgUp/PgDn scroll · Ctrl-T details · Ctrl-D detach · /help")
+	s.help = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
 	plain(s.help.Box)
 	s.root = tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(s.header, 1, 0, false).
@@ -367,6 +366,22 @@ func (s *sessionScreen) refresh() {
 	text, rows := statusText(line, w)
 	s.status.SetText(text)
 	s.root.ResizeItem(s.status, rows, 0)
+	keys := keyBar(sessionKeys(), w)
+	s.help.SetText(strings.Join(keys, "\n"))
+	s.root.ResizeItem(s.help, len(keys), 0)
+}
+
+// sessionKeys are the session screen's key bar.
+func sessionKeys() []keyHint {
+	return []keyHint{
+		{"Enter send", ""},
+		{"Alt-Enter/Ctrl-J newline", "^J newline"},
+		{"Esc/Ctrl-C interrupt", "Esc stop"},
+		{"PgUp/PgDn scroll", "PgUp scroll"},
+		{"Ctrl-T details", "^T details"},
+		{"Ctrl-D detach", "^D detach"},
+		{"/help", ""},
+	}
 }
 
 // keys handles the session screen's keys; the input gets the rest.
