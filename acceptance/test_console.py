@@ -146,6 +146,9 @@ class ConsoleTest(unittest.TestCase):
         for expected in ("❯ what is in the file?", "⚙ python", "· ok", "print('cell says 42')",
                          "cell says 42", "+notes.txt", "∴ thinking", "ctx "):
             self.assertIn(expected, screen)
+        # The cell and the turn say how long they took.
+        self.assertRegex(screen, r"⚙ python #\d+ · ok · \d+(ms|\.\ds)")
+        self.assertRegex(screen, r"── done in \d+(ms|\.\ds) ──")
         session = self.only_session(app)
         self.assertEqual(user_texts(provider.requests[0]["request"])[-1], "what is in the file?")
         self.assertEqual([e["type"] for e in app.events(session)][-1], "turn")
@@ -334,7 +337,7 @@ class ConsoleTest(unittest.TestCase):
             self.assertEqual(json.load(response)["name"], "reviewer")
         self.assertEqual(provider.requests, [])
 
-    def test_the_status_line_says_when_the_provider_is_retried(self):
+    def test_the_console_says_when_the_provider_is_retried_and_keeps_a_trace(self):
         failures = []
 
         def script(request):
@@ -351,6 +354,8 @@ class ConsoleTest(unittest.TestCase):
         self.assertRegex(status, r"retrying \(3/4\) in \d\.\d s: provider \S+ answered 500")
         screen = console.wait_for("back up", "idle")
         self.assertNotIn("retrying", screen)
+        # The notice leaves a trace, whole, once the provider answered.
+        self.assertRegex(screen, r"↻ retried the provider 3 times, then the provider answered; last:\s+provider \S+\s+answered 500")
 
     def test_a_pasted_message_shows_whole_and_is_sent_whole(self):
         _, app, console = self.ready_console(lambda request: text("got " + str(len(user_texts(request)[-1].splitlines())) + " lines"))

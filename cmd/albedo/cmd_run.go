@@ -360,7 +360,7 @@ func progress(w io.Writer, ev client.Event, workspace string) {
 		cell, _ := ev.Cell()
 		line := "  → " + cell.Status
 		if cell.DurationMS > 0 {
-			line += " " + duration(cell.DurationMS)
+			line += " " + client.FormatDuration(cell.DurationMS)
 		}
 		if s := ev.Trace.Summary(workspace); s != "" {
 			line += " · " + s
@@ -403,18 +403,6 @@ func printedTail(w io.Writer, cell client.CellResult) {
 	}
 	if cell.Value != "" {
 		fmt.Fprintln(w, "    = "+clip(firstLine(cell.Value), 160))
-	}
-}
-
-// duration writes milliseconds as a person reads them: 840ms, 3.2s, 2m05s.
-func duration(ms int64) string {
-	switch {
-	case ms < 1000:
-		return fmt.Sprintf("%dms", ms)
-	case ms < 60_000:
-		return fmt.Sprintf("%.1fs", float64(ms)/1000)
-	default:
-		return fmt.Sprintf("%dm%02ds", ms/60_000, ms/1000%60)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/albedo-agent/albedo/frontends/client"
+
 	"github.com/gdamore/tcell/v2"
 )
 
@@ -81,11 +83,19 @@ func layout(b *Block, o layoutOptions) []line {
 			l.rows = append(l.rows, line{{"  ", th.dim}, {"in this console: /login changes the provider's key or URL", th.warn}})
 		}
 	case BlockTurn:
-		style := th.warn
-		if b.Status == "failed" {
+		style, text := th.warn, "turn "+b.Status
+		switch b.Status {
+		case client.TurnFailed:
 			style = th.fail
+		case client.TurnFinished:
+			style, text = th.dim, "done"
 		}
-		l.rows = append(l.rows, line{{"── turn " + b.Status + " ──", style}})
+		if b.Took > 0 {
+			text += " in " + client.FormatDuration(b.Took)
+		}
+		l.rows = append(l.rows, line{{"── " + text + " ──", style}})
+	case BlockRetry:
+		l.retry(b)
 	case BlockNotice:
 		if b.Failed {
 			l.para("! ", th.fail, b.Text, th.fail)
@@ -158,8 +168,38 @@ func (l *layouter) markdown(gutter string, gs tcell.Style, text string, ts tcell
 // image notes an attached image.
 func (l *layouter) image(b *Block) {
 	if img := b.Image; img != nil {
-		l.rows = append(l.rows, line{{"  ", l.th.dim}, {fmt.Sprintf("[image %dx%d %s, %s]", img.Width, img.Height, img.MimeType, size(img.Bytes)), l.th.dim}})
+		l.rows = append(l.rows, line{{"  ", l.th.dim}, {"[image " + imageText(*img) + "]", l.th.dim}})
 	}
+}
+
+// imageText describes an image: "640x480 image/png, 12.0 KiB".
+func imageText(img client.ImageMeta) string {
+	return fmt.Sprintf("%dx%d %s, %s", img.Width, img.Height, img.MimeType, size(img.Bytes))
+}
+
+// retry lays out the provider's retries of a request: the latest notice
+// whole while they go on, then a trace of how many there were and how
+// they ended.
+func (l *layouter) retry(b *Block) {
+	th := l.th
+	if b.Live {
+		l.para("↻ ", th.warn, b.Text, th.warn)
+		return
+	}
+	why := b.Text
+	if _, after, ok := strings.Cut(b.Text, ": "); ok {
+		why = after
+	}
+	ended := map[string]string{
+		"answered": "then the provider answered",
+		"failed":   "then albedo gave up",
+		"stopped":  "then the turn stopped",
+	}[b.Status]
+	style := th.dim
+	if b.Status == "failed" {
+		style = th.fail
+	}
+	l.para("↻ ", style, fmt.Sprintf("retried the provider %s, %s; last: %s", plural(b.Retries, "time"), ended, why), style)
 }
 
 // labelled lays text out with body, narrower by the room label(seq) needs,
@@ -239,6 +279,9 @@ func (l *layouter) tool(b *Block) {
 	switch {
 	case b.Cell != nil:
 		head = append(head, segment{" · ", th.dim}, segment{b.Cell.Status, statusStyle(th, b.Cell.Status)})
+		if ms := b.Cell.DurationMS; ms > 0 {
+			head = append(head, segment{" · " + client.FormatDuration(ms), th.dim})
+		}
 	case b.Live && b.Code == "":
 		head = append(head, segment{" · writing the cell… " + plural(b.Args, "character"), th.warn})
 	case b.Live:
@@ -275,6 +318,9 @@ func (l *layouter) tool(b *Block) {
 			// The value is the repr of the cell's last expression, Python,
 			// and the kernel clips it: highlighting it at each layout is cheap.
 			l.styled("│ = ", "│   ", th.frame, th.hl.lines(c.Value, "python", th, th.text), outMax)
+		}
+		for _, img := range c.Images {
+			l.rows = append(l.rows, line{{"├ ", th.frame}, {"image shown to the model: " + imageText(img), th.dim}})
 		}
 		if e := strings.TrimRight(c.Error, "\n"); e != "" {
 			l.rows = append(l.rows, line{{"├ ", th.frame}, {"error", th.fail}})

@@ -118,6 +118,37 @@ func TestLayout(t *testing.T) {
 			width: 40,
 			want:  "\n── turn interrupted ──",
 		},
+		{
+			name:  "a turn that ran says how long",
+			block: &Block{Kind: BlockTurn, Status: "failed", Took: 65_000},
+			width: 40,
+			want:  "\n── turn failed in 1m05s ──",
+		},
+		{
+			name:  "a finished turn says how long it took",
+			block: &Block{Kind: BlockTurn, Status: "finished", Took: 3_240},
+			width: 40,
+			want:  "\n── done in 3.2s ──",
+		},
+		{
+			name: "a finished cell says how long it ran and the images it showed",
+			block: &Block{Kind: BlockTool, Seq: 4, Name: "python", Code: "show_image('a.png')",
+				Cell: &client.CellResult{Status: "ok", DurationMS: 1_520, Images: []client.ImageMeta{{MimeType: "image/png", Width: 640, Height: 480, Bytes: 2048}}}},
+			width: 60,
+			want:  "\n⚙ python #4 · ok · 1.5s\n│ show_image('a.png')\n├ image shown to the model: 640x480 image/png, 2.0 KiB\n└",
+		},
+		{
+			name:  "retries under way show their notice whole",
+			block: &Block{Kind: BlockRetry, Live: true, Retries: 2, Text: "retrying (2/4) in 1.4 s: provider \"x\" answered 503 Service Unavailable: upstream overloaded"},
+			width: 40,
+			want:  "\n↻ retrying (2/4) in 1.4 s: provider \"x\"\n  answered 503 Service Unavailable:\n  upstream overloaded",
+		},
+		{
+			name:  "retries leave a trace of how they ended",
+			block: &Block{Kind: BlockRetry, Retries: 3, Status: "answered", Text: "retrying (3/4) in 1.9 s: provider answered 500"},
+			width: 100,
+			want:  "\n↻ retried the provider 3 times, then the provider answered; last: provider answered 500",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -29,6 +29,10 @@ const (
 	BlockTurn
 	// BlockNotice is the console's own message, such as a command's result.
 	BlockNotice
+	// BlockRetry is the provider's retries of one request: Text is the
+	// latest notice, whole; Live while the retries go on; Status, once
+	// they ended, says how (answered, failed, stopped).
+	BlockRetry
 	// BlockCompaction is a summary that stands in for the start of the
 	// conversation in the model's requests: Text is the summary, Figures
 	// what it stands in for. Folded like thinking.
@@ -71,6 +75,10 @@ type Block struct {
 	// Figures sums a compaction up: the items it stands in for and the
 	// estimated tokens of a request before and after it.
 	Figures string
+	// Took is how long a turn ran, in milliseconds; 0 when unknown.
+	Took int64
+	// Retries counts the retries of a retry block.
+	Retries int
 
 	// rev counts changes; layouts are cached per rev.
 	rev int
@@ -121,8 +129,12 @@ type Transcript struct {
 	// Retry is the provider adapter's notice of a retry under way, "" when
 	// none is.
 	Retry string
-	// liveText, liveThinking and liveTool are the blocks deltas grow.
-	liveText, liveThinking, liveTool *Block
+	// liveText, liveThinking and liveTool are the blocks deltas grow;
+	// liveRetry the retries under way.
+	liveText, liveThinking, liveTool, liveRetry *Block
+	// turnFrom is when (Unix ms) the turn under way took its first
+	// message, 0 when unknown: a turn's end tells how long it took.
+	turnFrom int64
 	// calls maps call ids to their cells.
 	calls map[string]*Block
 }
@@ -131,7 +143,7 @@ type Transcript struct {
 // and Usage are kept.
 func (t *Transcript) Reset(snapshot []client.Event) {
 	t.Blocks = make([]*Block, 0, len(snapshot))
-	t.liveText, t.liveThinking, t.liveTool = nil, nil, nil
+	t.liveText, t.liveThinking, t.liveTool, t.liveRetry, t.turnFrom = nil, nil, nil, nil, 0
 	t.calls = make(map[string]*Block)
 	for _, ev := range snapshot {
 		t.Apply(ev)
@@ -160,11 +172,11 @@ func (t *Transcript) Notice(text string, failed bool) {
 // shown changed.
 func (t *Transcript) Apply(ev client.Event) bool {
 	if ev.Type == client.EventDelta && ev.Kind == client.DeltaRetry {
-		t.Retry = ev.Text
+		t.retry(ev.Text)
 		return true
 	}
 	if ev.Type != client.EventStatus || ev.Running != nil && !*ev.Running {
-		t.Retry = "" // the request went on, or the turn ended
+		t.retried(ev) // the request went on, or the turn ended
 	}
 	switch ev.Type {
 	case client.EventUser:
@@ -203,6 +215,33 @@ func (t *Transcript) Apply(ev client.Event) bool {
 	return true
 }
 
+// retry shows a retry of the provider under way, whole.
+func (t *Transcript) retry(text string) {
+	t.Retry = text
+	b := t.grow(&t.liveRetry, BlockRetry)
+	b.Text = text
+	b.Retries++
+}
+
+// retried ends the retries under way, if any, with how they ended: the
+// block stays as a trace.
+func (t *Transcript) retried(ev client.Event) {
+	t.Retry = ""
+	b := t.liveRetry
+	if b == nil {
+		return
+	}
+	t.liveRetry = nil
+	b.Live, b.Status = false, "answered"
+	switch {
+	case ev.Type == client.EventError, ev.Type == client.EventTurn && ev.Status == client.TurnFailed:
+		b.Status = "failed"
+	case ev.Type == client.EventTurn && ev.Status == client.TurnInterrupted, ev.Type == client.EventStatus:
+		b.Status = "stopped"
+	}
+	b.changed()
+}
+
 // cut shows, under a message or thinking cut short, why it was.
 func (t *Transcript) cut(ev client.Event) {
 	if ev.Notice != "" {
@@ -225,6 +264,9 @@ func (t *Transcript) add(b *Block) {
 // user shows a delivered user message: a queued one it stood for becomes
 // the message.
 func (t *Transcript) user(ev client.Event) {
+	if t.turnFrom == 0 {
+		t.turnFrom = ev.Timestamp
+	}
 	// Queued messages are always the last blocks.
 	first := len(t.Blocks)
 	for first > 0 && t.Blocks[first-1].Kind == BlockQueued {
@@ -357,8 +399,13 @@ func (t *Transcript) endTurn(ev client.Event) {
 			*live = nil
 		}
 	}
-	if ev.Status != client.TurnFinished {
-		t.add(&Block{Kind: BlockTurn, Seq: ev.Seq, Status: ev.Status, Timestamp: ev.Timestamp})
+	var took int64
+	if t.turnFrom > 0 && ev.Timestamp > t.turnFrom {
+		took = ev.Timestamp - t.turnFrom
+	}
+	t.turnFrom = 0
+	if ev.Status != client.TurnFinished || took > 0 {
+		t.add(&Block{Kind: BlockTurn, Seq: ev.Seq, Status: ev.Status, Timestamp: ev.Timestamp, Took: took})
 	}
 }
 
@@ -472,6 +519,9 @@ func (b *Block) String() string {
 			s.WriteString(part)
 		}
 	}
+	if b.Took > 0 {
+		s.WriteString(" " + client.FormatDuration(b.Took))
+	}
 	if b.Cell != nil && b.Cell.Output != "" {
 		s.WriteString(" out=")
 		s.WriteString(strings.TrimSpace(b.Cell.Output))
@@ -500,6 +550,8 @@ func (k BlockKind) String() string {
 		return "notice"
 	case BlockCompaction:
 		return "compaction"
+	case BlockRetry:
+		return "retry"
 	}
 	return "block"
 }

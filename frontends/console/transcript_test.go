@@ -52,27 +52,45 @@ func TestTranscriptApply(t *testing.T) {
 			want: "user#1 hi\nthinking~ let me\nassistant~ half an ans\n",
 		},
 		{
-			name: "a retry notice shows until the reply streams",
+			name: "a retry notice shows whole until the reply streams, then leaves a trace",
 			events: []client.Event{
 				{Type: "user", Seq: 1, Text: "hi"},
 				{Type: "delta", Kind: "retry", Text: "retrying (1/4) in 0.6 s: provider answered 503"},
+				{Type: "delta", Kind: "retry", Text: "retrying (2/4) in 1.2 s: provider answered 502"},
 				{Type: "status", Usage: &client.Usage{InputTokens: tokenCount(1)}},
 			},
-			want: "user#1 hi\n",
+			want: "user#1 hi\nretry~ retrying (2/4) in 1.2 s: provider answered 502\n",
 			check: func(t *testing.T, tr *Transcript) {
-				if tr.Retry != "retrying (1/4) in 0.6 s: provider answered 503" {
+				if tr.Retry != "retrying (2/4) in 1.2 s: provider answered 502" {
 					t.Errorf("retry notice %q", tr.Retry)
 				}
 				tr.Apply(client.Event{Type: "delta", Kind: "text", Text: "hello"})
 				if tr.Retry != "" {
 					t.Errorf("the retry notice %q stays once the reply streams", tr.Retry)
 				}
-				tr.Apply(client.Event{Type: "delta", Kind: "retry", Text: "retrying (2/4)"})
-				tr.Apply(client.Event{Type: "status", Running: running(false)})
+				tr.Apply(client.Event{Type: "delta", Kind: "retry", Text: "retrying (1/4) in 0.5 s: provider answered 500"})
+				tr.Apply(client.Event{Type: "error", Seq: 2, Text: "provider answered 500"})
 				if tr.Retry != "" {
 					t.Errorf("the retry notice %q stays after the turn", tr.Retry)
 				}
+				want := "user#1 hi\nretry retrying (2/4) in 1.2 s: provider answered 502 answered\nassistant~ hello\n" +
+					"retry retrying (1/4) in 0.5 s: provider answered 500 failed\nerror#2 provider answered 500\n"
+				if got := tr.String(); got != want {
+					t.Errorf("after the retries:\n%s\nwant:\n%s", got, want)
+				}
 			},
+		},
+		{
+			name: "a turn's end says how long it took since its first message",
+			events: []client.Event{
+				{Type: "user", Seq: 1, Text: "hi", Timestamp: 1_000},
+				{Type: "user", Seq: 2, Text: "and this", Timestamp: 3_000},
+				{Type: "turn", Seq: 3, Status: "finished", Timestamp: 13_500},
+				{Type: "user", Seq: 4, Text: "again", Timestamp: 20_000},
+				{Type: "turn", Seq: 5, Status: "interrupted", Timestamp: 20_840},
+				{Type: "turn", Seq: 6, Status: "finished", Timestamp: 30_000},
+			},
+			want: "user#1 hi\nuser#2 and this\nturn#3 finished 12.5s\nuser#4 again\nturn#5 interrupted 840ms\n",
 		},
 		{
 			name: "durable events finish live blocks",
