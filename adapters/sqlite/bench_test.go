@@ -266,3 +266,39 @@ func BenchmarkLastRequest(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRequestTotals sums the ledger of 1,000 sessions, 40,000 rows
+// in all, as listing the sessions does.
+func BenchmarkRequestTotals(b *testing.B) {
+	path := testPath(b)
+	s := openStore(b, path)
+	ids := createSessions(b, s, "s", 1000)
+	db := rawDB(b, path)
+	tx, err := db.Begin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i, id := range ids {
+		for range 40 {
+			if _, err := tx.Exec("INSERT INTO requests (session_id, kind, outcome, input_tokens, output_tokens) VALUES (?, 'turn', 'ok', ?, 7)", id, i); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, cached := range []bool{true, false} {
+		b.Run(fmt.Sprintf("cached=%v", cached), func(b *testing.B) {
+			for b.Loop() {
+				if !cached {
+					s.totals.loaded = false
+				}
+				if totals, err := s.RequestTotals(ctx); err != nil || len(totals) != 1000 {
+					b.Fatalf("RequestTotals = %d, %v", len(totals), err)
+				}
+			}
+		})
+	}
+}
