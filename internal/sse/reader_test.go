@@ -31,37 +31,40 @@ func splitReader(s string, n int) io.Reader {
 	return io.MultiReader(strings.NewReader(s[:n]), strings.NewReader(s[n:]))
 }
 
+// readerCases are streams and the events read from them, each framing
+// the specification allows; FuzzReader starts from them too.
+var readerCases = []struct {
+	name string
+	in   string
+	want []Event
+}{
+	{"empty", "", nil},
+	{"one event", "data: hello\n\n", []Event{{Data: "hello"}}},
+	{"crlf", "data: a\r\n\r\ndata: b\r\n\r\n", []Event{{Data: "a"}, {Data: "b"}}},
+	{"cr", "data: a\r\rdata: b\r\r", []Event{{Data: "a"}, {Data: "b"}}},
+	{"mixed line ends", "data: a\r\n\ndata: b\r\r\n", []Event{{Data: "a"}, {Data: "b"}}},
+	{"multi-line data", "data: one\ndata: two\ndata:three\n\n", []Event{{Data: "one\ntwo\nthree"}}},
+	{"only one space stripped", "data:  two spaces\n\n", []Event{{Data: " two spaces"}}},
+	{"empty data dispatches", "data\n\ndata:\n\n", []Event{{Data: ""}, {Data: ""}}},
+	{"comments ignored", ": keep-alive\n\n:\ndata: x\n: mid\n\n", []Event{{Data: "x"}}},
+	{"event and id", "event: response.created\nid: 7\ndata: {}\n\n", []Event{{Type: "response.created", ID: "7", Data: "{}"}}},
+	{"event type resets", "event: a\ndata: 1\n\ndata: 2\n\n", []Event{{Type: "a", Data: "1"}, {Data: "2"}}},
+	{"id persists", "id: 1\ndata: a\n\ndata: b\n\nid\ndata: c\n\n", []Event{{ID: "1", Data: "a"}, {ID: "1", Data: "b"}, {Data: "c"}}},
+	{"id with NUL ignored", "id: 1\ndata: a\n\nid: x\x00y\ndata: b\n\n", []Event{{ID: "1", Data: "a"}, {ID: "1", Data: "b"}}},
+	{"event without data not dispatched", "event: ping\n\ndata: x\n\n", []Event{{Data: "x"}}},
+	{"unknown fields and retry ignored", "retry: 10\nfoo: bar\ndata: x\n\n", []Event{{Data: "x"}}},
+	{"llama.cpp's error field is an error event", "error: {\"code\":400}\n\ndata: [DONE]\n\n", []Event{{Type: "error", Data: `{"code":400}`}, {Data: "[DONE]"}}},
+	{"colon in value kept", "data: {\"a\":\"b: c\"}\n\n", []Event{{Data: `{"a":"b: c"}`}}},
+	{"done sentinel", "data: [DONE]\n\n", []Event{{Data: "[DONE]"}}},
+	{"unterminated event dropped", "data: a\n\ndata: b\n", []Event{{Data: "a"}}},
+	{"unterminated line dropped", "data: a\n\ndata: b", []Event{{Data: "a"}}},
+	{"byte order mark", "\ufeffdata: a\n\n", []Event{{Data: "a"}}},
+	{"byte order mark only at start", "\n\ufeffdata: a\n\n", nil},
+	{"long line", "data: " + strings.Repeat("x", 100000) + "\n\n", []Event{{Data: strings.Repeat("x", 100000)}}},
+}
+
 func TestReader(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want []Event
-	}{
-		{"empty", "", nil},
-		{"one event", "data: hello\n\n", []Event{{Data: "hello"}}},
-		{"crlf", "data: a\r\n\r\ndata: b\r\n\r\n", []Event{{Data: "a"}, {Data: "b"}}},
-		{"cr", "data: a\r\rdata: b\r\r", []Event{{Data: "a"}, {Data: "b"}}},
-		{"mixed line ends", "data: a\r\n\ndata: b\r\r\n", []Event{{Data: "a"}, {Data: "b"}}},
-		{"multi-line data", "data: one\ndata: two\ndata:three\n\n", []Event{{Data: "one\ntwo\nthree"}}},
-		{"only one space stripped", "data:  two spaces\n\n", []Event{{Data: " two spaces"}}},
-		{"empty data dispatches", "data\n\ndata:\n\n", []Event{{Data: ""}, {Data: ""}}},
-		{"comments ignored", ": keep-alive\n\n:\ndata: x\n: mid\n\n", []Event{{Data: "x"}}},
-		{"event and id", "event: response.created\nid: 7\ndata: {}\n\n", []Event{{Type: "response.created", ID: "7", Data: "{}"}}},
-		{"event type resets", "event: a\ndata: 1\n\ndata: 2\n\n", []Event{{Type: "a", Data: "1"}, {Data: "2"}}},
-		{"id persists", "id: 1\ndata: a\n\ndata: b\n\nid\ndata: c\n\n", []Event{{ID: "1", Data: "a"}, {ID: "1", Data: "b"}, {Data: "c"}}},
-		{"id with NUL ignored", "id: 1\ndata: a\n\nid: x\x00y\ndata: b\n\n", []Event{{ID: "1", Data: "a"}, {ID: "1", Data: "b"}}},
-		{"event without data not dispatched", "event: ping\n\ndata: x\n\n", []Event{{Data: "x"}}},
-		{"unknown fields and retry ignored", "retry: 10\nfoo: bar\ndata: x\n\n", []Event{{Data: "x"}}},
-		{"llama.cpp's error field is an error event", "error: {\"code\":400}\n\ndata: [DONE]\n\n", []Event{{Type: "error", Data: `{"code":400}`}, {Data: "[DONE]"}}},
-		{"colon in value kept", "data: {\"a\":\"b: c\"}\n\n", []Event{{Data: `{"a":"b: c"}`}}},
-		{"done sentinel", "data: [DONE]\n\n", []Event{{Data: "[DONE]"}}},
-		{"unterminated event dropped", "data: a\n\ndata: b\n", []Event{{Data: "a"}}},
-		{"unterminated line dropped", "data: a\n\ndata: b", []Event{{Data: "a"}}},
-		{"byte order mark", "\ufeffdata: a\n\n", []Event{{Data: "a"}}},
-		{"byte order mark only at start", "\n\ufeffdata: a\n\n", nil},
-		{"long line", "data: " + strings.Repeat("x", 100000) + "\n\n", []Event{{Data: strings.Repeat("x", 100000)}}},
-	}
-	for _, tt := range tests {
+	for _, tt := range readerCases {
 		t.Run(tt.name, func(t *testing.T) {
 			readers := map[string]func() io.Reader{
 				"whole":    func() io.Reader { return strings.NewReader(tt.in) },
@@ -162,34 +165,9 @@ func TestReaderReadError(t *testing.T) {
 	}
 }
 
-// seeds are event streams of both protocols as providers send them.
-var seeds = []string{
-	"data: {\"id\":\"r1\",\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"think\"},\"finish_reason\":null}]}\n\n" +
-		"data: {\"id\":\"r1\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call-1\",\"type\":\"function\",\"function\":{\"name\":\"python\",\"arguments\":\"{\\\"code\\\": \"}}]},\"finish_reason\":null}]}\n\n" +
-		"data: {\"id\":\"r1\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"\\\"1\\\"}\"}}]},\"finish_reason\":null}]}\n\n" +
-		"data: {\"id\":\"r1\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n" +
-		"data: {\"id\":\"r1\",\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":4}}\n\n" +
-		"data: [DONE]\n\n",
-	"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"fin\"}}]}\r\n\r\n" +
-		": keep-alive\r\n\r\n" +
-		"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ished\"},\"finish_reason\":\"stop\"}]}\r\n\r\n" +
-		"data: [DONE]\r\n\r\n",
-	"event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"r1\"}}\n\n" +
-		"event: response.reasoning_summary_text.delta\ndata: {\"type\":\"response.reasoning_summary_text.delta\",\"output_index\":0,\"summary_index\":0,\"delta\":\"think\"}\n\n" +
-		"event: response.function_call_arguments.delta\ndata: {\"type\":\"response.function_call_arguments.delta\",\"output_index\":0,\"delta\":\"{}\"}\n\n" +
-		"event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":\"r1\",\"status\":\"completed\",\"output\":[" +
-		"{\"id\":\"rs1\",\"type\":\"reasoning\",\"summary\":[{\"type\":\"summary_text\",\"text\":\"think\"}]}," +
-		"{\"id\":\"fc1\",\"type\":\"function_call\",\"call_id\":\"call-1\",\"name\":\"python\",\"arguments\":\"{}\",\"status\":\"completed\"}]," +
-		"\"usage\":{\"input_tokens\":10,\"output_tokens\":20}}}\n\n",
-	"data: {\"type\":\"response.output_text.delta\",\"output_index\":0,\"content_index\":0,\"delta\":\"finished\"}\r\r" +
-		"data: {\"type\":\"response.completed\",\"response\":{\"output\":[{\"id\":\"m1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"output_text\",\"text\":\"finished\",\"annotations\":[]}]}]}}\r\r",
-	"event: error\ndata: {\"type\":\"error\",\"code\":\"rate_limit_exceeded\",\"message\":\"slow down\"}\n\n",
-	"data: line one\ndata: line two\nid: 4\nretry: 100\n\n\ufeff: odd\n",
-}
-
 func FuzzReader(f *testing.F) {
-	for _, s := range seeds {
-		f.Add([]byte(s), uint16(len(s)/2))
+	for _, tt := range readerCases {
+		f.Add([]byte(tt.in), uint16(len(tt.in)/2))
 	}
 	f.Fuzz(func(t *testing.T, in []byte, cut uint16) {
 		want, err := readAll(strings.NewReader(string(in)))
