@@ -243,6 +243,28 @@ func TestConsoleCommands(t *testing.T) {
 	}
 }
 
+func TestConsoleSaysWhatToDoWhenTheContextIsFull(t *testing.T) {
+	f := newFakeDaemon(t)
+	f.events["s1"] = []client.Event{{Type: "user", Seq: 1, Text: "root"}, {Type: "message", Seq: 2, Text: "reply"},
+		{Type: "error", Seq: 3, Text: "ask fixture (m): the next request (about 2100 tokens) does not fit the model's context window of 2000 tokens, " +
+			"and there is nothing left to compact: the newest message and its answer alone fill it"}}
+	f.contexts["s1"] = client.Context{Used: tokenCount(1950), Window: tokenCount(2000), Percent: percent(97.5)}
+	f.usage["s1"] = client.UsageTotals{Requests: 1}
+	s, _ := startConsole(t, f, Options{Session: "s1"})
+	s.waitFor(t, "nothing left to compact", "the context is full: /fork N goes on from an earlier checkpoint #N")
+	s.typeText("/compact")
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	screen := s.waitFor(t, "not compacted: nothing to compact")
+	if n := strings.Count(screen, "/new starts a fresh session"); n != 2 {
+		t.Errorf("the hint shows %d times, want under the error and under /compact's answer:\n%s", n, screen)
+	}
+	// /new opens a fresh session in the same folder.
+	s.typeText("/new")
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	waitUntil(t, "the new session", func() bool { return f.seen(`POST /sessions {"workspace":"/w"}`) })
+	s.waitFor(t, "a new session in /w; session s1 goes on in the daemon", "s3")
+}
+
 func TestConsolePickerAndVents(t *testing.T) {
 	f := newFakeDaemon(t)
 	f.vents = []client.Vent{

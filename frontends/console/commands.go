@@ -24,6 +24,7 @@ func commandHelp() []struct{ usage, summary string } {
 		{"/login", "add or change a model provider (name, URL, model, key)"},
 		{"/compact", "summarise the earlier conversation; later requests start from the summary"},
 		{"/fork ID", "start a new session from this one up to checkpoint #ID"},
+		{"/new", "start a new session in this session's folder"},
 		{"/workspace PATH", "move this session to another folder"},
 		{"/name NAME", "name this session"},
 		{"/sessions", "pick another session"},
@@ -66,7 +67,7 @@ func parseCommand(text string) (cmd command, ok bool, err error) {
 		if cmd.rest == "" {
 			return cmd, true, fmt.Errorf("usage: /name NAME")
 		}
-	case "/vents", "/help", "/quit", "/sessions", "/login", "/compact":
+	case "/vents", "/help", "/quit", "/sessions", "/login", "/compact", "/new":
 		if cmd.rest != "" {
 			return cmd, true, fmt.Errorf("%s takes no arguments", cmd.name)
 		}
@@ -132,6 +133,7 @@ func (s *sessionScreen) run(cmd command) {
 		}
 		s.switchModel(cmd.modelArgs())
 	case "/compact":
+		full := s.t.Usage.Percent >= contextFullPercent
 		async(func() (string, error) {
 			raw, err := cl.Command(ctx, id, "/compact", nil)
 			if err != nil {
@@ -145,7 +147,11 @@ func (s *sessionScreen) run(cmd command) {
 				return "", fmt.Errorf("read the answer of /compact: %w", err)
 			}
 			if !res.Started {
-				return "not compacted: " + res.Reason, nil
+				msg := "not compacted: " + res.Reason
+				if full {
+					msg += "\n" + contextFullHint
+				}
+				return msg, nil
 			}
 			return "compacting the earlier conversation…", nil
 		})
@@ -172,6 +178,19 @@ func (s *sessionScreen) run(cmd command) {
 			s.post(gen, func() { s.info.Workspace, s.t.Workspace = sess.Workspace, sess.Workspace })
 			return "this session now works in " + sess.Workspace, nil
 		})
+	case "/new":
+		ws := s.info.Workspace
+		go func() {
+			sess, err := cl.CreateSession(ctx, ws, "")
+			s.post(gen, func() {
+				if err != nil {
+					s.t.Notice(describe(err), true)
+					return
+				}
+				s.open(sess.ID)
+				s.greeting = fmt.Sprintf("a new session in %s; session %s goes on in the daemon (/sessions lists it)", tildePath(sess.Workspace), id)
+			})
+		}()
 	case "/fork":
 		at := cmd.checkpoint()
 		go func() {
@@ -187,6 +206,10 @@ func (s *sessionScreen) run(cmd command) {
 		}()
 	}
 }
+
+// contextFullPercent is how full a context is, in percent, for /compact's
+// "nothing to compact" to come with what to do instead.
+const contextFullPercent = 90
 
 // switchModel moves the session to a provider (its own when empty) and
 // model; the daemon makes that the choice of new sessions too.

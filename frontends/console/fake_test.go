@@ -96,6 +96,12 @@ func newFakeDaemon(t *testing.T) *fakeDaemon {
 		writeJSON(w, map[string]any{"running": true})
 	})
 	mux.HandleFunc("POST /sessions/{id}/commands", func(w http.ResponseWriter, r *http.Request) {
+		var body struct{ Name string }
+		json.NewDecoder(r.Body).Decode(&body)
+		if body.Name == "/compact" {
+			writeJSON(w, map[string]any{"result": map[string]any{"started": false, "reason": "nothing to compact: only the newest message and its answer are left"}})
+			return
+		}
 		writeJSON(w, map[string]any{"result": map[string]any{"provider": "other", "model": "big", "protocol": "responses"}})
 	})
 	mux.HandleFunc("POST /sessions/{id}/fork", func(w http.ResponseWriter, r *http.Request) {

@@ -82,6 +82,9 @@ func layout(b *Block, o layoutOptions) []line {
 			// The provider's hint names the shell command; here the form is nearer.
 			l.rows = append(l.rows, line{{"  ", th.dim}, {"in this console: /login changes the provider's key or URL", th.warn}})
 		}
+		if contextFull(b.Text) {
+			l.para("  ", th.dim, contextFullHint, th.warn)
+		}
 	case BlockTurn:
 		style, text := th.warn, "turn "+b.Status
 		switch b.Status {
@@ -170,6 +173,17 @@ func (l *layouter) image(b *Block) {
 	if img := b.Image; img != nil {
 		l.rows = append(l.rows, line{{"  ", l.th.dim}, {"[image " + imageText(*img) + "]", l.th.dim}})
 	}
+}
+
+// contextFullHint is what to do when the model's context is full and
+// compacting cannot make room.
+const contextFullHint = "the context is full: /fork N goes on from an earlier checkpoint #N, " +
+	"/new starts a fresh session in this folder, /model switches to a model with a larger window"
+
+// contextFull reports whether an error, or a /compact answer, says that
+// the conversation no longer fits the model's context window.
+func contextFull(text string) bool {
+	return strings.Contains(text, "fit the model's context")
 }
 
 // imageText describes an image: "640x480 image/png, 12.0 KiB".
