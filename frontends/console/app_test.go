@@ -408,6 +408,164 @@ func TestPickerArchivesAfterAskingAndUndoes(t *testing.T) {
 	s.waitFor(t, "2 sessions")
 }
 
+func TestConsoleLoginSavesAProvider(t *testing.T) {
+	f := newFakeDaemon(t)
+	saved := make(chan Login, 1)
+	opts := Options{Session: "s1",
+		SaveProvider: func(ctx context.Context, p Login) error { saved <- p; return nil },
+		Providers: func(ctx context.Context) ([]Provider, error) {
+			return []Provider{{Name: "fixture", BaseURL: "http://127.0.0.1:9/v1", Protocol: "chat_completions", Model: "fixture-model", Active: true}}, nil
+		},
+	}
+	s, _ := startConsole(t, f, opts)
+	s.waitFor(t, "Message albedo", "fixture · fixture-model")
+	s.typeText("/login")
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	// The form offers the session's provider as configured.
+	s.waitFor(t, "add a model provider", "fixture", "http://127.0.0.1:9/v1", "chat_completions", "fixture-model")
+	for range 3 { // to the model
+		s.InjectKey(tcell.KeyTab, 0, tcell.ModNone)
+	}
+	s.InjectKey(tcell.KeyCtrlU, 0, tcell.ModCtrl)
+	s.typeText("bigger-model")
+	s.InjectKey(tcell.KeyTab, 0, tcell.ModNone)
+	s.typeText("sk-secret")
+	screen := s.waitFor(t, "•••••••••")
+	if strings.Contains(screen, "sk-secret") {
+		t.Errorf("the key is shown:\n%s", screen)
+	}
+	s.InjectKey(tcell.KeyTab, 0, tcell.ModNone)
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone) // Save
+	p := <-saved
+	if want := (Login{Name: "fixture", BaseURL: "http://127.0.0.1:9/v1", Protocol: "chat_completions", Model: "bigger-model", APIKey: "sk-secret"}); p != want {
+		t.Errorf("saved %+v, want %+v", p, want)
+	}
+	s.waitFor(t, "saved provider fixture", "new sessions use it", "Message albedo")
+}
+
+func TestConsoleLoginOpensAgainWithAnEmptyKey(t *testing.T) {
+	f := newFakeDaemon(t)
+	saved := make(chan Login, 1)
+	opts := Options{Session: "s1",
+		SaveProvider: func(ctx context.Context, p Login) error { saved <- p; return nil },
+		Providers: func(ctx context.Context) ([]Provider, error) {
+			return []Provider{{Name: "fixture", BaseURL: "http://127.0.0.1:9/v1", Protocol: "chat_completions", Model: "fixture-model", Active: true}}, nil
+		},
+	}
+	s, _ := startConsole(t, f, opts)
+	s.waitFor(t, "Message albedo", "fixture · fixture-model")
+	toKey := func() {
+		s.typeText("/login")
+		s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+		s.waitFor(t, "add a model provider", "http://127.0.0.1:9/v1")
+		for range 4 {
+			s.InjectKey(tcell.KeyTab, 0, tcell.ModNone)
+		}
+	}
+	save := func() Login {
+		s.InjectKey(tcell.KeyTab, 0, tcell.ModNone)
+		s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+		p := <-saved
+		s.waitFor(t, "saved provider fixture", "Message albedo")
+		return p
+	}
+	toKey()
+	s.typeText("sk-ABCDEFGHIJ")
+	s.waitFor(t, strings.Repeat("•", 13))
+	if p := save(); p.APIKey != "sk-ABCDEFGHIJ" {
+		t.Fatalf("first save stored key %q", p.APIKey)
+	}
+	// Opened again, the key field is empty: saving keeps the saved key.
+	toKey()
+	if screen := s.waitFor(t, "add a model provider"); strings.Contains(screen, "•") {
+		t.Errorf("the key field is not empty:\n%s", screen)
+	}
+	if p := save(); p.APIKey != "" {
+		t.Errorf("second save stored key %q, want none (keep the saved one)", p.APIKey)
+	}
+}
+
+func TestConsoleModelPicksAConfiguredProvider(t *testing.T) {
+	f := newFakeDaemon(t)
+	opts := Options{Session: "s1", Providers: func(ctx context.Context) ([]Provider, error) {
+		return []Provider{
+			{Name: "fixture", BaseURL: "http://127.0.0.1:9/v1", Protocol: "chat_completions", Model: "fixture-model", Active: true},
+			{Name: "other", BaseURL: "http://127.0.0.1:8/v1", Protocol: "responses", Model: "big"},
+		}, nil
+	}}
+	s, _ := startConsole(t, f, opts)
+	s.waitFor(t, "Message albedo", "fixture · fixture-model")
+	s.typeText("/model")
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	s.waitFor(t, "This session uses fixture · fixture-model", "● fixture", "other", "big", "(new sessions)")
+	s.InjectKey(tcell.KeyDown, 0, tcell.ModNone)
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	s.waitFor(t, "now on other · big (responses); new sessions use it too")
+	if !f.seen(`POST /sessions/s1/commands {"name":"/model","args":{"model":"big","provider":"other"}}`) {
+		t.Errorf("no switch sent; requests: %q", f.requests)
+	}
+}
+
+func TestConsoleReconnectedNoticePasses(t *testing.T) {
+	clock := &fakeClock{now: time.UnixMilli(1_000_000)}
+	tick := make(chan time.Time)
+	f := newFakeDaemon(t)
+	s, _ := startConsole(t, f, Options{Session: "s1", Clock: clock.Now, Tick: tick})
+	s.waitFor(t, "Message albedo", "fixture · fixture-model") // subscribed
+	f.dropStreams()
+	s.waitFor(t, "reconnected to the daemon")
+	clock.advance(4 * time.Second)
+	tick <- clock.Now()
+	s.waitFor(t, "reconnected to the daemon")
+	clock.advance(2 * time.Second)
+	tick <- clock.Now()
+	waitUntil(t, "the notice to go", func() bool { return !strings.Contains(s.text(), "reconnected") })
+}
+
+func TestConsoleCompletesSlashCommands(t *testing.T) {
+	f := newFakeDaemon(t)
+	s, _ := startConsole(t, f, Options{Session: "s1"})
+	s.waitFor(t, "Message albedo")
+	s.typeText("/wo")
+	s.InjectKey(tcell.KeyTab, 0, tcell.ModNone)
+	s.typeText("x")
+	s.waitFor(t, "❯ /workspace x")
+	s.InjectKey(tcell.KeyCtrlC, 0, tcell.ModCtrl) // clears the input
+	s.typeText("/s")
+	s.InjectKey(tcell.KeyTab, 0, tcell.ModNone)
+	s.waitFor(t, "/sessions")
+}
+
+func TestConsoleOffersToSendEditOrDropWaitingMessages(t *testing.T) {
+	f := newFakeDaemon(t)
+	f.onSend = func(f *fakeDaemon, id, text string) bool {
+		f.publish(id, client.Event{Type: "queued", Text: text, QueueID: int64(len(text))})
+		return true
+	}
+	s, _ := startConsole(t, f, Options{Session: "s1"})
+	s.waitFor(t, "Message albedo", "fixture · fixture-model")
+	for _, text := range []string{"one", "three"} {
+		s.typeText(text)
+		s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+		s.waitFor(t, "⧗ "+text)
+	}
+	s.waitFor(t, "2 messages waiting: Enter sends · Ctrl-E edits · Ctrl-X drops")
+	s.InjectKey(tcell.KeyCtrlX, 0, tcell.ModCtrl)
+	waitUntil(t, "the drop", func() bool { return f.seen("DELETE /sessions/s1/queue/5") })
+	f.publish("s1", client.Event{Type: "unqueued", QueueID: 5})
+	s.waitFor(t, "dropped the last queued one", "1 queued")
+	s.InjectKey(tcell.KeyCtrlE, 0, tcell.ModCtrl)
+	waitUntil(t, "the edit", func() bool { return f.seen("DELETE /sessions/s1/queue/3") })
+	s.waitFor(t, "❯ one", "editing the last queued message")
+	s.InjectKey(tcell.KeyCtrlC, 0, tcell.ModCtrl) // clears the input
+	f.publish("s1", client.Event{Type: "unqueued", QueueID: 3}, client.Event{Type: "queued", Text: "again", QueueID: 9})
+	screen := s.waitFor(t, "⧗ again")
+	if strings.Contains(screen, "⧗ one") {
+		t.Errorf("the edited message still shows as queued:\n%s", screen)
+	}
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	waitUntil(t, "the send", func() bool { return f.seen("POST /sessions/s1/queue/send") })
+}
 func tokenCount(n int64) *int64 { return &n }
 
 func percent(p float64) *float64 { return &p }
