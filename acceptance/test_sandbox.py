@@ -47,6 +47,48 @@ print(json.dumps(report))
 '''
 
 
+# A cell that tries what root could do with its capabilities, against the
+# daemon (DAEMON, its pid) and the machine, and prints what happened: each
+# attempt "refused" or "ok", and whether the daemon's command line shows
+# the key it was started with (SECRET).
+POWERS = r"""
+import json, os, socket, stat, struct
+def attempt(action):
+    try:
+        action()
+        return "ok"
+    except PermissionError:
+        return "refused"
+def give_away():
+    open("mine.txt", "w").close()
+    os.chown("mine.txt", 12345, 12345)
+def netlink():
+    # deleting a link no machine has: EPERM without CAP_NET_ADMIN, else ENODEV
+    s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE)
+    body = struct.pack("=BxHiII", socket.AF_UNSPEC, 0, 0x7FFFFFF0, 0, 0)
+    s.send(struct.pack("=IHHII", 16 + len(body), 17, 5, 1, 0) + body)
+    if struct.unpack("=i", s.recv(4096)[16:20])[0] == -1:
+        raise PermissionError("netlink: operation not permitted")
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+report = {
+    "environ": attempt(lambda: read(f"/proc/{DAEMON}/environ")),
+    "mem": attempt(lambda: open(f"/proc/{DAEMON}/mem", "rb").close()),
+    "cmdline_shows_secret": SECRET.encode() in read(f"/proc/{DAEMON}/cmdline"),
+    "packet": attempt(lambda: socket.socket(socket.AF_PACKET, socket.SOCK_RAW)),
+    "raw": attempt(lambda: socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)),
+    "netlink": attempt(netlink),
+    "mknod": attempt(lambda: os.mknod("null", stat.S_IFCHR | 0o600, os.makedev(1, 3))),
+    "chown": attempt(give_away),
+}
+print(json.dumps(report))
+"""
+
+# A key in the daemon's environment, which no kernel may see.
+SECRET = "sk-acceptance-secret-in-the-daemon-environment"
+
+
 class Sandboxed(Albedo):
     """A daemon with extra environment variables (such as a forced ABI)."""
 
@@ -188,6 +230,33 @@ class SandboxTest(unittest.TestCase):
         self.assertTrue((app._user_home / "outside.txt").exists())
         glance = self.glance(app, session)
         self.assertEqual((glance["mode"], glance["enforced"], glance["not_enforced"]), ("off", [], []))
+
+    def powers(self, *, extra_env=None):
+        """What a cell could do with root's powers, from a daemon whose
+        environment holds SECRET (network false, as the strictest policy)."""
+        box = {}
+        env = {"OPENAI_API_KEY": SECRET, **(extra_env or {})}
+        app = self.start({"powers": lambda: python(box["code"])}, sandbox={"network": False}, extra_env=env)
+        box["code"] = f"DAEMON = {app.connection['pid']}\nSECRET = {SECRET!r}\n" + POWERS
+        result = self.turn(app, app.session(), "try root's powers")
+        self.assertEqual(result["status"], "ok", result)
+        return json.loads(result["output"].strip().splitlines()[-1]), app
+
+    def test_a_cell_has_none_of_roots_powers(self):
+        # Fails before the helper dropped capabilities only when the daemon
+        # runs as root (containers, CI); as another user each attempt was
+        # already refused.
+        report, app = self.powers()
+        self.assertEqual(report, {
+            "environ": "refused", "mem": "refused", "cmdline_shows_secret": False, "packet": "refused",
+            "raw": "refused", "netlink": "refused", "mknod": "refused", "chown": "refused",
+        })
+        self.assertFalse((app.workspace / "null").exists())
+
+    def test_without_landlock_the_daemons_environment_stays_unreadable(self):
+        # The daemon is not dumpable, and a root kernel has no capability.
+        report, _ = self.powers(extra_env={"ALBEDO_LANDLOCK_ABI": "0"})
+        self.assertEqual((report["environ"], report["mem"]), ("refused", "refused"))
 
     def test_network_false_refuses_connections(self):
         server = socket.socket()

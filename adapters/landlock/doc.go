@@ -51,5 +51,8 @@
 // "required": true Confine refuses instead, and no cell runs. stat(2),
 // chmod(2), chown(2), utime(2) and the like are never restricted by
 // Landlock, so a cell can still see that a hidden file exists. The helper
-// also sets no_new_privs, so setuid programs (sudo) do not gain rights.
+// also sets no_new_privs, so setuid programs (sudo) do not gain rights, and
+// drops every capability, so a kernel started by root is root by user id
+// only (dropCapabilities); ProtectDaemon keeps the daemon's own /proc
+// files from its user's other programs.
 package landlock

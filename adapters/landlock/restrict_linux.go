@@ -29,12 +29,19 @@ func KernelABI() int {
 	return v
 }
 
-// execConfined confines this process as s says and execs program in its
-// place, which keeps the restriction. The ruleset is applied to the one OS
+// execConfined confines this process as s says, sets no_new_privs, drops
+// every capability (dropCapabilities, after the rules are built, which
+// may need root's rights to open the folders they name) and execs program
+// in its place, which keeps all three; the privileges go whatever the
+// ABI, even 0. The ruleset is applied to the one OS
 // thread that then calls execve, as go-landlock's NewRulesetFD documents:
 // the exec replaces every other thread anyway, and this spares stopping
 // them all to restrict each.
 func execConfined(s Spec, program string, argv, env []string) error {
+	runtime.LockOSThread() // never unlocked: this thread execs or the helper exits
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("setting no_new_privs: %w", err)
+	}
 	if s.ABI > 0 {
 		fd, flags, err := rulesetOf(s)
 		if err != nil {
@@ -42,14 +49,13 @@ func execConfined(s Spec, program string, argv, env []string) error {
 		}
 		if fd >= 0 {
 			defer unix.Close(fd)
-			runtime.LockOSThread() // never unlocked: this thread execs or the helper exits
-			if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-				return fmt.Errorf("setting no_new_privs: %w", err)
-			}
 			if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
 				return fmt.Errorf("applying Landlock (ABI %d): %w", min(s.ABI, len(presets)), err)
 			}
 		}
+	}
+	if err := dropCapabilities(); err != nil {
+		return err
 	}
 	if err := syscall.Exec(program, argv, env); err != nil {
 		return fmt.Errorf("running %s: %w", program, err)

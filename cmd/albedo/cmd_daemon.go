@@ -52,6 +52,9 @@ func runDaemon(ctx context.Context, e *env, args []string) error {
 	if err := sandboxOptions(&opts); err != nil {
 		return err
 	}
+	if err := landlock.ProtectDaemon(); err != nil {
+		return err
+	}
 	return daemon.Run(ctx, opts)
 }
 
