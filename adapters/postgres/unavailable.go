@@ -29,7 +29,7 @@ func unavailable(err error) error {
 	if cause == "" {
 		return err
 	}
-	return &albedo.Error{Code: albedo.EStoreUnavailable, Message: fmt.Sprintf("%s; nothing of the change was stored (%v)", cause, err)}
+	return &albedo.Error{Code: albedo.EStoreUnavailable, Message: fmt.Sprintf("%s; nothing was stored or read, try again once it is back (%v)", cause, err)}
 }
 
 // unavailableCause says why err means the database is unavailable, or ""

@@ -92,6 +92,9 @@ type Health struct {
 	// Sandbox is what a kernel started now runs under; nil from a daemon
 	// without a sandbox.
 	Sandbox *Sandbox `json:"sandbox,omitempty"`
+	// Store names the kind of store the daemon keeps its data in:
+	// "sqlite" (the default, in ALBEDO_HOME) or "postgresql".
+	Store string `json:"store,omitempty"`
 }
 
 // Sandbox says how the model's Python is confined: the policy's mode and

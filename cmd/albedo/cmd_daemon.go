@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/albedo-agent/albedo/adapters/landlock"
@@ -55,6 +56,9 @@ func runDaemon(ctx context.Context, e *env, args []string) error {
 	if err := landlock.ProtectDaemon(); err != nil {
 		return err
 	}
+	if opts.StoreURL, err = storeURL(); err != nil {
+		return err
+	}
 	return daemon.Run(ctx, opts)
 }
 
@@ -102,4 +106,16 @@ func sandboxHelper(exe string) []string {
 		return []string{small}
 	}
 	return []string{exe, landlock.HelperCommand}
+}
+
+// storeURL reads ALBEDO_STORE_URL: a PostgreSQL URL (postgres:// or
+// postgresql://) makes the daemon keep its data in that database instead of
+// ALBEDO_HOME's SQLite file. Kernels never see the variable (no ALBEDO_*
+// variable reaches them).
+func storeURL() (string, error) {
+	u := os.Getenv("ALBEDO_STORE_URL")
+	if u == "" || strings.HasPrefix(u, "postgres://") || strings.HasPrefix(u, "postgresql://") {
+		return u, nil
+	}
+	return "", fmt.Errorf("ALBEDO_STORE_URL must be a postgres:// or postgresql:// URL (or empty for the SQLite store in ALBEDO_HOME)")
 }

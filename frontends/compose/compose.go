@@ -16,6 +16,7 @@ import (
 	"github.com/albedo-agent/albedo/adapters/configfile"
 	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/adapters/openai"
+	"github.com/albedo-agent/albedo/adapters/postgres"
 	"github.com/albedo-agent/albedo/adapters/pykernel"
 	"github.com/albedo-agent/albedo/adapters/spool"
 	"github.com/albedo-agent/albedo/adapters/sqlite"
@@ -32,7 +33,9 @@ type Assembly struct {
 	// store is closed by Shutdown when the assembly opened it.
 	store    albedo.Store
 	ownStore bool
-	log      *slog.Logger
+	// storeKind names the kind of store the assembly opened.
+	storeKind string
+	log       *slog.Logger
 	// stopRefresh ends the model catalog's refresher; refreshed is closed
 	// once it has.
 	stopRefresh context.CancelFunc
@@ -64,11 +67,11 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 		}
 	}
 	if a.store == nil {
-		store, err := sqlite.Open(ctx, filepath.Join(dir, home.DatabaseFile))
+		store, kind, err := openStore(ctx, opts, dir, a.log)
 		if err != nil {
-			return nil, fmt.Errorf("open the store of home %s: %w", dir, err)
+			return nil, err
 		}
-		a.store, a.ownStore = store, true
+		a.store, a.ownStore, a.storeKind = store, true, kind
 	}
 	kernel := opts.Kernel
 	var sandbox albedo.Sandbox
@@ -120,6 +123,35 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 	a.app = app.New(a.svc)
 	return a, nil
 }
+
+// Store kinds, as StoreKind and GET /health name them.
+const (
+	StoreSQLite     = "sqlite"
+	StorePostgreSQL = "postgresql"
+)
+
+// openStore opens the store opts name: the PostgreSQL database of
+// StoreURL, or the SQLite database of the home dir. It returns the store's
+// kind beside it.
+func openStore(ctx context.Context, opts Options, dir string, log *slog.Logger) (albedo.Store, string, error) {
+	if opts.StoreURL != "" {
+		store, err := postgres.Open(ctx, opts.StoreURL)
+		if err != nil {
+			return nil, "", err
+		}
+		log.Info("store opened", "kind", StorePostgreSQL, "database", postgres.Redact(opts.StoreURL))
+		return store, StorePostgreSQL, nil
+	}
+	store, err := sqlite.Open(ctx, filepath.Join(dir, home.DatabaseFile))
+	if err != nil {
+		return nil, "", fmt.Errorf("open the store of home %s: %w", dir, err)
+	}
+	return store, StoreSQLite, nil
+}
+
+// StoreKind names the kind of store the assembly opened (StoreSQLite or
+// StorePostgreSQL); "" for a store the caller passed in Options.
+func (a *Assembly) StoreKind() string { return a.storeKind }
 
 // workspaces judges the folders sessions may work in: none too broad
 // (see localfs.Workspaces) unless opts allow any. dir is the home, ""

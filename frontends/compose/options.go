@@ -22,9 +22,15 @@ type Options struct {
 	// usually pass a folder of their own.
 	Home string
 
-	// Store keeps sessions, transcripts and vents; nil means the SQLite
-	// database albedo.sqlite in Home.
+	// Store keeps sessions, transcripts and vents; nil means the store
+	// StoreURL names, or without one the SQLite database albedo.sqlite in
+	// Home.
 	Store albedo.Store
+	// StoreURL, when Store is nil and it is not empty, is the PostgreSQL
+	// database (postgres://user:password@host:port/db?sslmode=...) that
+	// keeps them instead of SQLite. The daemon reads it from
+	// ALBEDO_STORE_URL. Its password is never logged nor shown.
+	StoreURL string
 	// Provider streams model replies; nil means the HTTP client of the
 	// OpenAI Responses and Chat Completions protocols.
 	Provider albedo.Provider

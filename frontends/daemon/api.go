@@ -43,6 +43,9 @@ type APIOptions struct {
 	Logger *slog.Logger
 	// Version is albedo's version string.
 	Version string
+	// Store names the kind of store the daemon keeps its data in, as
+	// /health reports it ("sqlite", "postgresql"); "" reports none.
+	Store string
 	// Heartbeat is how often an idle stream sends a comment line; zero
 	// means 15 seconds.
 	Heartbeat time.Duration
@@ -57,12 +60,13 @@ type api struct {
 	done      <-chan struct{}
 	log       *slog.Logger
 	version   string
+	store     string
 	heartbeat time.Duration
 }
 
 // NewHandler returns the daemon's HTTP API.
 func NewHandler(opts APIOptions) http.Handler {
-	a := &api{app: app.New(opts.Service), token: opts.Token, port: opts.Port, shutdown: opts.Shutdown, done: opts.Done, log: opts.Logger, version: opts.Version, heartbeat: opts.Heartbeat}
+	a := &api{app: app.New(opts.Service), token: opts.Token, port: opts.Port, shutdown: opts.Shutdown, done: opts.Done, log: opts.Logger, version: opts.Version, store: opts.Store, heartbeat: opts.Heartbeat}
 	if a.heartbeat <= 0 {
 		a.heartbeat = defaultHeartbeat
 	}
@@ -213,7 +217,7 @@ func kindName(k string) string {
 }
 
 func (a *api) health(c *gin.Context) {
-	c.JSON(http.StatusOK, wire.Health{OK: true, Version: APIVersion, Capabilities: Capabilities(), Albedo: a.version, Sandbox: a.app.Sandbox(c.Request.Context())})
+	c.JSON(http.StatusOK, wire.Health{OK: true, Version: APIVersion, Capabilities: Capabilities(), Albedo: a.version, Store: a.store, Sandbox: a.app.Sandbox(c.Request.Context())})
 }
 
 func (a *api) postShutdown(c *gin.Context) {

@@ -49,6 +49,9 @@ type Options struct {
 	LandlockABI   func() int
 	// AllowAnyWorkspace is compose.Options' field of the same name.
 	AllowAnyWorkspace bool
+	// StoreURL is compose.Options' field of the same name: a PostgreSQL
+	// database instead of the home's SQLite file.
+	StoreURL string
 	// Detached says a command started the daemon because it found none
 	// serving: when another daemon serves the home after all, Run leaves
 	// it serving and returns nil. Without it Run fails with ErrServed.
@@ -120,7 +123,7 @@ func assemble(ctx context.Context, opts Options, log *slog.Logger) (*daemon, err
 		Home: opts.Home, Logger: log, KernelIdle: opts.KernelIdle, ProviderIdle: opts.ProviderIdle,
 		NoKernelWarmup: opts.NoKernelWarmup,
 		SandboxHelper:  opts.SandboxHelper, LandlockABI: opts.LandlockABI,
-		AllowAnyWorkspace: opts.AllowAnyWorkspace,
+		AllowAnyWorkspace: opts.AllowAnyWorkspace, StoreURL: opts.StoreURL,
 	})
 	if err != nil {
 		return nil, err
@@ -156,6 +159,7 @@ func (d *daemon) serve(ctx context.Context, opts Options) error {
 		Handler: NewHandler(APIOptions{
 			Service: d.svc, Token: token, Port: strconv.Itoa(port),
 			Shutdown: shutdown, Done: stop, Logger: d.log, Version: opts.Version,
+			Store: d.asm.StoreKind(),
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(d.log.Handler(), slog.LevelWarn),
