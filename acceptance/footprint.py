@@ -75,6 +75,21 @@ def print_settled_rss(app, seconds, after):
     print(f"RSS {seconds:.0f} s after {after}: {rss(app):.1f} MB", flush=True)
 
 
+def served_until_idle(test, app, session, other):
+    """Polls the session's status until its turn is over, reading the tail
+    of `other` each time: another session is served all along. Returns how
+    many times it was."""
+    served = 0
+    while True:
+        with app.api(f"/sessions/{session}/status") as response:
+            running = json.load(response)["running"]
+        with app.api(f"/sessions/{other}?tail=5") as response:
+            test.assertEqual(json.load(response)["id"], other)
+        served += 1
+        if not running:
+            return served
+
+
 # --------------------------------------------------------------------------
 # a reader that never reads
 

@@ -9,7 +9,7 @@ import sqlite3
 import unittest
 import urllib.error
 
-from footprint import MIB, LongAnswerProvider, dead_reader, peak, reset_peak
+from footprint import MIB, LongAnswerProvider, dead_reader, peak, reset_peak, served_until_idle
 from harness import Albedo, Provider, exclusive, python, text
 
 
@@ -198,17 +198,7 @@ class DeadReaderTest(unittest.TestCase):
                 # The peak from here on: VmHWM is reset to the current RSS.
                 reset_peak(app)
                 app.prompt(session, "a long answer please").close()
-                served = 0
-                while True:
-                    with app.api(f"/sessions/{session}/status") as response:
-                        running = json.load(response)["running"]
-                    # other sessions are served all along
-                    with app.api(f"/sessions/{other}?tail=5") as response:
-                        self.assertEqual(json.load(response)["id"], other)
-                    served += 1
-                    if not running:
-                        break
-                self.assertGreater(served, 0)
+                self.assertGreater(served_until_idle(self, app, session, other), 0)
                 # The answer ends at the 8 MiB cap on one reply item, and
                 # what came before the cap is kept.
                 self.assertLess(peak(app), 150, "peak RSS in MB while a 50 MiB answer streamed")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import unittest
 
-from footprint import MIB, RunawayProvider, peak, reset_peak
+from footprint import MIB, RunawayProvider, peak, reset_peak, served_until_idle
 from harness import Albedo, exclusive
 
 CAP = 8 * MIB
@@ -52,17 +52,7 @@ class RunawayProviderTest(unittest.TestCase):
         session = app.session()
         reset_peak(app)
         app.prompt(session, f"a runaway {shape} please").close()
-        served = 0
-        while True:
-            with app.api(f"/sessions/{session}/status") as response:
-                running = json.load(response)["running"]
-            # another session is served all along
-            with app.api(f"/sessions/{other}?tail=5") as response:
-                self.assertEqual(json.load(response)["id"], other)
-            served += 1
-            if not running:
-                break
-        self.assertGreater(served, 0)
+        self.assertGreater(served_until_idle(self, app, session, other), 0)
         self.assertLess(peak(app), PEAK_MB, f"peak RSS in MB while a runaway {shape} streamed")
         self.assertLess(provider.written[-1], 1 << 30, "the daemon read the runaway stream to its end")
         items = app.history(session)["items"]
