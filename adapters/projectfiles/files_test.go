@@ -71,21 +71,7 @@ func TestInstructions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for _, f := range set.Files {
-				got = append(got, f.Source+"="+f.Text)
-			}
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("files = %.200q, want %.200q", got, tt.want)
-			}
-			if len(set.Warnings) != len(tt.warnings) {
-				t.Fatalf("warnings = %q, want %q", set.Warnings, tt.warnings)
-			}
-			for i, w := range tt.warnings {
-				if !strings.HasPrefix(set.Warnings[i], w) {
-					t.Errorf("warning %q, want %q", set.Warnings[i], w)
-				}
-			}
+			wantInstructions(t, set, tt.want, tt.warnings)
 		})
 	}
 }
@@ -145,21 +131,7 @@ func TestInstructionsReachNoFurtherThanTheKernel(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for _, f := range set.Files {
-				got = append(got, f.Source+"="+f.Text)
-			}
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("files = %q, want %q", got, tt.want)
-			}
-			if len(set.Warnings) != len(tt.warnings) {
-				t.Fatalf("warnings = %q, want %q", set.Warnings, tt.warnings)
-			}
-			for i, w := range tt.warnings {
-				if !strings.HasPrefix(set.Warnings[i], w) {
-					t.Errorf("warning %q, want %q", set.Warnings[i], w)
-				}
-			}
+			wantInstructions(t, set, tt.want, tt.warnings)
 		})
 	}
 }
@@ -171,5 +143,26 @@ func symlink(t *testing.T, target, path string) {
 	}
 	if err := os.Symlink(target, path); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// wantInstructions fails the test unless set holds the files want (each
+// source=text, in order) and warnings starting with those of warnings.
+func wantInstructions(t *testing.T, set albedo.InstructionSet, want, warnings []string) {
+	t.Helper()
+	var got []string
+	for _, f := range set.Files {
+		got = append(got, f.Source+"="+f.Text)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("files = %.200q, want %.200q", got, want)
+	}
+	if len(set.Warnings) != len(warnings) {
+		t.Fatalf("warnings = %q, want %q", set.Warnings, warnings)
+	}
+	for i, w := range warnings {
+		if !strings.HasPrefix(set.Warnings[i], w) {
+			t.Errorf("warning %q, want %q", set.Warnings[i], w)
+		}
 	}
 }
