@@ -59,8 +59,11 @@ def answered(request):
 class RunTest(unittest.TestCase):
     """``albedo run`` sends one prompt and reports its turn."""
 
-    def test_the_answer_goes_to_stdout_and_progress_to_stderr(self):
-        provider = Provider(cell_then_answer("print('cell ran')\nopen('made.txt', 'w').write('x')", "All done: 42."))
+    def test_the_answer_goes_to_stdout_and_the_cells_to_stderr(self):
+        # stderr shows each cell: its code, the files it changed, how long it
+        # took, its last printed lines and its value
+        code = "print('cell ran')\nopen('made.txt', 'w').write('x')\nfor i in range(1, 8):\n    print('row', i)\n6 * 7"
+        provider = Provider(cell_then_answer(code, "All done: 42."))
         self.addCleanup(provider.close)
         with Albedo(provider) as app:
             result = albedo(app, "run", "make a file")
@@ -71,6 +74,11 @@ class RunTest(unittest.TestCase):
             self.assertIn("+made.txt", result.stderr)
             self.assertTrue((app.workspace / "made.txt").exists())
             self.assertEqual(last_user_text(provider.requests[0]["request"]), "make a file")
+            self.assertRegex(result.stderr, r"→ ok \d+(ms|\.\ds)")
+            self.assertIn("│ … 3 earlier lines", result.stderr)
+            self.assertIn("│ row 7", result.stderr)
+            self.assertNotIn("│ row 2", result.stderr)
+            self.assertIn("= 42", result.stderr)
 
     def test_the_prompt_can_come_from_stdin_to_a_named_session(self):
         provider = Provider(lambda request: text("read you"))
@@ -95,19 +103,6 @@ class RunTest(unittest.TestCase):
             result = albedo(app, "run", "--continue", "go on")
             self.assertEqual(result.returncode, 0, result.stderr)
             self.assertIn(f"continuing session {session} “start here” in {app.workspace}", result.stderr)
-
-    def test_run_shows_what_a_cell_printed_and_how_long_it_took(self):
-        provider = Provider(cell_then_answer("for i in range(8):\n    print('row', i)\n6 * 7", "printed"))
-        self.addCleanup(provider.close)
-        with Albedo(provider) as app:
-            result = albedo(app, "run", "print rows")
-            self.assertEqual(result.returncode, 0, result.stderr)
-            self.assertEqual(result.stdout, "printed\n")
-            self.assertRegex(result.stderr, r"→ ok \d+(ms|\.\ds)")
-            self.assertIn("│ … 3 earlier lines", result.stderr)
-            self.assertIn("│ row 7", result.stderr)
-            self.assertNotIn("│ row 2", result.stderr)
-            self.assertIn("= 42", result.stderr)
 
     def test_json_prints_the_turn_as_event_lines(self):
         provider = Provider(cell_then_answer("print(6 * 7)", "forty-two"))
