@@ -1,6 +1,7 @@
 """How the daemon's CPU per tool round grows with the length of a turn.
 
     python3 bench/turn_cpu.py [--rounds N] [--window W] [--protocol P] [--repeat R]
+                              [--context-window T]
     python3 bench/turn_cpu.py --interleaved [--block B] [--protocol P] [--repeat R]
 
 One turn of `--rounds` (default 525) instant tool rounds: a minimal fake
@@ -16,7 +17,10 @@ per round over `--window` (default 100) rounds around round 50 and around
 round 500, the median of those rounds, and their ratios. The Python kernel's own CPU is not the
 daemon's and is not counted. CPU time, unlike wall time, barely moves
 with the load of a busy machine; still, compare binaries in one sitting,
-alternating them. With `--interleaved`, a session is first run to round
+alternating them. `--context-window T` gives the provider a context window
+of T tokens (`contextWindow` in config.json), so that the compaction
+decision runs before every request, as it does for a user who configured
+one. With `--interleaved`, a session is first run to round
 450, then blocks of `--block` (default 20) rounds of a new session (its
 rounds 0-100) alternate with blocks of the long one (its rounds 450-550),
 so that the machine's changing load falls on both alike; the figures are
@@ -55,6 +59,22 @@ def cpu_ns(pid):
     return total
 
 
+def with_context_window(tokens):
+    """A prepare hook for Albedo that sets the fake provider's context
+    window to tokens, or None when tokens is 0 (no window configured)."""
+    if not tokens:
+        return None
+
+    def prepare(app):
+        path = app.home / "config.json"
+        config = json.loads(path.read_text())
+        for provider in config["providers"].values():
+            provider["contextWindow"] = tokens
+        path.write_text(json.dumps(config))
+
+    return prepare
+
+
 def one_turn(args):
     """Runs one turn and returns the daemon's CPU (ns) at each request."""
     samples = []
@@ -66,7 +86,7 @@ def one_turn(args):
 
     provider = instant_provider(before)
     try:
-        with Albedo(provider, protocol=args.protocol) as app:
+        with Albedo(provider, protocol=args.protocol, prepare=with_context_window(args.context_window)) as app:
             holder["pid"] = app.connection["pid"]
             session = app.session()
             app.prompt(session, "go").close()
@@ -102,7 +122,7 @@ def interleaved(args):
     provider = instant_provider(before)
     short, long = [], []
     try:
-        with Albedo(provider, protocol=args.protocol) as app:
+        with Albedo(provider, protocol=args.protocol, prepare=with_context_window(args.context_window)) as app:
             state["pid"] = app.connection["pid"]
             first, second = app.session(), app.session()
             turn(app, first, 450)
@@ -134,8 +154,14 @@ def main():
     parser.add_argument("--interleaved", action="store_true",
                         help="measure rounds 0-100 of one session and 450-550 of another in alternating blocks")
     parser.add_argument("--block", type=int, default=20, help="rounds per block with --interleaved")
+    parser.add_argument("--context-window", type=int, default=0,
+                        help="the provider's contextWindow in tokens (0: none configured)")
     args = parser.parse_args()
-    print(f"binary: {binary()}  protocol: {args.protocol}  rounds: {args.rounds}", flush=True)
+    print(
+        f"binary: {binary()}  protocol: {args.protocol}  rounds: {args.rounds}"
+        f"  context window: {args.context_window or 'none'}",
+        flush=True,
+    )
     if args.interleaved:
         for _ in range(args.repeat):
             short, long = interleaved(args)
