@@ -659,8 +659,13 @@ class Albedo:
                 )
             time.sleep(0.05)
 
+    def executable(self) -> Path:
+        """The albedo binary this daemon's CLI commands run (and so the
+        daemon): ``binary()``; a subclass may run another copy."""
+        return binary()
+
     def _start(self, *, not_pid=None) -> None:
-        executable = binary()
+        executable = self.executable()
         if not executable.exists():
             raise AssertionError(
                 f"albedo binary not found at {executable}; build it with "
@@ -747,7 +752,7 @@ class Albedo:
     def cli(self, *args) -> str:
         """Runs ``albedo ARGS`` in the workspace; fails the test on a non-zero
         exit; returns stdout."""
-        argv = [str(binary()), *map(str, args)]
+        argv = [str(self.executable()), *map(str, args)]
         try:
             result = subprocess.run(
                 argv,

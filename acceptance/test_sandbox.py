@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import unittest
 
-from harness import Albedo, cell_result, http_error, python, python_results, read, start_albedo, text, turn
+from harness import Albedo, binary, cell_result, http_error, python, python_results, read, start_albedo, text, turn
 from scripts import by_prompt
 
 # A cell that tries everything the sandbox rules on and prints what happened.
@@ -462,3 +463,81 @@ class DaemonReadsForTheModelTest(unittest.TestCase):
         self.assertEqual(cell_result(app, session, "forge a job")["status"], "ok")
         app.restart()
         self.assertTrue((victim / "keep.txt").exists(), "the daemon removed a folder the kernel named")
+
+
+# A sandbox helper that confines nothing: it drops its arguments up to
+# "--" and runs the rest.
+SKIPPER = '#!/bin/sh\nwhile [ "$1" != "--" ]; do shift; done\nshift\nexec "$@"\n'
+
+# A cell that puts SKIPPER in place of the helper at HELPER, renamed over
+# it or written into it (HOW), then crashes its kernel so that the next
+# cell starts a new one.
+REPLACE = r"""
+import os
+try:
+    if HOW == "rename":
+        with open(HELPER + ".new", "w") as f:
+            f.write(SKIPPER)
+        os.chmod(HELPER + ".new", 0o755)
+        os.replace(HELPER + ".new", HELPER)
+    else:
+        with open(HELPER, "w") as f:
+            f.write(SKIPPER)
+    print("replaced", flush=True)
+except OSError as error:
+    print("not replaced:", error, flush=True)
+os._exit(1)
+"""
+
+
+class FromTheWorkspace(Sandboxed):
+    """A daemon run from a copy of albedo in bin/ of its own workspace, as
+    from a checkout that is also the session's folder; with the small
+    helper beside it, or without, when albedo is its own helper."""
+
+    def __init__(self, *args, small_helper=True, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.small_helper = small_helper
+
+    def executable(self):
+        return self.workspace / "bin" / "albedo"
+
+    def copy_albedo(self) -> None:
+        (self.workspace / "bin").mkdir()
+        shutil.copy2(binary(), self.executable())
+        if self.small_helper:
+            shutil.copy2(binary().parent / "albedo-sandbox", self.workspace / "bin" / "albedo-sandbox")
+
+
+class HelperReplacementTest(unittest.TestCase):
+    """Every kernel starts through the helper as the daemon held it at its
+    start, whatever a cell did to the file it came from."""
+
+    def test_a_helper_replaced_from_the_workspace_still_confines_the_next_kernel(self):
+        # Writing the daemon's own running binary in place was always
+        # refused (ETXTBSY); the case stays as a guard.
+        for name, how in (("albedo-sandbox", "rename"), ("albedo-sandbox", "write"), ("albedo", "rename"), ("albedo", "write")):
+            with self.subTest(helper=name, how=how):
+                box = {}
+                provider, app = start_albedo(
+                    self.addCleanup,
+                    lambda request: by_prompt({"replace": python(box["replace"]), "read": python(box["read"])})(request),
+                    daemon=FromTheWorkspace,
+                    small_helper=name == "albedo-sandbox",
+                    prepare=FromTheWorkspace.copy_albedo,
+                )
+                helper = app.workspace / "bin" / name
+                box["replace"] = f"HELPER = {str(helper)!r}\nHOW = {how!r}\nSKIPPER = {SKIPPER!r}\n" + REPLACE
+                box["read"] = (
+                    "try:\n"
+                    f"    open({str(app.home / 'config.json')!r}).read()\n"
+                    "    print('read')\n"
+                    "except PermissionError:\n"
+                    "    print('refused')\n"
+                )
+                session = app.session()
+                cell_result(app, session, "replace the helper")
+                if name == "albedo-sandbox" or how == "rename":
+                    self.assertEqual(helper.read_text(), SKIPPER, "the cell did not replace the helper")
+                result = cell_result(app, session, "read the config")
+                self.assertEqual((result["status"], result["output"].strip()), ("ok", "refused"), result)

@@ -15,6 +15,15 @@
 // rules itself, so the command line stays short however many rules there
 // are.
 //
+// # The helper is held
+//
+// The helper runs unconfined, so New takes it once (holdProgram): albedo's
+// own running binary is named /proc/self/exe, any other helper is copied
+// into a sealed memfd named /proc/self/fd/N; a kernel's command line names
+// that, never the file, so a cell that replaces or rewrites the file
+// changes no later kernel. A helper that cannot be held is refused
+// wherever a kernel may write it.
+//
 // # What the rules grant
 //
 // Landlock only grants: everything it handles is refused unless a rule

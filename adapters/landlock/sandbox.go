@@ -15,8 +15,11 @@ import (
 // Options configure a Sandbox.
 type Options struct {
 	// Helper is the command that runs HelperMain: albedo's binary and
-	// HelperCommand. Empty means kernels cannot be confined: they run
-	// unconfined, and the status says nothing is enforced.
+	// HelperCommand, or a program of its own. New holds the program as it
+	// is then (see holdProgram), and every kernel starts through that
+	// copy; one that cannot be held is refused wherever a kernel may write
+	// it. Empty means kernels cannot be confined: they run unconfined, and
+	// the status says nothing is enforced.
 	Helper []string
 	// Policy reads the policy in force and the problems of its settings;
 	// it is called for every kernel start and every status. Nil means
@@ -38,7 +41,8 @@ type Options struct {
 // what each session's kernel runs under. It implements albedo.Sandbox and
 // is safe for concurrent use.
 type Sandbox struct {
-	opts Options
+	opts   Options
+	helper heldHelper
 
 	mu sync.Mutex
 	// sessions holds the status of each session's last kernel start, and
@@ -89,7 +93,18 @@ func New(opts Options) *Sandbox {
 	if opts.TempRoot == "" {
 		opts.TempRoot = os.TempDir()
 	}
-	return &Sandbox{opts: opts, sessions: make(map[string]started)}
+	return &Sandbox{opts: opts, helper: holdHelper(opts.Helper), sessions: make(map[string]started)}
+}
+
+// Close lets the held helper go; no kernel may start after it.
+func (s *Sandbox) Close() error {
+	if s.helper.release == nil {
+		return nil
+	}
+	if err := s.helper.release(); err != nil {
+		return fmt.Errorf("letting the sandbox helper go: %w", err)
+	}
+	return nil
 }
 
 // Confine returns the command line and environment that start a kernel
@@ -107,6 +122,9 @@ func (s *Sandbox) Confine(ctx context.Context, k Start) (Confined, error) {
 		return Confined{}, fmt.Errorf("the sandbox is required (extensions.json sandbox.required) but this machine (Landlock ABI %d) cannot enforce %s; no cell runs until it can or sandbox.required is false",
 			abi, strings.Join(missingOf(st), ", "))
 	}
+	if err := s.helper.check(append(s.writable(st.Policy, realPath(k.Workspace), ""), realPaths(k.Own)...)); err != nil {
+		return Confined{}, err
+	}
 	tmp, err := os.MkdirTemp(s.opts.TempRoot, "albedo-kernel-")
 	if err != nil {
 		return Confined{}, fmt.Errorf("making the kernel's temporary folder: %w", err)
@@ -118,7 +136,7 @@ func (s *Sandbox) Confine(ctx context.Context, k Start) (Confined, error) {
 		st.Writable = append(st.Writable, realPath(own))
 	}
 	spec := Spec{ABI: abi, Network: st.Policy.Network, Required: st.Policy.Required, Writable: st.Writable, Own: realPaths(k.Own), Hidden: st.Hidden}
-	argv := append(append(append([]string{}, s.opts.Helper...), spec.encode(), "--"), k.Argv...)
+	argv := append(append(append([]string{}, s.helper.argv...), spec.encode(), "--"), k.Argv...)
 	if len(s.opts.Helper) == 0 {
 		argv = k.Argv
 	}

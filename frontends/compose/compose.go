@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/albedo-agent/albedo/adapters/configfile"
+	"github.com/albedo-agent/albedo/adapters/landlock"
 	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/adapters/openai"
 	"github.com/albedo-agent/albedo/adapters/postgres"
@@ -35,7 +36,10 @@ type Assembly struct {
 	ownStore bool
 	// storeKind names the kind of store the assembly opened.
 	storeKind string
-	log       *slog.Logger
+	// sandbox confines the default kernel; nil for a kernel passed in.
+	// Shutdown closes it once the kernel has ended.
+	sandbox *landlock.Sandbox
+	log     *slog.Logger
 	// stopRefresh ends the model catalog's refresher; refreshed is closed
 	// once it has.
 	stopRefresh context.CancelFunc
@@ -77,7 +81,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 	var sandbox albedo.Sandbox
 	if kernel == nil {
 		sb := newSandbox(opts, dir)
-		sandbox = sb
+		sandbox, a.sandbox = sb, sb
 		kernel = pykernel.New(pykernel.Options{
 			OnJobEnd: a.jobEnded,
 			Logger:   opts.Logger,
@@ -194,8 +198,9 @@ func (a *Assembly) Recover(ctx context.Context) (int, error) {
 }
 
 // Shutdown stops albedo: running turns stop and stay durable, so the next
-// assembly over the same store resumes them; the default kernel ends; the
-// store closes if Assemble opened it. Ports passed in Options are left
+// assembly over the same store resumes them; the default kernel ends and
+// its sandbox lets the held helper go; the store closes if Assemble
+// opened it. Ports passed in Options are left
 // open. ctx bounds the wait for turns. Later calls return the first call's
 // result.
 func (a *Assembly) Shutdown(ctx context.Context) error {
@@ -205,6 +210,11 @@ func (a *Assembly) Shutdown(ctx context.Context) error {
 		var errs []error
 		if err := a.svc.Close(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("stop albedo: %w", err))
+		}
+		if a.sandbox != nil {
+			if err := a.sandbox.Close(); err != nil {
+				errs = append(errs, err)
+			}
 		}
 		if a.ownStore {
 			if err := a.store.Close(); err != nil {

@@ -85,7 +85,9 @@ type Options struct {
 	// SandboxHelper is the command that confines the default kernel as
 	// the "sandbox" policy of extensions.json says: albedo's own binary
 	// and "sandbox-exec" (see adapters/landlock; a program embedding
-	// albedo may run landlock.HelperMain itself). Empty: the default
+	// albedo may run landlock.HelperMain itself). Assemble holds the
+	// program as it is then, and every kernel starts from that copy.
+	// Empty: the default
 	// kernel runs unconfined, the session's sandbox glance says nothing is
 	// enforced, and a policy with "required": true refuses to run cells.
 	SandboxHelper []string
