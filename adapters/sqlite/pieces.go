@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // pieceSize is the size past which an item's column is kept in pieces of
@@ -50,36 +49,26 @@ type longValue struct {
 
 // insertPieces writes the pieces of value v of item seq. Pieces end on a
 // character boundary where the value is valid UTF-8; their concatenation
-// is the value, byte for byte. Only one piece is bound at a time.
+// is the value, byte for byte. Only one piece is bound at a time, as text
+// (a piece of bytes is copied into a string of its own to be bound).
 func insertPieces(ctx context.Context, stmt *sql.Stmt, sessionID string, seq int64, v longValue) error {
 	if v.b != nil {
-		return insertPiecesOf(ctx, stmt, sessionID, seq, v.field, v.b, bytesView)
+		return insertPiecesOf(ctx, stmt, sessionID, seq, v.field, v.b)
 	}
-	return insertPiecesOf(ctx, stmt, sessionID, seq, v.field, v.s, stringView)
+	return insertPiecesOf(ctx, stmt, sessionID, seq, v.field, v.s)
 }
 
 // insertPiecesOf is insertPieces for a value held as a string or as bytes.
-// view returns a piece as the string that is bound.
-func insertPiecesOf[T string | []byte](ctx context.Context, stmt *sql.Stmt, sessionID string, seq int64, f field, value T, view func(T) string) error {
+func insertPiecesOf[T string | []byte](ctx context.Context, stmt *sql.Stmt, sessionID string, seq int64, f field, value T) error {
 	for n := 0; len(value) > 0; n++ {
 		cut := pieceEnd(value)
-		if _, err := stmt.ExecContext(ctx, sessionID, seq, string(f), n, view(value[:cut])); err != nil {
+		if _, err := stmt.ExecContext(ctx, sessionID, seq, string(f), n, string(value[:cut])); err != nil {
 			return fmt.Errorf("insert piece %d of the %s of item %d: %w", n, f, seq, err)
 		}
 		value = value[cut:]
 	}
 	return nil
 }
-
-// bytesView returns piece as a string without copying it: the driver
-// copies a bound value into SQLite's memory as it binds it, and nothing
-// writes to a value being stored, so the view is neither kept nor seen to
-// change. A piece of bytes is then bound as text, like a piece of a
-// string, without first being copied into a string of its own.
-func bytesView(piece []byte) string { return unsafe.String(unsafe.SliceData(piece), len(piece)) }
-
-// stringView is the identity: a piece of a string is bound as it is.
-func stringView(piece string) string { return piece }
 
 // pieceEnd returns where the first piece of value ends: after pieceSize
 // bytes, moved back to the start of a character when that is near.
