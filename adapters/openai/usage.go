@@ -5,16 +5,27 @@ import "github.com/albedo-agent/albedo/albedo"
 // chatUsage is the usage object of a Chat Completions chunk. Every count
 // is a pointer: a provider that leaves one out has not said zero.
 type chatUsage struct {
-	PromptTokens        *int64 `json:"prompt_tokens"`
-	CompletionTokens    *int64 `json:"completion_tokens"`
-	PromptTokensDetails *struct {
-		CachedTokens *int64 `json:"cached_tokens"`
-	} `json:"prompt_tokens_details"`
-	CompletionTokensDetails *struct {
-		ReasoningTokens *int64 `json:"reasoning_tokens"`
-	} `json:"completion_tokens_details"`
+	PromptTokens            *int64        `json:"prompt_tokens"`
+	CompletionTokens        *int64        `json:"completion_tokens"`
+	PromptTokensDetails     *usageDetails `json:"prompt_tokens_details"`
+	CompletionTokensDetails *usageDetails `json:"completion_tokens_details"`
 	// PromptCacheHitTokens is DeepSeek's name for the cached part.
 	PromptCacheHitTokens *int64 `json:"prompt_cache_hit_tokens"`
+}
+
+// responsesUsage is the usage object of a finished Responses reply.
+type responsesUsage struct {
+	InputTokens         *int64        `json:"input_tokens"`
+	OutputTokens        *int64        `json:"output_tokens"`
+	InputTokensDetails  *usageDetails `json:"input_tokens_details"`
+	OutputTokensDetails *usageDetails `json:"output_tokens_details"`
+}
+
+// usageDetails is the details object of the input (its cached part) or
+// of the output (its reasoning part), in either protocol.
+type usageDetails struct {
+	CachedTokens    *int64 `json:"cached_tokens"`
+	ReasoningTokens *int64 `json:"reasoning_tokens"`
 }
 
 // usage converts u; nil gives the zero Usage (nothing reported).
@@ -22,29 +33,11 @@ func (u *chatUsage) usage() albedo.Usage {
 	if u == nil {
 		return albedo.Usage{}
 	}
-	out := albedo.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
-	if d := u.PromptTokensDetails; d != nil {
-		out.CachedTokens = d.CachedTokens
-	}
+	out := usageOf(u.PromptTokens, u.CompletionTokens, u.PromptTokensDetails, u.CompletionTokensDetails)
 	if out.CachedTokens == nil {
 		out.CachedTokens = u.PromptCacheHitTokens
 	}
-	if d := u.CompletionTokensDetails; d != nil {
-		out.ReasoningTokens = d.ReasoningTokens
-	}
 	return out
-}
-
-// responsesUsage is the usage object of a finished Responses reply.
-type responsesUsage struct {
-	InputTokens        *int64 `json:"input_tokens"`
-	OutputTokens       *int64 `json:"output_tokens"`
-	InputTokensDetails *struct {
-		CachedTokens *int64 `json:"cached_tokens"`
-	} `json:"input_tokens_details"`
-	OutputTokensDetails *struct {
-		ReasoningTokens *int64 `json:"reasoning_tokens"`
-	} `json:"output_tokens_details"`
 }
 
 // usage converts u; nil gives the zero Usage (nothing reported).
@@ -52,12 +45,18 @@ func (u *responsesUsage) usage() albedo.Usage {
 	if u == nil {
 		return albedo.Usage{}
 	}
-	out := albedo.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
-	if d := u.InputTokensDetails; d != nil {
-		out.CachedTokens = d.CachedTokens
+	return usageOf(u.InputTokens, u.OutputTokens, u.InputTokensDetails, u.OutputTokensDetails)
+}
+
+// usageOf is the usage of counts of input and output tokens and their
+// details, either of which may be nil.
+func usageOf(input, output *int64, in, out *usageDetails) albedo.Usage {
+	u := albedo.Usage{InputTokens: input, OutputTokens: output}
+	if in != nil {
+		u.CachedTokens = in.CachedTokens
 	}
-	if d := u.OutputTokensDetails; d != nil {
-		out.ReasoningTokens = d.ReasoningTokens
+	if out != nil {
+		u.ReasoningTokens = out.ReasoningTokens
 	}
-	return out
+	return u
 }
