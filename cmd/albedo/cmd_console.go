@@ -7,9 +7,10 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/albedo-agent/albedo/adapters/openai"
 	"github.com/albedo-agent/albedo/albedo"
-
 	"github.com/albedo-agent/albedo/frontends/client"
 	"github.com/albedo-agent/albedo/frontends/console"
 	"golang.org/x/term"
@@ -48,6 +49,7 @@ func openConsole(ctx context.Context, e *env, opts console.Options) error {
 	opts.SaveProvider = e.saveFormProvider
 	opts.NoMouse = mouseOff(os.Getenv("ALBEDO_MOUSE"))
 	opts.Providers = e.listProviders
+	opts.Models = e.listModels
 	res, err := console.Run(ctx, opts)
 	if err != nil {
 		return err
@@ -85,14 +87,19 @@ func (e *env) saveFormProvider(ctx context.Context, l console.Login) error {
 	return cfg.SaveProvider(ctx, p, true)
 }
 
+// loadConfig reads config.json.
+func (e *env) loadConfig(ctx context.Context) (albedo.Config, error) {
+	cfg, err := e.configFile()
+	if err != nil {
+		return albedo.Config{}, err
+	}
+	return cfg.Load(ctx)
+}
+
 // listProviders reads the configured providers from config.json, sorted
 // by name, without their keys.
 func (e *env) listProviders(ctx context.Context) ([]console.Provider, error) {
-	cfg, err := e.configFile()
-	if err != nil {
-		return nil, err
-	}
-	c, err := cfg.Load(ctx)
+	c, err := e.loadConfig(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -102,6 +109,26 @@ func (e *env) listProviders(ctx context.Context) ([]console.Provider, error) {
 	}
 	slices.SortFunc(out, func(a, b console.Provider) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
+}
+
+// modelsTimeout bounds the wait for a provider's model list.
+const modelsTimeout = 20 * time.Second
+
+// listModels asks a configured provider for the models it serves (GET
+// {baseUrl}/models), with its saved key, as the daemon would reach it.
+func (e *env) listModels(ctx context.Context, provider string) ([]string, error) {
+	c, err := e.loadConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p, ok := c.Providers[provider]
+	if !ok {
+		return nil, fmt.Errorf("no provider %q in config.json", provider)
+	}
+	ctx, cancel := context.WithTimeout(ctx, modelsTimeout)
+	defer cancel()
+	ep := albedo.Endpoint{Provider: provider, BaseURL: p.BaseURL, APIKey: p.APIKey, Model: p.Model, Protocol: p.Protocol}
+	return openai.New(openai.Options{}).Models(ctx, ep)
 }
 
 // mouseOff reads ALBEDO_MOUSE: off, 0, false or no leave the mouse to the

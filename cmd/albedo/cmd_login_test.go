@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,5 +102,29 @@ func TestModelAloneShowsTheChoiceAndTheProviders(t *testing.T) {
 	}
 	if got := cli("", "model", "alpha", "a2"); !strings.Contains(got, "new sessions use a2 on alpha") {
 		t.Errorf("model alpha a2: %q", got)
+	}
+}
+
+func TestTheConsoleListsAProvidersModelsWithItsSavedKey(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/models" || r.Header.Get("Authorization") != "Bearer k1" {
+			http.Error(w, `{"error": {"message": "who are you"}}`, http.StatusUnauthorized)
+			return
+		}
+		io.WriteString(w, `{"object": "list", "data": [{"id": "m2"}, {"id": "m1"}]}`)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	var out bytes.Buffer
+	e := &env{stdin: strings.NewReader("k1\n"), stdout: &out, stderr: &out, home: dir}
+	if code := run(t.Context(), e, []string{"login", "--name", "alpha", "--base-url", srv.URL + "/v1", "--model", "m1"}); code != 0 {
+		t.Fatalf("login exited %d: %s", code, out.String())
+	}
+	got, err := e.listModels(t.Context(), "alpha")
+	if err != nil || strings.Join(got, " ") != "m1 m2" {
+		t.Errorf("listModels(alpha) = %q, %v; want m1 m2", got, err)
+	}
+	if _, err := e.listModels(t.Context(), "beta"); err == nil || !strings.Contains(err.Error(), `no provider "beta"`) {
+		t.Errorf("listModels(beta) = %v, want no such provider", err)
 	}
 }

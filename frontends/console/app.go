@@ -42,6 +42,10 @@ type Options struct {
 	NoMouse bool
 	// Providers lists the configured providers; nil when unknown.
 	Providers func(ctx context.Context) ([]Provider, error)
+	// Models lists the models a configured provider serves (GET
+	// {baseUrl}/models); nil leaves /model's picker to the providers'
+	// configured models.
+	Models func(ctx context.Context, provider string) ([]string, error)
 }
 
 // Result is how a console ended.

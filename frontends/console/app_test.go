@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -504,6 +505,47 @@ func TestConsoleModelPicksAConfiguredProvider(t *testing.T) {
 	if !f.seen(`POST /sessions/s1/commands {"name":"/model","args":{"model":"big","provider":"other"}}`) {
 		t.Errorf("no switch sent; requests: %q", f.requests)
 	}
+}
+
+func TestConsoleModelListsTheModelsAProviderServes(t *testing.T) {
+	f := newFakeDaemon(t)
+	asked := make(chan string, 4)
+	opts := Options{Session: "s1",
+		Providers: func(ctx context.Context) ([]Provider, error) {
+			return []Provider{
+				{Name: "fixture", BaseURL: "http://127.0.0.1:9/v1", Protocol: "chat_completions", Model: "fixture-model", Active: true},
+				{Name: "other", BaseURL: "http://127.0.0.1:8/v1", Protocol: "responses", Model: "big"},
+			}, nil
+		},
+		Models: func(ctx context.Context, provider string) ([]string, error) {
+			asked <- provider
+			if provider == "fixture" {
+				return nil, errors.New("provider fixture answered 401")
+			}
+			return []string{"big", "bigger", "small"}, nil
+		},
+	}
+	s, _ := startConsole(t, f, opts)
+	s.waitFor(t, "Message albedo", "fixture · fixture-model")
+	s.typeText("/model")
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	s.waitFor(t, "This session uses fixture · fixture-model", "→ list the provider's models")
+	// A provider that cannot list its models says why.
+	s.InjectKey(tcell.KeyRight, 0, tcell.ModNone)
+	s.waitFor(t, "fixture did not list its models: provider fixture answered 401")
+	s.InjectKey(tcell.KeyEscape, 0, tcell.ModNone)
+	s.waitFor(t, "This session uses fixture · fixture-model")
+	s.InjectKey(tcell.KeyDown, 0, tcell.ModNone)
+	s.InjectKey(tcell.KeyRight, 0, tcell.ModNone)
+	s.waitFor(t, "other serves 3 models", "big (configured)", "bigger", "small")
+	if got := []string{<-asked, <-asked}; got[0] != "fixture" || got[1] != "other" {
+		t.Errorf("asked %q for their models, want fixture then other", got)
+	}
+	s.InjectKey(tcell.KeyDown, 0, tcell.ModNone)
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	waitUntil(t, "the switch", func() bool {
+		return f.seen(`POST /sessions/s1/commands {"name":"/model","args":{"model":"bigger","provider":"other"}}`)
+	})
 }
 
 func TestConsoleReconnectedNoticePasses(t *testing.T) {
