@@ -8,29 +8,32 @@ import (
 )
 
 // highlighter colours code with chroma's lexing engine. It knows Python,
-// the language of albedo's cells, through rules of its own: chroma's
-// registry of every language (package lexers) parses 250 lexer definitions
-// when the binary starts, which every albedo command would pay for.
+// the language of albedo's cells, and the shell, the language of the
+// commands answers show, through rules of its own: chroma's registry of
+// every language (package lexers) parses 250 lexer definitions when the
+// binary starts, which every albedo command would pay for.
 type highlighter struct {
-	python chroma.Lexer
+	python, shell chroma.Lexer
 }
 
 // newHighlighter returns a highlighter; its rules compile on first use.
 func newHighlighter() *highlighter {
-	return &highlighter{python: chroma.MustNewLexer(&chroma.Config{
-		Name:     "Python",
-		Aliases:  []string{"python", "py", "python3", "py3"},
-		EnsureNL: true,
-	}, pythonRules)}
+	return &highlighter{
+		python: chroma.MustNewLexer(&chroma.Config{Name: "Python", EnsureNL: true}, pythonRules),
+		shell:  chroma.MustNewLexer(&chroma.Config{Name: "Shell", EnsureNL: true}, shellRules),
+	}
 }
 
-// knows reports whether lang (a fenced block's info word) is highlighted.
-func (h *highlighter) knows(lang string) bool {
+// lexer returns the lexer of lang (a fenced block's info word), nil when
+// lang is not highlighted.
+func (h *highlighter) lexer(lang string) chroma.Lexer {
 	switch strings.ToLower(lang) {
 	case "python", "py", "python3", "py3":
-		return true
+		return h.python
+	case "bash", "sh", "shell", "zsh", "console", "shell-session":
+		return h.shell
 	}
-	return false
+	return nil
 }
 
 // lines splits code into rows of styled segments, coloured when lang is
@@ -38,14 +41,15 @@ func (h *highlighter) knows(lang string) bool {
 // safe to draw.
 func (h *highlighter) lines(code, lang string, th *theme, base tcell.Style) []line {
 	code = sanitize(code)
-	if !h.knows(lang) {
+	lexer := h.lexer(lang)
+	if lexer == nil {
 		var out []line
 		for _, row := range strings.Split(code, "\n") {
 			out = append(out, line{{row, base}})
 		}
 		return out
 	}
-	it, err := h.python.Tokenise(nil, code)
+	it, err := lexer.Tokenise(nil, code)
 	if err != nil {
 		return h.lines(code, "", th, base)
 	}
@@ -90,8 +94,12 @@ func (th *theme) syntax(t chroma.TokenType, base tcell.Style) tcell.Style {
 		return th.synNumber
 	case t == chroma.NameFunction || t == chroma.NameClass:
 		return th.synFunction
-	case t == chroma.NameBuiltin || t == chroma.NameDecorator:
+	case t == chroma.NameBuiltin || t == chroma.NameDecorator || t == chroma.NameAttribute:
 		return th.synBuiltin
+	case t == chroma.NameVariable:
+		return th.synConstant
+	case t == chroma.GenericPrompt:
+		return th.synComment
 	case t.InCategory(chroma.Operator):
 		return th.synOperator
 	}
@@ -121,6 +129,28 @@ func pythonRules() chroma.Rules {
 			{Pattern: `[A-Za-z_]\w*`, Type: chroma.Name},
 			{Pattern: `\*\*=?|//=?|->|:=|[-+*/%@&|^~<>=!]=?`, Type: chroma.Operator},
 			{Pattern: `[()\[\]{},.:;]`, Type: chroma.Punctuation},
+			{Pattern: `.`, Type: chroma.Text},
+		},
+	}
+}
+
+// shellRules are the rules of the shell lexer: comments, strings,
+// variables, keywords, options and operators.
+func shellRules() chroma.Rules {
+	return chroma.Rules{
+		"root": {
+			{Pattern: `\n`, Type: chroma.Text},
+			{Pattern: `[^\S\n]+`, Type: chroma.Text},
+			{Pattern: `(^|(?<=\s))#[^\n]*`, Type: chroma.CommentSingle},
+			{Pattern: `^\$(?=\s)`, Type: chroma.GenericPrompt},
+			{Pattern: `'[^']*'?`, Type: chroma.LiteralStringSingle},
+			{Pattern: `"(?:\\.|[^"\\])*"?`, Type: chroma.LiteralStringDouble},
+			{Pattern: `\$\{[^}\n]*\}?|\$\(|\$[A-Za-z_]\w*|\$[0-9@*#?$!-]`, Type: chroma.NameVariable},
+			{Pattern: `\b(?:if|then|else|elif|fi|for|in|do|done|while|until|case|esac|function|return|export|local|readonly|set|unset|source|exit)\b`, Type: chroma.Keyword},
+			{Pattern: `(?<=\s)--?[A-Za-z0-9][\w-]*=?`, Type: chroma.NameAttribute},
+			{Pattern: `\b\d+\b`, Type: chroma.LiteralNumber},
+			{Pattern: `&&|\|\||[|;&<>]+|=`, Type: chroma.Operator},
+			{Pattern: `[^\s$'"|;&<>=#]+`, Type: chroma.Text},
 			{Pattern: `.`, Type: chroma.Text},
 		},
 	}

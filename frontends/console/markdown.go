@@ -14,15 +14,15 @@ import (
 )
 
 // markdown lays out the model's answers: goldmark parses them (CommonMark
-// with GitHub's tables, strikethrough and bare links), and this draws the
-// tree as styled rows for the terminal.
+// with GitHub's tables, task lists, strikethrough and bare links), and
+// this draws the tree as styled rows for the terminal.
 type markdown struct {
 	parser parser.Parser
 }
 
 // newMarkdown returns a markdown renderer.
 func newMarkdown() *markdown {
-	md := goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.Linkify))
+	md := goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.Linkify, extension.TaskList))
 	return &markdown{parser: md.Parser()}
 }
 
@@ -127,11 +127,7 @@ func (r *mdRenderer) block(n ast.Node, w int) {
 	th := r.th
 	switch n := n.(type) {
 	case *ast.Heading:
-		style := th.heading
-		if n.Level == 1 {
-			style = style.Underline(true)
-		}
-		r.paragraph(r.inlines(n, style), w)
+		r.heading(n, w)
 	case *ast.Paragraph, *ast.TextBlock:
 		r.paragraph(r.inlines(n, r.base), w)
 	case *ast.ThematicBreak:
@@ -165,6 +161,33 @@ func (r *mdRenderer) block(n ast.Node, w int) {
 	}
 }
 
+// headingRules are the rules under headings of levels 1 and 2: the level
+// shows without the # marks.
+var headingRules = map[int]string{1: "━", 2: "─"}
+
+// heading lays out a heading: level 1 underlined by a heavy rule, level 2
+// by a light one, both in the heading colour; deeper levels bold only.
+func (r *mdRenderer) heading(n *ast.Heading, w int) {
+	style := r.th.heading
+	switch {
+	case n.Level == 1:
+		style = style.Underline(true)
+	case n.Level > 2:
+		style = r.base.Bold(true)
+	}
+	from := len(r.rows)
+	r.paragraph(r.inlines(n, style), w)
+	rule, ok := headingRules[n.Level]
+	if !ok {
+		return
+	}
+	wide := 0
+	for _, row := range r.rows[from:] {
+		wide = max(wide, width(row.plain()))
+	}
+	r.rows = append(r.rows, line{{strings.Repeat(rule, min(max(wide, 3), w)), r.th.heading}})
+}
+
 // indent lays out what body adds at a narrower width and puts first
 // before its first row and rest before the others.
 func (r *mdRenderer) indent(first, rest line, body func(w int), w int) {
@@ -191,14 +214,30 @@ func (r *mdRenderer) list(n *ast.List, w int) {
 		if c != n.FirstChild() && !n.IsTight {
 			r.rows = append(r.rows, nil)
 		}
-		marker := "• "
+		marker, style := "• ", r.th.assistant
 		if n.IsOrdered() {
 			marker = strings.Repeat(" ", wide-len(strconv.Itoa(num))) + strconv.Itoa(num) + ". "
 			num++
 		}
+		if box := taskBox(c); box != nil {
+			// A task: its box stands for the bullet.
+			marker, style = "☐ ", r.th.warn
+			if box.IsChecked {
+				marker, style = "☑ ", r.th.ok
+			}
+		}
 		item := c
-		r.indent(line{{marker, r.th.assistant}}, line{{strings.Repeat(" ", width(marker)), r.base}}, func(w int) { r.blocks(item, w) }, w)
+		r.indent(line{{marker, style}}, line{{strings.Repeat(" ", width(marker)), r.base}}, func(w int) { r.blocks(item, w) }, w)
 	}
+}
+
+// taskBox returns the check box a task-list item starts with, or nil.
+func taskBox(item ast.Node) *extast.TaskCheckBox {
+	if first := item.FirstChild(); first != nil {
+		box, _ := first.FirstChild().(*extast.TaskCheckBox)
+		return box
+	}
+	return nil
 }
 
 // code lays out a code block, highlighted when its language is known,
@@ -247,8 +286,15 @@ func (r *mdRenderer) inlines(n ast.Node, style tcell.Style) line {
 	walk = func(n ast.Node, st tcell.Style) {
 		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 			switch c := c.(type) {
+			case *extast.TaskCheckBox:
+				// Shown as the item's bullet; the space after it is the
+				// text's.
 			case *ast.Text:
-				add(string(c.Value(r.src)), st)
+				text := string(c.Value(r.src))
+				if _, ok := c.PreviousSibling().(*extast.TaskCheckBox); ok {
+					text = strings.TrimLeft(text, " ")
+				}
+				add(text, st)
 				switch {
 				case c.HardLineBreak():
 					add("\n", st)

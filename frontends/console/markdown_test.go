@@ -25,7 +25,10 @@ func TestMarkdownLayout(t *testing.T) {
 		width  int
 		want   string
 	}{
-		{"heading loses its marks", "## Result\n\nall good", 40, "Result\n\nall good"},
+		{"heading loses its marks", "## Result\n\nall good", 40, "Result\n──────\n\nall good"},
+		{"the first two heading levels are ruled, heavy then light", "# Top\n\n## Part\n\n### Detail", 40, "Top\n━━━\n\nPart\n────\n\nDetail"},
+		{"a long heading's rule stops at the width", "# a heading longer than ten", 10, "a heading\nlonger\nthan ten\n━━━━━━━━━"},
+		{"task-list items show their boxes", "- [ ] to do\n- [x] done\n- plain", 40, "☐ to do\n☑ done\n• plain"},
 		{"emphasis loses its marks", "a **bold** and *soft* word", 40, "a bold and soft word"},
 		{"soft breaks join, paragraphs wrap", "one two\nthree four five six", 12, "one two\nthree four\nfive six"},
 		{"tight bullet list", "- one\n- two\n  - nested", 40, "• one\n• two\n  • nested"},
@@ -116,6 +119,7 @@ func TestMarkdownStyles(t *testing.T) {
 	rows := th.md.render("# Title\n\na **bold** *soft* ~~gone~~ `code` [link](http://x)\n\n```python\ndef greet():\n    return 'hi'  # done\n```", 60, th, th.text)
 	wantStyles(t, rows, []styled{
 		{"Title", th.heading.Underline(true)},
+		{"━━━", th.heading},
 		{"bold", th.text.Bold(true)},
 		{"soft", th.text.Italic(true)},
 		{"gone", th.text.StrikeThrough(true)},
@@ -127,6 +131,26 @@ func TestMarkdownStyles(t *testing.T) {
 		{"# done", th.synComment},
 		{"return", th.synKeyword},
 	})
+}
+
+func TestMarkdownHighlightsShellBlocks(t *testing.T) {
+	th := defaultTheme()
+	for _, lang := range []string{"bash", "sh", "shell", "console"} {
+		t.Run(lang, func(t *testing.T) {
+			rows := th.md.render("```"+lang+"\n# build it\nif [ -n \"$HOME\" ]; then go test --count=1 ./... && echo 'ok'; fi\n```", 100, th, th.text)
+			wantStyles(t, rows, []styled{
+				{"# build it", th.synComment},
+				{"if", th.synKeyword},
+				{`"$HOME"`, th.synString},
+				{"--count=", th.synBuiltin},
+				{"&&", th.synOperator},
+				{"'ok'", th.synString},
+				{"fi", th.synKeyword},
+			})
+		})
+	}
+	rows := th.md.render("```bash\necho ${PATH}\n```", 40, th, th.text)
+	wantStyles(t, rows, []styled{{"${PATH}", th.synConstant}, {"echo", th.code}})
 }
 
 func TestHighlightPython(t *testing.T) {

@@ -246,21 +246,33 @@ func (l *layouter) label(seq int64) {
 // while it streams, its last rows.
 func (l *layouter) thinking(b *Block) {
 	th := l.th
-	rows := wrap(sanitize(strings.TrimSpace(b.Text)), l.o.width-2)
+	// Reasoning is markdown too (models bold its headings).
+	rows := th.md.render(strings.TrimSpace(b.Text), l.o.width-2, th, th.thinking)
 	switch {
 	case l.o.detail:
 		l.rows = append(l.rows, line{{"∴ ", th.thinking}, {"thinking", th.thinking}})
 		for _, r := range rows {
-			l.rows = append(l.rows, line{{"  ", th.thinking}, {r, th.thinking}})
+			l.rows = append(l.rows, append(line{{"  ", th.thinking}}, r...))
 		}
 	case b.Live:
 		l.rows = append(l.rows, line{{"∴ ", th.thinking}, {"thinking…", th.thinking}})
 		for _, r := range rows[max(0, len(rows)-liveThinkingRows):] {
-			l.rows = append(l.rows, line{{"  ", th.thinking}, {r, th.thinking}})
+			l.rows = append(l.rows, append(line{{"  ", th.thinking}}, r...))
 		}
 	default:
-		l.rows = append(l.rows, line{{"∴ ", th.thinking}, {fmt.Sprintf("thinking · %s (Ctrl-T shows)", plural(len(rows), "line")), th.thinking}})
+		l.rows = append(l.rows, line{{"∴ ", th.thinking}, {fmt.Sprintf("thinking · %s (Ctrl-T shows)", plural(filled(rows), "line")), th.thinking}})
 	}
+}
+
+// filled counts the rows that are not blank.
+func filled(rows []line) int {
+	n := 0
+	for _, r := range rows {
+		if strings.TrimSpace(r.plain()) != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // compaction lays out a summary of the earlier conversation: folded to

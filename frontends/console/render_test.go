@@ -57,16 +57,16 @@ func TestLayout(t *testing.T) {
 		},
 		{
 			name:  "folded thinking",
-			block: &Block{Kind: BlockThinking, Text: "one\ntwo"},
+			block: &Block{Kind: BlockThinking, Text: "one\n\ntwo"},
 			width: 40,
 			want:  "\n∴ thinking · 2 lines (Ctrl-T shows)",
 		},
 		{
-			name:   "unfolded thinking",
-			block:  &Block{Kind: BlockThinking, Text: "one\ntwo"},
+			name:   "unfolded thinking is markdown",
+			block:  &Block{Kind: BlockThinking, Text: "**Planning**\n\none\ntwo"},
 			width:  40,
 			detail: true,
-			want:   "\n∴ thinking\n  one\n  two",
+			want:   "\n∴ thinking\n  Planning\n\n  one two",
 		},
 		{
 			name:  "folded compaction",
@@ -175,4 +175,15 @@ func TestLayoutCache(t *testing.T) {
 	if got := b.rows(o); len(got) != 2 {
 		t.Errorf("at width 40: %d rows, want 2", len(got))
 	}
+}
+
+func TestThinkingShowsItsBoldAsBold(t *testing.T) {
+	th := defaultTheme()
+	b := &Block{Kind: BlockThinking, Text: "**Planning the fix**\n\nread *main.go* first"}
+	rows := b.rows(layoutOptions{width: 60, detail: true, theme: th})
+	wantStyles(t, rows, []styled{
+		{"Planning the fix", th.thinking.Bold(true)},
+		{"main.go", th.thinking.Italic(true)},
+		{"read", th.thinking},
+	})
 }
