@@ -242,6 +242,24 @@ class ConsoleTest(unittest.TestCase):
             self.assertEqual(provider.requests[-1]["authorization"], "Bearer sk-new-user")
             self.assertTrue(provider.requests[-1]["path"].endswith("/v1/responses"))
 
+    def test_plain_albedo_in_the_folder_holding_it_starts_no_session_there(self):
+        # As `bash scripts/albedo.sh` run from albedo's checkout: the binary
+        # lies inside the current folder.
+        provider, app = start_albedo(self.addCleanup, lambda request: text("unused"))
+        checkout = Path(app.workspace) / "albedo-checkout"
+        (checkout / "bin").mkdir(parents=True)
+        for name in ("albedo", "albedo-sandbox"):
+            if (BINARY.parent / name).exists():
+                shutil.copy2(BINARY.parent / name, checkout / "bin" / name)
+        console = self.open_command(app, "bash", "-c", f"cd {checkout} && exec ./bin/albedo")
+        console.wait_for("no session was started here", "press n to start a session here anyway")
+        with app.api("/sessions") as response:
+            self.assertEqual(json.load(response), [])
+        # n still starts one there, when asked.
+        console.keys("n")
+        console.wait_for(PROMPT, "albedo-checkout")
+        self.only_session(app)
+
     def test_login_opened_again_keeps_the_saved_key(self):
         provider, app, console = self.ready_console(lambda request: text("answered"))
 

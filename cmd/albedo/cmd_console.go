@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -32,8 +33,35 @@ func runConsole(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("find the current folder: %w", err)
 		}
 		opts.NewSession = wd
+		if holdsRunningAlbedo(wd) {
+			opts.NewSession, opts.PickerNote = "", ownSourceNote
+		}
 	}
 	return openConsole(ctx, e, opts)
+}
+
+// ownSourceNote is what the picker says when albedo was run from the
+// folder that holds it, such as its own source checkout.
+const ownSourceNote = "this folder holds the albedo you are running (its own source?), so no session was started here: " +
+	"run albedo from your project's folder to work on it, or press n to start a session here anyway"
+
+// holdsRunningAlbedo reports whether folder dir holds the running albedo
+// binary, as albedo's checkout does when scripts/albedo.sh runs from it:
+// a session there would hand albedo's own source (and binaries) to the
+// model, so plain albedo opens the picker instead of binding one to it.
+func holdsRunningAlbedo(dir string) bool {
+	exe, err := os.Executable()
+	if err != nil {
+		return false
+	}
+	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		return false
+	}
+	if dir, err = filepath.EvalSymlinks(dir); err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(dir, exe)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // openConsole runs the console on the terminal and says, once it closes,

@@ -23,3 +23,25 @@ func TestWorkspaceDir(t *testing.T) {
 		}
 	}
 }
+
+func TestPlainAlbedoStartsNoSessionInTheFolderHoldingIt(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Dir(exe)
+	tests := []struct {
+		dir  string
+		want bool
+	}{
+		{bin, true},
+		{filepath.Dir(bin), true},
+		{t.TempDir(), false},
+		{filepath.Join(bin, "nowhere"), false},
+	}
+	for _, tt := range tests {
+		if got := holdsRunningAlbedo(tt.dir); got != tt.want {
+			t.Errorf("holdsRunningAlbedo(%q) = %v, want %v (albedo runs from %s)", tt.dir, got, tt.want, exe)
+		}
+	}
+}

@@ -26,6 +26,9 @@ type Options struct {
 	// Workspace is where the picker makes new sessions; usually the
 	// current folder.
 	Workspace string
+	// PickerNote, when set, is what the picker says once it first lists
+	// the sessions, in place of its count: why it opened, say.
+	PickerNote string
 	// Screen is what the console draws on; nil means the terminal.
 	Screen tcell.Screen
 	// Clock tells the time for the elapsed times shown; nil means

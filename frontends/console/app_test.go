@@ -362,6 +362,17 @@ func TestPickerSearchFiltersAsItIsTyped(t *testing.T) {
 	}
 }
 
+func TestPickerSaysWhyItOpened(t *testing.T) {
+	f := newFakeDaemon(t)
+	s, _ := startConsole(t, f, Options{Workspace: "/w", PickerNote: "no session was started here"})
+	s.waitFor(t, "newer", "older", "no session was started here")
+	s.typeText("r")
+	s.waitFor(t, "2 sessions")
+	if strings.Contains(s.text(), "no session was started here") {
+		t.Errorf("the note shows again after a reload:\n%s", s.text())
+	}
+}
+
 func TestPickerDeletesAfterAsking(t *testing.T) {
 	f := newFakeDaemon(t)
 	s, _ := startConsole(t, f, Options{Workspace: "/w"})

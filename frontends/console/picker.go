@@ -159,6 +159,7 @@ func (p *pickerScreen) fill() {
 	}
 	if len(p.sessions) == 0 {
 		p.status.SetText("no sessions yet: press n to start one in " + tview.Escape(tildePath(p.c.opts.Workspace)))
+		p.sayNote()
 		return
 	}
 	shown := plural(len(p.sessions), "session")
@@ -170,6 +171,15 @@ func (p *pickerScreen) fill() {
 	}
 	p.status.SetText("[::d]" + shown)
 	p.table.Select(1, 0)
+	p.sayNote()
+}
+
+// sayNote shows the console's picker note, once.
+func (p *pickerScreen) sayNote() {
+	if note := p.c.opts.PickerNote; note != "" {
+		p.status.SetText("[yellow]" + tview.Escape(note))
+		p.c.opts.PickerNote = ""
+	}
 }
 
 // openRow opens the session of a table row.
