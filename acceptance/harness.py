@@ -10,7 +10,10 @@ Two pieces:
   talk to the daemon through its CLI and its HTTP API.
 
 Standard library only. The binary under test is ``$ALBEDO_TEST_BINARY`` when
-set, else ``<repo>/bin/albedo``.
+set, else ``<repo>/bin/albedo``. With ``ALBEDO_TEST_STORE=postgresql`` every
+daemon keeps its data in a database of its own, created on the PostgreSQL
+server ``$ALBEDO_TEST_POSTGRES_URL`` names (with psql) and dropped when the
+``Albedo`` ends; ``run.py --store postgresql`` sets that up.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ import http.server
 import json
 import os
 from pathlib import Path
+import glob
+import secrets
 import shutil
 import signal
 import subprocess
@@ -41,7 +46,7 @@ REPO = Path(__file__).resolve().parent.parent
 PYTHON_TIMEOUT_MS = 60000
 """The ``timeout_ms`` every scripted python call carries."""
 
-_SCRUBBED = ("ALBEDO_API_KEY", "ALBEDO_TOKEN", "ALBEDO_PORT")
+_SCRUBBED = ("ALBEDO_API_KEY", "ALBEDO_TOKEN", "ALBEDO_PORT", "ALBEDO_STORE_URL")
 """Variables removed from the daemon's environment so tests stay isolated."""
 
 
@@ -537,6 +542,45 @@ def wait_until(condition, seconds: float = WAIT_SECONDS, interval: float = 0.02)
         time.sleep(interval)
 
 
+def _psql(url: str, statement: str) -> str:
+    """Runs one SQL statement on the PostgreSQL server at ``url``; returns
+    what it printed (rows unaligned, one a line)."""
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/psql")) or [shutil.which("psql") or "psql"]
+    result = subprocess.run(
+        [found[-1], url, "-v", "ON_ERROR_STOP=1", "-qAt", "-c", statement],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60,
+    )
+    if result.returncode != 0:
+        raise AssertionError(f"psql {statement!r} failed: {result.stdout}")
+    return result.stdout
+
+
+class PostgresDatabase:
+    """A database of its own on the test server, for one daemon."""
+
+    def __init__(self):
+        server = os.environ.get("ALBEDO_TEST_POSTGRES_URL")
+        if not server:
+            raise AssertionError("ALBEDO_TEST_STORE=postgresql needs ALBEDO_TEST_POSTGRES_URL")
+        self.server = server
+        self.name = "albedo_acceptance_" + secrets.token_hex(6)
+        parts = urllib.parse.urlsplit(server)
+        self.url = urllib.parse.urlunsplit(parts._replace(path="/" + self.name))
+        _psql(server, f"CREATE DATABASE {self.name}")
+
+    def query(self, statement: str) -> str:
+        """Runs a statement on the daemon's database; returns its rows."""
+        return _psql(self.url, statement)
+
+    def drop(self) -> None:
+        _psql(self.server, f"DROP DATABASE IF EXISTS {self.name} WITH (FORCE)")
+
+
+def postgres_store() -> bool:
+    """Whether daemons keep their data in PostgreSQL (ALBEDO_TEST_STORE)."""
+    return os.environ.get("ALBEDO_TEST_STORE") == "postgresql"
+
+
 def wait_gone(pid, seconds: float) -> bool:
     """Polls until ``pid`` has exited; returns False on timeout."""
     return wait_until(lambda: not alive(pid), seconds, interval=0.05)
@@ -570,6 +614,7 @@ class Albedo:
         self.workspace: Path | None = None
         self.connection: dict | None = None
         self._user_home: Path | None = None
+        self.database: PostgresDatabase | None = None
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -586,9 +631,13 @@ class Albedo:
                 json.dumps({"models": {"refreshHours": 0}})
             )
             (self.home / "config.json").write_text(json.dumps(self._config()))
+            if postgres_store():
+                self.database = PostgresDatabase()
             if self.prepare is not None:
                 self.prepare(self)
             self._start()
+            if self.database is not None and (self.home / "albedo.sqlite").exists():
+                raise AssertionError("a daemon given a PostgreSQL store made albedo.sqlite")
         except BaseException:
             self.__exit__(None, None, None)
             raise
@@ -600,6 +649,9 @@ class Albedo:
         finally:
             if self.root is not None:
                 shutil.rmtree(self.root, ignore_errors=True)
+            if self.database is not None:
+                self.database.drop()
+                self.database = None
 
     def _config(self) -> dict:
         """The initial config.json document."""
@@ -629,6 +681,8 @@ class Albedo:
         env["ALBEDO_HOME"] = str(self.home)
         env["HOME"] = str(self._user_home)
         env["ALBEDO_PARENT_PID"] = str(os.getpid())
+        if self.database is not None:
+            env["ALBEDO_STORE_URL"] = self.database.url
         return env
 
     def _log_tail(self, size: int = 6000) -> str:

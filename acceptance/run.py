@@ -6,13 +6,17 @@ Runs, one at a time and against the built binary (``$ALBEDO_TEST_BINARY`` or
 ``<repo>/bin/albedo``; building it is the caller's job):
 
 * the project's own suites, ``acceptance/test_*.py``;
-* when ``<repo>/../shared/seeds`` exists, the seed suites ``integration_test``
+* when ``<repo>/../shared/seeds`` (or ``$ALBEDO_TEST_SEEDS``) exists, the seed suites ``integration_test``
   and ``paperclips_test`` from there (they import our ``harness``), and the
   standalone ``e2e_script.py`` as one extra test with the id
   ``seeds.e2e_script``.
 
 Seed tests listed in ``acceptance/seeds_pending.txt`` are reported as skipped
-with the listed reason; nothing else is ever skipped. A listed id that names
+with the listed reason; nothing else is ever skipped, but in a run with
+``--store postgresql``, where every daemon keeps its data in a PostgreSQL
+database of its own on the server ``$ALBEDO_TEST_POSTGRES_URL`` names, the
+tests listed in ``acceptance/postgres_skip.txt`` (they read or write
+albedo.sqlite themselves) are skipped with the listed reason. A listed id that names
 no seed test is an error. ``-k`` keeps only tests whose id matches the
 pattern (a substring, or a shell-style wildcard pattern), like unittest's.
 
@@ -42,8 +46,9 @@ import unittest
 
 ACCEPTANCE = Path(__file__).resolve().parent
 REPO = ACCEPTANCE.parent
-SEEDS = REPO.parent / "shared" / "seeds"
+SEEDS = Path(os.environ.get("ALBEDO_TEST_SEEDS") or REPO.parent / "shared" / "seeds")
 PENDING = ACCEPTANCE / "seeds_pending.txt"
+POSTGRES_SKIP = ACCEPTANCE / "postgres_skip.txt"
 SEED_MODULES = ("integration_test", "paperclips_test")
 E2E_ID = "seeds.e2e_script"
 E2E_TIMEOUT = 600
@@ -153,7 +158,7 @@ def matches(test_id: str, patterns: list[str]) -> bool:
     return False
 
 
-def collect(patterns: list[str]) -> unittest.TestSuite:
+def collect(patterns: list[str], store: str = "sqlite") -> unittest.TestSuite:
     """Loads every suite, applies the pending list, then the -k filter."""
     sys.path.insert(0, str(ACCEPTANCE))
     loader = unittest.TestLoader()
@@ -190,6 +195,16 @@ def collect(patterns: list[str]) -> unittest.TestSuite:
             mark_skipped(test, pending[test.id()])
 
     tests = own + seeds
+    if store == "postgresql":
+        sqlite_only = read_pending(POSTGRES_SKIP)
+        # Ids of suites that are not there (no seeds folder) are not checked.
+        modules = {test.id().split(".")[0] for test in tests}
+        unknown = sorted(i for i in set(sqlite_only) - {test.id() for test in tests} if i.split(".")[0] in modules)
+        if unknown:
+            raise SetupError(f"{POSTGRES_SKIP.name} lists ids that name no test: " + ", ".join(unknown))
+        for test in tests:
+            if test.id() in sqlite_only:
+                mark_skipped(test, sqlite_only[test.id()])
     if patterns:
         tests = [test for test in tests if matches(test.id(), patterns)]
     return unittest.TestSuite(tests)
@@ -263,10 +278,21 @@ def main(argv=None) -> int:
         metavar="PATTERN",
         help="only run tests whose id matches (substring or wildcard); repeatable",
     )
+    parser.add_argument(
+        "--store",
+        choices=("sqlite", "postgresql"),
+        default="sqlite",
+        help="where the daemons keep their data; postgresql needs $ALBEDO_TEST_POSTGRES_URL",
+    )
     options = parser.parse_args(argv)
     try:
         os.environ["ALBEDO_TEST_BINARY"] = str(binary())
-        suite = collect(options.patterns)
+        os.environ.pop("ALBEDO_TEST_STORE", None)
+        if options.store == "postgresql":
+            if not os.environ.get("ALBEDO_TEST_POSTGRES_URL"):
+                raise SetupError("--store postgresql needs ALBEDO_TEST_POSTGRES_URL (scripts/postgres.sh starts a server)")
+            os.environ["ALBEDO_TEST_STORE"] = "postgresql"
+        suite = collect(options.patterns, options.store)
         global harness
         import harness  # after collect() put acceptance/ on the path
     except SetupError as error:

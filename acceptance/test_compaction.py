@@ -404,6 +404,8 @@ class HeldSummary:
 
 
 def compactions(app) -> int:
+    if app.database is not None:
+        return int(app.database.query("SELECT count(*) FROM compactions").strip())
     with sqlite3.connect(f"file:{app.home / 'albedo.sqlite'}?mode=ro", uri=True) as db:
         return db.execute("SELECT count(*) FROM compactions").fetchone()[0]
 
