@@ -3,10 +3,12 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Commit applies one change in a single transaction: the session is upserted
@@ -31,6 +33,15 @@ func (s *Store) Commit(ctx context.Context, change albedo.Commit) (albedo.Commit
 	now := time.Now()
 	s.writing.Lock()
 	defer s.writing.Unlock()
+	if itemsOnly(change) {
+		// One statement is atomic by itself: no transaction to begin and
+		// commit, one round trip.
+		items, err := appendItems(ctx, s.sqlDB(), sessionID, change.Items)
+		if err != nil {
+			return albedo.Committed{}, fmt.Errorf("commit to session %s: %w", sessionID, missingSession(unavailable(err), sessionID))
+		}
+		return albedo.Committed{Items: items}, nil
+	}
 	var done albedo.Committed
 	err := runInTx(ctx, s.sqlDB(), nil, func(ctx context.Context, tx *sql.Tx) error {
 		if change.Session != nil && change.Expect != 0 {
@@ -43,17 +54,8 @@ func (s *Store) Commit(ctx context.Context, change albedo.Commit) (albedo.Commit
 				return err
 			}
 		}
-		if len(change.Items) > 0 || len(change.Enqueue) > 0 || change.Compaction != nil {
-			if change.Session == nil || change.Session.ID != sessionID {
-				ok, err := sessionExists(ctx, tx, sessionID)
-				if err != nil {
-					return err
-				}
-				if !ok {
-					return sessionNotFound(sessionID)
-				}
-			}
-		}
+		// Items, messages and compaction states of a missing session
+		// fail on their foreign key (see missingSession).
 		if len(change.Items) > 0 {
 			items, err := appendItems(ctx, tx, sessionID, change.Items)
 			if err != nil {
@@ -88,9 +90,27 @@ func (s *Store) Commit(ctx context.Context, change albedo.Commit) (albedo.Commit
 		return nil
 	})
 	if err != nil {
-		return albedo.Committed{}, fmt.Errorf("commit to session %s: %w", sessionID, unavailable(err))
+		return albedo.Committed{}, fmt.Errorf("commit to session %s: %w", sessionID, missingSession(unavailable(err), sessionID))
 	}
 	return done, nil
+}
+
+// itemsOnly reports whether change appends items and does nothing else.
+func itemsOnly(change albedo.Commit) bool {
+	return change.Session == nil && change.Vent == nil && change.Compaction == nil &&
+		len(change.Enqueue) == 0 && len(change.Dequeue) == 0 &&
+		len(change.Items) > 0 && len(change.Items) <= maxItemsPerStatement
+}
+
+// missingSession turns the foreign key violation of a row written for a
+// session that does not exist into ENotFound. Other errors are returned as
+// they are.
+func missingSession(err error, id string) error {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) && pg.Code == "23503" && pg.ConstraintName != "" {
+		return sessionNotFound(id)
+	}
+	return err
 }
 
 // expectRevision fails with EStale unless the stored session id has the

@@ -8,14 +8,19 @@ import (
 	"github.com/albedo-agent/albedo/albedo"
 )
 
-// insertItemSQL adds one item, its values bound in itemArgs order.
-const insertItemSQL = `INSERT INTO items (session_id, seq, kind, timestamp, flags,
-	image_mime, image_width, image_height, image_bytes, source, call_id,
-	tool_name, protocol, notes, text, arguments, result, trace, raw, image_data)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`
+// itemValueTypes are the types of the values itemValues returns, in
+// order, as the columns of the VALUES list that appendItems inserts from:
+// its first column is the item's place in the commit (1, 2, ...).
+var itemValueTypes = [...]string{"bigint", "bytea", "bigint", "bigint", "bytea", "integer", "integer",
+	"integer", "bytea", "bytea", "bytea", "bytea", "bytea", "bytea", "bytea", "bytea", "bytea", "bytea", "bytea"}
 
-// itemArgs returns the arguments of insertItemSQL for it.
-func itemArgs(sessionID string, it *albedo.Item) ([]any, error) {
+// itemValueColumns names the values of itemValues after the first.
+const itemValueColumns = `kind, timestamp, flags, image_mime, image_width, image_height, image_bytes,
+	source, call_id, tool_name, protocol, notes, text, arguments, result, trace, raw, image_data`
+
+// itemValues returns the values that store it, the ord-th item of a
+// commit, in itemValueTypes order.
+func itemValues(ord int, it *albedo.Item) ([]any, error) {
 	notes, err := notesArg(it.Notes)
 	if err != nil {
 		return nil, err
@@ -37,7 +42,7 @@ func itemArgs(sessionID string, it *albedo.Item) ([]any, error) {
 	}
 	img := imageArgs(it.Image)
 	return []any{
-		bin(sessionID), it.Seq, bin(string(it.Kind)), it.Timestamp, int64(it.Flags),
+		int64(ord), bin(string(it.Kind)), it.Timestamp, int64(it.Flags),
 		img.mime, img.width, img.height, img.bytes, bin(it.Source), bin(it.CallID),
 		bin(it.ToolName), bin(string(it.Protocol)), notes, bin(it.Text), bin(it.Arguments),
 		result, trace, raw, img.data,

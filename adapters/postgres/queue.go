@@ -16,12 +16,9 @@ const insertQueuedSQL = `INSERT INTO queue (session_id, timestamp, image_mime,
 // Queued returns a session's queued messages in arrival order. A missing
 // session is ENotFound.
 func (s *Store) Queued(ctx context.Context, sessionID string) ([]albedo.Queued, error) {
-	out, err := selectQueue(ctx, s.sqlDB(), sessionID)
-	if err == nil && len(out) == 0 {
-		var ok bool
-		if ok, err = sessionExists(ctx, s.sqlDB(), sessionID); err == nil && !ok {
-			return nil, sessionNotFound(sessionID)
-		}
+	out, found, err := selectQueue(ctx, s.sqlDB(), sessionID)
+	if err == nil && !found {
+		return nil, sessionNotFound(sessionID)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("select queue of session %s: %w", sessionID, unavailable(err))
@@ -29,35 +26,43 @@ func (s *Store) Queued(ctx context.Context, sessionID string) ([]albedo.Queued, 
 	return out, nil
 }
 
-// selectQueue reads a session's queued messages in arrival order.
-func selectQueue(ctx context.Context, db *sql.DB, sessionID string) ([]albedo.Queued, error) {
-	rows, err := db.QueryContext(ctx, `SELECT id, text, source, notes, image_mime,
-		image_width, image_height, image_bytes, image_data, timestamp
-		FROM queue WHERE session_id = $1 ORDER BY id`, bin(sessionID))
+// selectQueue reads a session's queued messages in arrival order, and
+// whether the session exists, in one statement: the session's row joined
+// to its messages, one row with no message when it has none.
+func selectQueue(ctx context.Context, db *sql.DB, sessionID string) (out []albedo.Queued, found bool, err error) {
+	rows, err := db.QueryContext(ctx, `SELECT q.id, q.text, q.source, q.notes, q.image_mime,
+		q.image_width, q.image_height, q.image_bytes, q.image_data, q.timestamp
+		FROM sessions AS s LEFT JOIN queue AS q ON q.session_id = s.id
+		WHERE s.id = $1 ORDER BY q.id`, bin(sessionID))
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer rows.Close()
-	var out []albedo.Queued
 	for rows.Next() {
+		found = true
 		var (
 			m                    = albedo.Queued{SessionID: sessionID}
+			id, stamp            sql.NullInt64
+			text, source         []byte
 			notes, mime, data    []byte
-			width, height, bytes int
+			width, height, bytes sql.NullInt64
 		)
-		err := rows.Scan(&m.ID, &m.Text, &m.Source, &notes, &mime, &width, &height, &bytes, &data, &m.Timestamp)
-		if err != nil {
-			return nil, err
+		if err := rows.Scan(&id, &text, &source, &notes, &mime, &width, &height, &bytes, &data, &stamp); err != nil {
+			return nil, true, err
 		}
+		if !id.Valid {
+			continue
+		}
+		m.ID, m.Text, m.Source, m.Timestamp = id.Int64, string(text), string(source), stamp.Int64
 		if m.Notes, err = parseNotes(notes); err != nil {
-			return nil, fmt.Errorf("read queued message %d: %w", m.ID, err)
+			return nil, true, fmt.Errorf("read queued message %d: %w", m.ID, err)
 		}
 		if mime != nil {
-			m.Image = &albedo.Image{MimeType: string(mime), Width: width, Height: height, Bytes: bytes, Data: data}
+			m.Image = &albedo.Image{MimeType: string(mime), Width: int(width.Int64), Height: int(height.Int64), Bytes: int(bytes.Int64), Data: data}
 		}
 		out = append(out, m)
 	}
-	return out, rows.Err()
+	return out, found, rows.Err()
 }
 
 // enqueue adds messages to the session's queue and returns them with their

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/albedo-agent/albedo/albedo"
 )
@@ -104,30 +105,65 @@ func lastSeq(items []albedo.Item) int64 {
 	return items[len(items)-1].Seq
 }
 
+// maxItemsPerStatement bounds how many items one INSERT writes, so that
+// its parameters stay far below PostgreSQL's limit of 65,535.
+const maxItemsPerStatement = 1000
+
 // appendItems appends items to the session's transcript, numbering them
-// after its last item, and returns them with Seq assigned.
-func appendItems(ctx context.Context, tx *sql.Tx, sessionID string, items []albedo.Item) ([]albedo.Item, error) {
-	var last int64
-	err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX(seq), 0) FROM items WHERE session_id = $1", bin(sessionID)).Scan(&last)
-	if err != nil {
-		return nil, fmt.Errorf("find last item of session %s: %w", sessionID, err)
-	}
-	stmt, err := tx.PrepareContext(ctx, insertItemSQL)
-	if err != nil {
-		return nil, fmt.Errorf("prepare item insert: %w", err)
-	}
-	defer stmt.Close()
-	out := make([]albedo.Item, len(items))
-	for i, it := range items {
-		it.Seq = last + int64(i) + 1
-		args, err := itemArgs(sessionID, &it)
+// after its last item, and returns them with Seq assigned. Each statement
+// numbers its items itself, after the last one stored, so that a commit of
+// items alone is one statement and one round trip. A missing session fails
+// with a foreign key violation (see missingSession).
+func appendItems(ctx context.Context, db rowQuerier, sessionID string, items []albedo.Item) ([]albedo.Item, error) {
+	out := make([]albedo.Item, 0, len(items))
+	for len(items) > 0 {
+		n := min(len(items), maxItemsPerStatement)
+		query, args, err := insertItems(sessionID, items[:n])
 		if err != nil {
-			return nil, fmt.Errorf("insert item %d of session %s: %w", it.Seq, sessionID, err)
+			return nil, err
 		}
-		if _, err := stmt.ExecContext(ctx, args...); err != nil {
-			return nil, fmt.Errorf("insert item %d of session %s: %w", it.Seq, sessionID, err)
+		var first int64
+		if err := db.QueryRowContext(ctx, query, args...).Scan(&first); err != nil {
+			return nil, fmt.Errorf("insert items of session %s: %w", sessionID, err)
 		}
-		out[i] = it
+		for i, it := range items[:n] {
+			it.Seq = first + int64(i)
+			out = append(out, it)
+		}
+		items = items[n:]
 	}
 	return out, nil
+}
+
+// insertItems returns the statement that appends items to the session's
+// transcript and answers the Seq of the first, and its arguments.
+func insertItems(sessionID string, items []albedo.Item) (string, []any, error) {
+	var b strings.Builder
+	b.WriteString(`WITH last AS (SELECT COALESCE(MAX(seq), 0) AS n FROM items WHERE session_id = $1),
+	added AS (INSERT INTO items (session_id, seq, ` + itemValueColumns + `)
+	SELECT $1, last.n + v.ord, v.` + strings.ReplaceAll(strings.ReplaceAll(itemValueColumns, "\n\t", " "), ", ", ", v.") + `
+	FROM last, (VALUES `)
+	args := make([]any, 1, 1+len(items)*len(itemValueTypes))
+	args[0] = bin(sessionID)
+	for i := range items {
+		values, err := itemValues(i+1, &items[i])
+		if err != nil {
+			return "", nil, fmt.Errorf("item %d of the commit to session %s: %w", i+1, sessionID, err)
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for j, v := range values {
+			args = append(args, v)
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "$%d::%s", len(args), itemValueTypes[j])
+		}
+		b.WriteByte(')')
+	}
+	b.WriteString(`) AS v (ord, ` + itemValueColumns + `) RETURNING seq)
+	SELECT MIN(seq) FROM added`)
+	return b.String(), args, nil
 }
