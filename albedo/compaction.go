@@ -43,7 +43,7 @@ type Compaction struct {
 // starts a unit, the message and everything that answers it (reasoning,
 // text, calls and their outputs). Restart notes and vent replies are user
 // messages too, so they start units.
-func unitStarts(items []Item) []int {
+func UnitStarts(items []Item) []int {
 	var starts []int
 	for i, it := range items {
 		if it.Kind == KindUser {
@@ -81,52 +81,13 @@ func Fingerprint(items []Item, users int) string {
 // first item after the summarised units), or false when c does not apply
 // to items: no summary, a cut that would reach the newest unit, or a
 // fingerprint that does not match.
-func (c Compaction) cutIndex(items []Item) (int, bool) {
+func (c Compaction) CutIndex(items []Item) (int, bool) {
 	if c.Summary == "" || c.Users <= 0 {
 		return 0, false
 	}
-	starts := unitStarts(items)
+	starts := UnitStarts(items)
 	if c.Users >= len(starts) || Fingerprint(items, c.Users) != c.Fingerprint {
 		return 0, false
 	}
 	return starts[c.Users], true
-}
-
-// evictionPlan says what a new compaction summarises: the items from the
-// previous cut up to the new one, which keeps the newest units (the tail).
-// ok is false when there is nothing new to summarise.
-type evictionPlan struct {
-	from, to int
-	users    int
-}
-
-// planEviction plans the eviction of every unit of items but the newest
-// keep (at least one) that prev, when valid, does not cover yet.
-func planEviction(items []Item, prev Compaction, prevValid bool, keep int) (evictionPlan, bool) {
-	keep = max(keep, 1)
-	starts := unitStarts(items)
-	if len(starts) <= keep {
-		return evictionPlan{}, false
-	}
-	p := evictionPlan{users: len(starts) - keep, to: starts[len(starts)-keep]}
-	if prevValid {
-		if prev.Users >= p.users {
-			return evictionPlan{}, false
-		}
-		p.from = starts[prev.Users]
-	}
-	return p, true
-}
-
-// stated returns the compaction state that summary makes of items after
-// plan.
-func (p evictionPlan) stated(items []Item, id, summary, strategy string, now int64) Compaction {
-	n := 0
-	for _, it := range items[:p.to] {
-		if it.Kind.Conversational() {
-			n++
-		}
-	}
-	return Compaction{SessionID: id, Summary: summary, Users: p.users, Fingerprint: Fingerprint(items, p.users),
-		Items: n, Strategy: strategy, At: now}
 }

@@ -22,11 +22,11 @@ const (
 // the tail keeps its output. A state that does not apply to items (see
 // Compaction) is ignored and the whole transcript projected.
 func ProjectCompacted(items []Item, c Compaction, ep Endpoint) []json.RawMessage {
-	cut, ok := c.cutIndex(items)
+	cut, ok := c.CutIndex(items)
 	if !ok {
 		return ProjectFor(items, ep)
 	}
-	head := Item{Kind: KindUser, Text: summaryText(c.Summary, items[:cut])}
+	head := Item{Kind: KindUser, Text: SummaryText(c.Summary, items[:cut])}
 	projected := make([]Item, 0, len(items)-cut+1)
 	projected = append(projected, head)
 	projected = append(projected, items[cut:]...)
@@ -35,7 +35,7 @@ func ProjectCompacted(items []Item, c Compaction, ep Endpoint) []json.RawMessage
 
 // summaryText is the text of the user message that stands in for the
 // evicted items.
-func summaryText(summary string, evicted []Item) string {
+func SummaryText(summary string, evicted []Item) string {
 	var b strings.Builder
 	b.WriteString(SummaryPrefix)
 	b.WriteString("\n")

@@ -74,14 +74,14 @@ func renderItem(it Item) string {
 // estimate (the bytes of the rendered text as a JSON string, divided by
 // 4), except a chunk of one item that alone is larger. limit <= 0 is one
 // chunk.
-func evictedChunks(items []Item, limit int64) [][]Item {
+func EvictedChunks(items []Item, limit int64) [][]Item {
 	if limit <= 0 || len(items) == 0 {
 		return [][]Item{items}
 	}
 	var chunks [][]Item
 	from, size := 0, int64(0)
 	for i, it := range items {
-		n := EstimateTokens(jsonStringSize(renderItem(it)))
+		n := EstimateTokens(JsonStringSize(renderItem(it)))
 		if i > from && size+n > limit {
 			chunks = append(chunks, items[from:i])
 			from, size = i, 0
@@ -93,7 +93,7 @@ func evictedChunks(items []Item, limit int64) [][]Item {
 
 // jsonStringSize is how many bytes s takes as a JSON string, quotes
 // included, as encoding/json writes it.
-func jsonStringSize(s string) int64 {
+func JsonStringSize(s string) int64 {
 	raw, err := json.Marshal(s)
 	if err != nil {
 		return int64(len(s))

@@ -26,9 +26,9 @@ func TestCompactionRulesUseTheDefaultsForInvalidValues(t *testing.T) {
 		{"unreadable settings", CompactionSettings{Problem: "bad"}, 90, 25, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := tc.settings.rules()
-			if r.trigger != tc.trigger || r.tail != tc.tail || len(r.problems) != tc.problems {
-				t.Errorf("rules = %g/%g %q; want %g/%g with %d problems", r.trigger, r.tail, r.problems, tc.trigger, tc.tail, tc.problems)
+			r := tc.settings.Rules()
+			if r.Trigger != tc.trigger || r.Tail != tc.tail || len(r.Problems) != tc.problems {
+				t.Errorf("rules = %g/%g %q; want %g/%g with %d problems", r.Trigger, r.Tail, r.Problems, tc.trigger, tc.tail, tc.problems)
 			}
 		})
 	}
@@ -60,7 +60,7 @@ func TestEvictedChunks(t *testing.T) {
 		{"an item larger than the limit is a chunk of its own", huge, 500, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			chunks := evictedChunks(tc.items, tc.limit)
+			chunks := EvictedChunks(tc.items, tc.limit)
 			if len(chunks) != tc.chunks {
 				t.Errorf("%d chunks; want %d", len(chunks), tc.chunks)
 			}
@@ -72,7 +72,7 @@ func TestEvictedChunks(t *testing.T) {
 				joined = append(joined, c...)
 				var size int64
 				for _, it := range c {
-					size += EstimateTokens(jsonStringSize(renderItem(it)))
+					size += EstimateTokens(JsonStringSize(renderItem(it)))
 				}
 				if tc.limit > 0 && size > tc.limit && len(c) > 1 {
 					t.Errorf("a chunk of %d items renders to %d tokens; the limit is %d", len(c), size, tc.limit)

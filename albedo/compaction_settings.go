@@ -38,54 +38,45 @@ type CompactionSource interface {
 // change.
 func (c CompactionSettings) CompactionSettings(context.Context) CompactionSettings { return c }
 
-// compactionRules reads and checks the compaction settings: the defaults
-// when the service has no source.
-func (s *Service) compactionRules(ctx context.Context) compactionRules {
-	if s.compactFrom == nil {
-		return CompactionSettings{}.rules()
-	}
-	return s.compactFrom.CompactionSettings(ctx).rules()
-}
-
 // compactionRules are the checked compaction settings.
-type compactionRules struct {
-	trigger, tail float64
+type CompactionRules struct {
+	Trigger, Tail float64
 	// problems say in words which settings were invalid and so replaced by
 	// their defaults.
-	problems []string
+	Problems []string
 }
 
 // rules checks the settings: a trigger must be above 0 and at most 100, a
 // tail above 0 and below the trigger. An invalid value is replaced by its
 // default, and a problem says so.
-func (c CompactionSettings) rules() compactionRules {
-	r := compactionRules{trigger: DefaultTriggerPercent, tail: DefaultTailPercent}
+func (c CompactionSettings) Rules() CompactionRules {
+	r := CompactionRules{Trigger: DefaultTriggerPercent, Tail: DefaultTailPercent}
 	if c.Problem != "" {
-		r.problems = append(r.problems, c.Problem)
+		r.Problems = append(r.Problems, c.Problem)
 	}
 	if t := c.TriggerPercent; t != nil {
 		if *t > 0 && *t <= 100 {
-			r.trigger = *t
+			r.Trigger = *t
 		} else {
-			r.problems = append(r.problems, fmt.Sprintf(
+			r.Problems = append(r.Problems, fmt.Sprintf(
 				"compaction.triggerPercent in extensions.json must be above 0 and at most 100, not %g: using %d", *t, DefaultTriggerPercent))
 		}
 	}
 	if t := c.TailPercent; t != nil {
 		switch {
 		case *t <= 0 || *t >= 100:
-			r.problems = append(r.problems, fmt.Sprintf(
+			r.Problems = append(r.Problems, fmt.Sprintf(
 				"compaction.tailPercent in extensions.json must be above 0 and below 100, not %g: using %d", *t, DefaultTailPercent))
-		case *t >= r.trigger:
-			r.problems = append(r.problems, fmt.Sprintf(
-				"compaction.tailPercent in extensions.json (%g) must be below triggerPercent (%g): using %d", *t, r.trigger, DefaultTailPercent))
+		case *t >= r.Trigger:
+			r.Problems = append(r.Problems, fmt.Sprintf(
+				"compaction.tailPercent in extensions.json (%g) must be below triggerPercent (%g): using %d", *t, r.Trigger, DefaultTailPercent))
 		default:
-			r.tail = *t
+			r.Tail = *t
 		}
 	}
-	if r.tail >= r.trigger {
+	if r.Tail >= r.Trigger {
 		// A default tail above a small trigger: keep half of what triggers.
-		r.tail = r.trigger / 2
+		r.Tail = r.Trigger / 2
 	}
 	return r
 }

@@ -70,7 +70,7 @@ func EventOf(it Item, code string) Event {
 				result = &CellResult{Status: CellInterrupted, Output: it.Text}
 			}
 			ev.Status = string(result.Status)
-			ev.Result = string(mustJSON(result))
+			ev.Result = string(MustJSON(result))
 			trace = result.Trace
 		}
 		if trace.Activities == nil {

@@ -184,7 +184,7 @@ type Queued struct {
 }
 
 // item is the user message a queued message becomes in the transcript.
-func (q Queued) item() Item {
+func (q Queued) Item() Item {
 	return Item{Kind: KindUser, Text: q.Text, Source: q.Source, Notes: q.Notes, Image: q.Image, Timestamp: q.Timestamp}
 }
 

@@ -2,12 +2,9 @@ package albedo
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"runtime"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -56,14 +53,6 @@ type InstructionUse struct {
 	// Bytes is how much of the file's text was included.
 	Bytes     int
 	Truncated bool
-}
-
-// turnInstructions are the instructions of one turn, read at its first
-// request and kept for the rest of it.
-type turnInstructions struct {
-	text  string
-	used  []InstructionUse
-	files map[string][32]byte
 }
 
 // ComposeInstructions joins albedo's own instructions, the environment
@@ -123,105 +112,4 @@ func EnvironmentFacts(workspace, python string, today time.Time) string {
 // when instruction files changed since the session's previous turn.
 func InstructionsChangedNote(changed []string) string {
 	return "Project instructions changed since the last turn (" + strings.Join(changed, ", ") + "); the system instructions now carry the new text."
-}
-
-// changedFiles lists the sources that differ between two reads: edited,
-// added or removed, in order.
-func changedFiles(before, after map[string][32]byte) []string {
-	var out []string
-	for src, sum := range after {
-		if old, ok := before[src]; !ok || old != sum {
-			out = append(out, src)
-		}
-	}
-	for src := range before {
-		if _, ok := after[src]; !ok {
-			out = append(out, src)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// digests fingerprints each file of a set.
-func digests(set InstructionSet) map[string][32]byte {
-	out := make(map[string][32]byte, len(set.Files))
-	for _, f := range set.Files {
-		out[f.Source] = sha256.Sum256([]byte(f.Text))
-	}
-	return out
-}
-
-// projectInstructions reads the project's instruction files for a turn
-// of sess, when a source is configured.
-func (s *Service) projectInstructions(ctx context.Context, sess Session) InstructionSet {
-	if s.projectFiles == nil {
-		return InstructionSet{}
-	}
-	set, err := s.projectFiles.Instructions(ctx, sess.Workspace)
-	if err != nil {
-		s.log.Warn("read project instructions", "session", sess.ID, "err", err)
-		return InstructionSet{Warnings: []string{"project instructions were not read: " + err.Error()}}
-	}
-	return set
-}
-
-// composeTurnInstructions builds the instructions of a turn of sess from
-// albedo's own, the environment facts and the project's files.
-func (s *Service) composeTurnInstructions(ctx context.Context, sess Session, set InstructionSet) turnInstructions {
-	python := ""
-	if v, ok := s.kernel.(PythonVersioner); ok {
-		python = v.PythonVersion(ctx, sess.Workspace)
-	}
-	env := EnvironmentFacts(sess.Workspace, python, s.clock.Now())
-	text, used := ComposeInstructions(s.instructionsFor(ctx, sess.ID), env, set)
-	return turnInstructions{text: text, used: used, files: digests(set)}
-}
-
-// instructionState remembers a session's instruction files between
-// turns, to tell the model when they changed.
-type instructionState struct {
-	mu sync.Mutex
-	// known is false until a turn of this process read the files.
-	known bool
-	files map[string][32]byte
-	// warnings and used are those of the last read.
-	warnings []string
-	used     []InstructionUse
-}
-
-// instructionsRead keeps what a turn read and returns the note its user
-// message gets when files changed since the last turn noted them.
-func (st *sessionState) instructionsRead(set InstructionSet) string {
-	st.instr.mu.Lock()
-	defer st.instr.mu.Unlock()
-	st.instr.warnings = set.Warnings
-	if !st.instr.known {
-		return ""
-	}
-	if changed := changedFiles(st.instr.files, digests(set)); len(changed) > 0 {
-		return InstructionsChangedNote(changed)
-	}
-	return ""
-}
-
-// instructionsNoted records that the model now knows the files of set.
-func (st *sessionState) instructionsNoted(set InstructionSet) {
-	st.instr.mu.Lock()
-	defer st.instr.mu.Unlock()
-	st.instr.known, st.instr.files = true, digests(set)
-}
-
-// instructionsSent records what a turn sent of each file.
-func (st *sessionState) instructionsSent(used []InstructionUse) {
-	st.instr.mu.Lock()
-	defer st.instr.mu.Unlock()
-	st.instr.used = used
-}
-
-// instructionWarnings returns the warnings of the session's last read.
-func (st *sessionState) instructionWarnings() []string {
-	st.instr.mu.Lock()
-	defer st.instr.mu.Unlock()
-	return slices.Clone(st.instr.warnings)
 }

@@ -48,12 +48,12 @@ const UnpairedOutput = "no output was recorded for this call"
 // second output of one call, is dropped. The images a cell showed follow
 // its output.
 func pairCalls(items []Item) []Item {
-	p := newPairer(items)
+	p := NewPairer(items)
 	for _, it := range items {
-		p.add(it)
+		p.Add(it)
 	}
-	p.flush()
-	return p.out
+	p.Flush()
+	return p.Out
 }
 
 // pairer is pairCalls one item at a time: out grows as items are added,
@@ -66,12 +66,12 @@ type pairer struct {
 	open   []Item // calls of the current reply still waiting for output
 	// answering is set once the current reply's outputs began.
 	answering bool
-	out       []Item
+	Out       []Item
 }
 
-func newPairer(items []Item) *pairer {
+func NewPairer(items []Item) *pairer {
 	p := &pairer{first: make(map[string]Item), images: make(map[string][]Item), done: make(map[string]bool),
-		out: make([]Item, 0, len(items))}
+		Out: make([]Item, 0, len(items))}
 	for _, it := range items {
 		switch it.Kind {
 		case KindToolOutput:
@@ -88,25 +88,25 @@ func newPairer(items []Item) *pairer {
 }
 
 // settled reports whether no call waits for its output.
-func (p *pairer) settled() bool { return len(p.open) == 0 }
+func (p *pairer) Settled() bool { return len(p.open) == 0 }
 
 // flush gives every open call its output (or one saying there is none).
-func (p *pairer) flush() {
+func (p *pairer) Flush() {
 	p.answering = false
 	for _, c := range p.open {
 		o, ok := p.first[c.CallID]
 		if !ok {
 			o = Item{Kind: KindToolOutput, CallID: c.CallID, ToolName: c.ToolName, Text: UnpairedOutput}
 		}
-		p.out = append(p.out, o)
-		p.out = append(p.out, p.images[c.CallID]...)
+		p.Out = append(p.Out, o)
+		p.Out = append(p.Out, p.images[c.CallID]...)
 		p.done[c.CallID] = true
 	}
 	p.open = p.open[:0]
 }
 
 // add pairs the next item.
-func (p *pairer) add(it Item) {
+func (p *pairer) Add(it Item) {
 	if !it.Kind.Conversational() {
 		return
 	}
@@ -116,24 +116,24 @@ func (p *pairer) add(it Item) {
 			return
 		}
 		if p.answering {
-			p.flush() // a call after outputs starts a new reply
+			p.Flush() // a call after outputs starts a new reply
 		}
 		p.open = append(p.open, it)
-		p.out = append(p.out, it)
+		p.Out = append(p.Out, it)
 	case KindToolImage:
 		// follows its output
 	case KindToolOutput:
 		if p.done[it.CallID] || !slices.ContainsFunc(p.open, func(c Item) bool { return c.CallID == it.CallID }) {
 			return
 		}
-		p.out = append(p.out, p.first[it.CallID])
-		p.out = append(p.out, p.images[it.CallID]...)
+		p.Out = append(p.Out, p.first[it.CallID])
+		p.Out = append(p.Out, p.images[it.CallID]...)
 		p.done[it.CallID] = true
 		p.open = removeCall(p.open, it.CallID)
 		p.answering = true
 	default:
-		p.flush()
-		p.out = append(p.out, it)
+		p.Flush()
+		p.Out = append(p.Out, it)
 	}
 }
 
@@ -177,7 +177,7 @@ func dataURL(img *Image) string {
 	return "data:" + img.MimeType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)
 }
 
-func mustJSON(v any) json.RawMessage {
+func MustJSON(v any) json.RawMessage {
 	b, err := json.Marshal(v)
 	if err != nil {
 		// Only maps, slices and strings are marshalled here.

@@ -10,41 +10,41 @@ import "encoding/json"
 // cannot carry images: the images cells showed follow the tool messages of
 // their reply as one user message, marked as the tool's.
 func projectChat(items []Item, reasoningFrom int) []json.RawMessage {
-	p := chatProjector{from: reasoningFrom}
+	p := ChatProjector{From: reasoningFrom}
 	for _, it := range items {
-		p.add(it)
+		p.Add(it)
 	}
-	p.flush()
-	return p.out
+	p.Flush()
+	return p.Out
 }
 
 // chatProjector is projectChat one item at a time: out grows as items are
 // added, and is whole after a last flush.
-type chatProjector struct {
-	out             []json.RawMessage
+type ChatProjector struct {
+	Out             []json.RawMessage
 	text, reasoning *string
 	calls           []Item
 	shown           []Item
 	// from is the index of the first item whose reasoning is sent; i is
 	// the index of the next item.
-	from, i int
+	From, i int
 }
 
 // idle reports whether nothing waits to be merged into a message: what
 // was added so far is all in out.
-func (p *chatProjector) idle() bool {
+func (p *ChatProjector) Idle() bool {
 	return p.text == nil && p.reasoning == nil && p.calls == nil && len(p.shown) == 0
 }
 
-func (p *chatProjector) flushImages() {
+func (p *ChatProjector) flushImages() {
 	if len(p.shown) > 0 {
-		p.out = append(p.out, chatToolImages(p.shown))
+		p.Out = append(p.Out, chatToolImages(p.shown))
 		p.shown = nil
 	}
 }
 
 // flush ends the assistant message being merged, if any.
-func (p *chatProjector) flush() {
+func (p *ChatProjector) Flush() {
 	p.flushImages()
 	if p.text == nil && p.calls == nil {
 		return
@@ -85,19 +85,19 @@ func (p *chatProjector) flush() {
 		}
 		msg.b = append(msg.b, ']')
 	}
-	p.out = append(p.out, msg.done())
+	p.Out = append(p.Out, msg.done())
 	p.text, p.calls, p.reasoning = nil, nil, nil
 }
 
 // add projects the next item.
-func (p *chatProjector) add(it Item) {
+func (p *ChatProjector) Add(it Item) {
 	i := p.i
 	p.i++
 	switch it.Kind {
 	case KindReasoning:
-		if i >= p.from && it.Text != "" {
+		if i >= p.From && it.Text != "" {
 			if p.text != nil || p.calls != nil {
-				p.flush()
+				p.Flush()
 			}
 			r := it.Text
 			if p.reasoning != nil {
@@ -107,7 +107,7 @@ func (p *chatProjector) add(it Item) {
 		}
 	case KindAssistant:
 		if p.calls != nil || p.text != nil {
-			p.flush()
+			p.Flush()
 		}
 		t := it.Text
 		p.text = &t
@@ -115,14 +115,14 @@ func (p *chatProjector) add(it Item) {
 		p.calls = append(p.calls, it)
 	case KindToolOutput:
 		if p.text != nil || p.calls != nil {
-			p.flush()
+			p.Flush()
 		}
-		p.out = append(p.out, newObject().str("role", "tool").str("tool_call_id", it.CallID).str("content", it.Text).done())
+		p.Out = append(p.Out, newObject().str("role", "tool").str("tool_call_id", it.CallID).str("content", it.Text).done())
 	case KindToolImage:
 		p.shown = append(p.shown, it)
 	case KindUser:
-		p.flush()
-		p.out = append(p.out, chatUser(it))
+		p.Flush()
+		p.Out = append(p.Out, chatUser(it))
 	}
 }
 
@@ -135,7 +135,7 @@ func chatToolImages(shown []Item) json.RawMessage {
 			map[string]any{"type": "text", "text": toolImageNote(it)},
 			map[string]any{"type": "image_url", "image_url": map[string]any{"url": dataURL(it.Image)}})
 	}
-	return mustJSON(map[string]any{"role": "user", "content": parts})
+	return MustJSON(map[string]any{"role": "user", "content": parts})
 }
 
 // chatRaw reports whether a call is sent as its Raw.
@@ -185,7 +185,7 @@ func chatUser(it Item) json.RawMessage {
 	if it.Image == nil {
 		return newObject().str("role", "user").str("content", text).done()
 	}
-	return mustJSON(map[string]any{"role": "user", "content": []any{
+	return MustJSON(map[string]any{"role": "user", "content": []any{
 		map[string]any{"type": "text", "text": text},
 		map[string]any{"type": "image_url", "image_url": map[string]any{"url": dataURL(it.Image)}},
 	}})

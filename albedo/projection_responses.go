@@ -6,63 +6,63 @@ import "encoding/json"
 // Responses provider replays as it came; reasoning from elsewhere is not
 // sent.
 func projectResponses(items []Item) []json.RawMessage {
-	p := responsesProjector{out: make([]json.RawMessage, 0, len(items))}
+	p := ResponsesProjector{Out: make([]json.RawMessage, 0, len(items))}
 	for _, it := range items {
-		p.add(it)
+		p.Add(it)
 	}
-	p.settle()
-	return p.out
+	p.Settle()
+	return p.Out
 }
 
 // responsesProjector is projectResponses one item at a time. An output
 // waits for the images that follow it (pairCalls puts a cell's images
 // right after its output) until the next other item or settle.
-type responsesProjector struct {
-	out     []json.RawMessage
+type ResponsesProjector struct {
+	Out     []json.RawMessage
 	pending *Item
 	shown   []Item
 }
 
 // settle projects the output that waits for its images, if any.
-func (p *responsesProjector) settle() {
+func (p *ResponsesProjector) Settle() {
 	if p.pending != nil {
-		p.out = append(p.out, responsesOutput(*p.pending, p.shown))
+		p.Out = append(p.Out, responsesOutput(*p.pending, p.shown))
 		p.pending, p.shown = nil, nil
 	}
 }
 
 // add projects the next item.
-func (p *responsesProjector) add(it Item) {
+func (p *ResponsesProjector) Add(it Item) {
 	if p.pending != nil {
 		if it.Kind == KindToolImage && it.CallID == p.pending.CallID {
 			p.shown = append(p.shown, it)
 			return
 		}
-		p.settle()
+		p.Settle()
 	}
 	native, raw := nativeResponses(it)
 	switch it.Kind {
 	case KindReasoning:
 		if native && replayableReasoning(it.Raw) {
-			p.out = append(p.out, raw())
+			p.Out = append(p.Out, raw())
 		}
 	case KindAssistant:
 		if native {
-			p.out = append(p.out, raw())
+			p.Out = append(p.Out, raw())
 			return
 		}
-		p.out = append(p.out, ResponsesMessage(it.Text, "completed"))
+		p.Out = append(p.Out, ResponsesMessage(it.Text, "completed"))
 	case KindToolCall:
 		if native {
-			p.out = append(p.out, raw())
+			p.Out = append(p.Out, raw())
 			return
 		}
-		p.out = append(p.out, newObject().str("type", "function_call").str("call_id", it.CallID).
+		p.Out = append(p.Out, newObject().str("type", "function_call").str("call_id", it.CallID).
 			str("name", it.ToolName).str("arguments", it.Arguments).done())
 	case KindToolOutput:
 		p.pending = &it
 	case KindUser:
-		p.out = append(p.out, responsesUser(it))
+		p.Out = append(p.Out, responsesUser(it))
 	}
 }
 

@@ -158,55 +158,6 @@ type Sandbox interface {
 	Session(ctx context.Context, sessionID string) (SandboxStatus, bool)
 }
 
-// SandboxStatus says what a kernel started now would run under, and false
-// when albedo has no sandbox.
-func (s *Service) SandboxStatus(ctx context.Context) (SandboxStatus, bool) {
-	if s.sandbox == nil {
-		return SandboxStatus{}, false
-	}
-	return s.sandbox.Status(ctx), true
-}
-
-// sessionSandbox says what the session's kernel runs under, or the next
-// one would, and false when albedo has no sandbox.
-func (s *Service) sessionSandbox(ctx context.Context, id string) (SandboxStatus, bool) {
-	if s.sandbox == nil {
-		return SandboxStatus{}, false
-	}
-	if st, ok := s.sandbox.Session(ctx, id); ok {
-		return st, true
-	}
-	return s.sandbox.Status(ctx), true
-}
-
-// sandboxGlance is the sidebar item of a session's sandbox, in the types a
-// JSON client decodes.
-func sandboxGlance(st SandboxStatus) Glance {
-	kernel := "not running"
-	if st.Running {
-		kernel = "running"
-	}
-	g := Glance{
-		"extension": "sandbox", "mode": string(st.Policy.Mode), "network": st.Policy.Network,
-		"required": st.Policy.Required, "kernel": kernel,
-		"writable": anyList(st.Writable), "hidden": anyList(st.Hidden),
-		"enforced": anyList(st.Enforced), "not_enforced": anyList(st.NotEnforced),
-	}
-	if len(st.Problems) > 0 {
-		g["problems"] = anyList(st.Problems)
-	}
-	return g
-}
-
-// anyList is a list of strings as JSON decodes it: never nil.
-func anyList(list []string) []any {
-	out := make([]any, len(list))
-	for i, s := range list {
-		out[i] = s
-	}
-	return out
-}
-
 // SandboxInstruction is the line of the instructions that tells the model
 // the policy its Python runs under.
 func SandboxInstruction(st SandboxStatus) string {
@@ -230,14 +181,4 @@ func SandboxInstruction(st SandboxStatus) string {
 		line += " Not enforced on this machine: " + strings.Join(st.NotEnforced, ", ") + "."
 	}
 	return line
-}
-
-// instructionsFor returns the instructions of a session's next request:
-// albedo's, and the sandbox's line when there is a sandbox.
-func (s *Service) instructionsFor(ctx context.Context, id string) string {
-	st, ok := s.sessionSandbox(ctx, id)
-	if !ok {
-		return s.instructions
-	}
-	return s.instructions + "\n" + SandboxInstruction(st)
 }

@@ -69,7 +69,7 @@ type NewVent struct {
 }
 
 // validate checks a new vent against the ledger's rules.
-func (n NewVent) validate() error {
+func (n NewVent) Validate() error {
 	if !slices.Contains(VentTopics(), n.Topic) {
 		return Errorf(EInvalid, "unknown vent topic %q: use one of %s", n.Topic, strings.Join(VentTopics(), ", "))
 	}
@@ -90,7 +90,7 @@ func (n NewVent) validate() error {
 // displayTitle is the vent's title, or its message's first line when it
 // has none. A title that was given is kept as given, blank or not, as
 // every field the model files is.
-func (v Vent) displayTitle() string {
+func (v Vent) DisplayTitle() string {
 	if v.Title != "" {
 		return v.Title
 	}
@@ -98,7 +98,7 @@ func (v Vent) displayTitle() string {
 }
 
 // resolve closes a vent with the model's note of what fixed it.
-func (v *Vent) resolve(sessionID, note string) error {
+func (v *Vent) Resolve(sessionID, note string) error {
 	if strings.TrimSpace(note) == "" {
 		return Errorf(EInvalid, "say what fixed the vent")
 	}
@@ -113,7 +113,7 @@ func (v *Vent) resolve(sessionID, note string) error {
 }
 
 // reply records the user's answer; an open vent becomes acknowledged.
-func (v *Vent) reply(text string) error {
+func (v *Vent) SetReply(text string) error {
 	if strings.TrimSpace(text) == "" {
 		return Errorf(EInvalid, "a reply must not be empty")
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/albedo-agent/albedo/adapters/pykernel"
 	"github.com/albedo-agent/albedo/adapters/spool"
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/engine"
 	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 )
@@ -116,7 +117,7 @@ func BenchmarkLiveOutput(b *testing.B) {
 	})
 	k := pykernel.New(pykernel.Options{})
 	defer k.Close(ctx)
-	svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: openStore(b), Provider: provider, Kernel: k, Config: config(), Spool: spool.New(b.TempDir(), 0)})
+	svc := engine.New(engine.Options{Workspaces: localfs.Workspaces{}, Store: openStore(b), Provider: provider, Kernel: k, Config: config(), Spool: spool.New(b.TempDir(), 0)})
 	defer svc.Close(ctx)
 	workspace := b.TempDir()
 	var mbps []float64

@@ -13,6 +13,7 @@ import (
 	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/adapters/sqlite"
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/engine"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 )
 
@@ -73,7 +74,7 @@ func config() *fakes.Config {
 // the time is albedo's; ms/tool-turn is the figure to read.
 func BenchmarkToolTurn(b *testing.B) {
 	ctx := context.Background()
-	svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: openStore(b), Provider: &instantProvider{}, Kernel: instantKernel{}, Config: config()})
+	svc := engine.New(engine.Options{Workspaces: localfs.Workspaces{}, Store: openStore(b), Provider: &instantProvider{}, Kernel: instantKernel{}, Config: config()})
 	defer svc.Close(ctx)
 	workspace := b.TempDir()
 	b.ResetTimer()
@@ -132,7 +133,7 @@ func BenchmarkProject10k(b *testing.B) {
 func BenchmarkSnapshot10k(b *testing.B) {
 	ctx := context.Background()
 	store := openStore(b)
-	svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: store, Provider: &instantProvider{}, Kernel: instantKernel{}, Config: config()})
+	svc := engine.New(engine.Options{Workspaces: localfs.Workspaces{}, Store: store, Provider: &instantProvider{}, Kernel: instantKernel{}, Config: config()})
 	defer svc.Close(ctx)
 	sess := storeSession(b, svc, store, 10_000)
 	b.ResetTimer()
@@ -155,11 +156,11 @@ func BenchmarkSnapshot10k(b *testing.B) {
 func BenchmarkSnapshot10kCold(b *testing.B) {
 	ctx := context.Background()
 	store := openStore(b)
-	seed := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: store, Provider: &instantProvider{}, Kernel: instantKernel{}, Config: config()})
+	seed := engine.New(engine.Options{Workspaces: localfs.Workspaces{}, Store: store, Provider: &instantProvider{}, Kernel: instantKernel{}, Config: config()})
 	sess := storeSession(b, seed, store, 10_000)
 	b.ResetTimer()
 	for b.Loop() {
-		svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: store, Provider: &instantProvider{}, Kernel: instantKernel{}, Config: config()})
+		svc := engine.New(engine.Options{Workspaces: localfs.Workspaces{}, Store: store, Provider: &instantProvider{}, Kernel: instantKernel{}, Config: config()})
 		sub, err := svc.Subscribe(ctx, sess.ID)
 		if err != nil || len(sub.Snapshot) != 10_000 {
 			b.Fatal(err)
@@ -172,7 +173,7 @@ func BenchmarkSnapshot10kCold(b *testing.B) {
 }
 
 // storeSession creates a session holding n transcript items.
-func storeSession(b *testing.B, svc *albedo.Service, store albedo.Store, n int) albedo.Session {
+func storeSession(b *testing.B, svc *engine.Service, store albedo.Store, n int) albedo.Session {
 	b.Helper()
 	ctx := context.Background()
 	sess, err := svc.CreateSession(ctx, b.TempDir(), "")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/engine"
 )
 
 // BenchmarkLongSnapshot reads the stream snapshot of a session of 2,000
@@ -18,7 +19,7 @@ import (
 func BenchmarkLongSnapshot(b *testing.B) {
 	ctx := context.Background()
 	store := openStore(b)
-	svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: store, Provider: &instantProvider{}, Kernel: instantKernel{}, Config: config()})
+	svc := engine.New(engine.Options{Workspaces: localfs.Workspaces{}, Store: store, Provider: &instantProvider{}, Kernel: instantKernel{}, Config: config()})
 	defer svc.Close(ctx)
 	sess, err := svc.CreateSession(ctx, b.TempDir(), "")
 	if err != nil {

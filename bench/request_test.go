@@ -11,6 +11,7 @@ import (
 	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/adapters/openai"
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/engine"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 )
 
@@ -65,7 +66,7 @@ func benchmarkRequest(b *testing.B, protocol albedo.Protocol, compacted, window 
 	if window {
 		pc.ContextWindow = 1 << 30
 	}
-	svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: store, Provider: provider, Kernel: instantKernel{},
+	svc := engine.New(engine.Options{Workspaces: localfs.Workspaces{}, Store: store, Provider: provider, Kernel: instantKernel{},
 		Config: fakes.NewConfig("fixture", pc)})
 	defer svc.Close(ctx)
 	sess := storeSession(b, svc, store, 10_000)

@@ -10,6 +10,7 @@ import (
 	"github.com/albedo-agent/albedo/adapters/postgres"
 	"github.com/albedo-agent/albedo/adapters/sqlite"
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/engine"
 	"github.com/albedo-agent/albedo/fixtures/pgtest"
 )
 
@@ -47,7 +48,7 @@ func BenchmarkStores(b *testing.B) {
 	for _, st := range stores {
 		b.Run("tool-turn/"+st.name, func(b *testing.B) {
 			ctx := context.Background()
-			svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: st.open(b), Provider: &instantProvider{}, Kernel: instantKernel{}, Config: config()})
+			svc := engine.New(engine.Options{Workspaces: localfs.Workspaces{}, Store: st.open(b), Provider: &instantProvider{}, Kernel: instantKernel{}, Config: config()})
 			defer svc.Close(ctx)
 			workspace := b.TempDir()
 			for b.Loop() {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/engine"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 	"github.com/albedo-agent/albedo/fixtures/memstore"
 )
@@ -314,7 +315,7 @@ func TestTheIdleReaperStopsAnUnusedWarmedKernelUntold(t *testing.T) {
 		return fakes.Text("hello")
 	})
 	cfg := fakes.NewConfig("fixture", albedo.ProviderConfig{Name: "fixture", BaseURL: "http://127.0.0.1:1/v1", Model: "m", Protocol: albedo.ProtocolResponses})
-	svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: memstore.New(), Provider: provider, Kernel: k, Config: cfg, KernelIdle: 20 * time.Millisecond})
+	svc := engine.New(engine.Options{Workspaces: localfs.Workspaces{}, Store: memstore.New(), Provider: provider, Kernel: k, Config: cfg, KernelIdle: 20 * time.Millisecond})
 	t.Cleanup(func() { svc.Close(t.Context()) })
 	sess, err := svc.CreateSession(t.Context(), t.TempDir(), "")
 	if err != nil {

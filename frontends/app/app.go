@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/engine"
 	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
@@ -21,14 +22,14 @@ const (
 // App answers the API's requests over one domain service. Its methods are
 // safe for concurrent use.
 type App struct {
-	svc *albedo.Service
+	svc *engine.Service
 }
 
 // New returns the application layer over svc.
-func New(svc *albedo.Service) *App { return &App{svc: svc} }
+func New(svc *engine.Service) *App { return &App{svc: svc} }
 
 // Service returns the domain service underneath.
-func (a *App) Service() *albedo.Service { return a.svc }
+func (a *App) Service() *engine.Service { return a.svc }
 
 // WholeNumber reads a query value: def when q is empty, else a number of
 // zero or more, or an invalid error naming the parameter.
@@ -162,7 +163,7 @@ func (a *App) SendQueued(ctx context.Context, id string) (wire.Status, error) {
 
 // Subscribe opens a session's event stream: its snapshot and a channel of
 // what follows.
-func (a *App) Subscribe(ctx context.Context, id string) (*albedo.Subscription, error) {
+func (a *App) Subscribe(ctx context.Context, id string) (*engine.Subscription, error) {
 	return a.svc.Subscribe(ctx, id)
 }
 
@@ -243,13 +244,13 @@ func (a *App) SwitchModel(ctx context.Context, id, provider, model string) (wire
 // value other than "", "false", "true" or "all", or a negative limit, is
 // EInvalid.
 func (a *App) FindSessions(ctx context.Context, f wire.SessionFilter) ([]wire.Session, string, error) {
-	filter := albedo.SessionFilter{Query: f.Query, Workspace: f.Workspace, Limit: f.Limit, Cursor: f.Cursor}
+	filter := engine.SessionFilter{Query: f.Query, Workspace: f.Workspace, Limit: f.Limit, Cursor: f.Cursor}
 	switch f.Archived {
 	case "", "false":
 	case "true":
-		filter.Archived = albedo.ArchivedOnly
+		filter.Archived = engine.ArchivedOnly
 	case "all":
-		filter.Archived = albedo.ArchivedAll
+		filter.Archived = engine.ArchivedAll
 	default:
 		return nil, "", albedo.Errorf(albedo.EInvalid, "archived must be true, false or all, not %q", f.Archived)
 	}
@@ -312,7 +313,7 @@ func (a *App) ScanHistory(ctx context.Context, id string, page func([]wire.Histo
 
 // SubscribeFrom opens a session's event stream from a point of its
 // transcript (after a seq, or its last events).
-func (a *App) SubscribeFrom(ctx context.Context, id string, opts albedo.SubscribeOptions) (*albedo.Subscription, error) {
+func (a *App) SubscribeFrom(ctx context.Context, id string, opts albedo.SubscribeOptions) (*engine.Subscription, error) {
 	return a.svc.SubscribeFrom(ctx, id, opts)
 }
 

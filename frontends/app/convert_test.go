@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/engine"
 	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
@@ -36,7 +37,7 @@ func TestShapes(t *testing.T) {
 	history := history([]albedo.Item{
 		{Seq: 1, Kind: albedo.KindToolCall, CallID: "c1", ToolName: "python", Arguments: `{"code":"1"}`},
 		{Seq: 2, Kind: albedo.KindToolOutput, CallID: "c1", ToolName: "python", Text: "{}", Result: &res},
-		{Seq: 3, Kind: albedo.KindToolOutput, CallID: "c2", ToolName: "python", Text: albedo.BranchOutput},
+		{Seq: 3, Kind: albedo.KindToolOutput, CallID: "c2", ToolName: "python", Text: engine.BranchOutput},
 		{Seq: 4, Kind: albedo.KindCompaction, Text: "the summary", Raw: json.RawMessage(`{"items":3,"tokens_before":900,"tokens_after":120}`), Timestamp: 5},
 	})
 	tests := []struct {
@@ -65,7 +66,7 @@ func TestShapes(t *testing.T) {
 	if c := history[1].Content; len(c) != 2 || c[0].Field != "result" || c[1].Field != "trace" {
 		t.Errorf("tool result content = %+v", c)
 	}
-	if c := history[2].Content; len(c) != 1 || c[0].Kind != "text" || c[0].Text != albedo.BranchOutput {
+	if c := history[2].Content; len(c) != 1 || c[0].Kind != "text" || c[0].Text != engine.BranchOutput {
 		t.Errorf("unexecuted branch output content = %+v", c)
 	}
 	if h := history[3]; h.Kind != "compaction" || h.Summary != "the summary" || h.Items != 3 || h.TokensBefore != 900 || h.TokensAfter != 120 {

@@ -22,6 +22,7 @@ import (
 	"github.com/albedo-agent/albedo/adapters/spool"
 	"github.com/albedo-agent/albedo/adapters/sqlite"
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/engine"
 	"github.com/albedo-agent/albedo/frontends/app"
 	"github.com/albedo-agent/albedo/frontends/home"
 )
@@ -29,7 +30,7 @@ import (
 // Assembly is albedo wired to its ports: the domain service and the
 // application layer over it, and the adapters it opened.
 type Assembly struct {
-	svc *albedo.Service
+	svc *engine.Service
 	app *app.App
 	// store is closed by Shutdown when the assembly opened it.
 	store    albedo.Store
@@ -53,10 +54,10 @@ type Assembly struct {
 // default adapters. It takes no lock on the home and resumes no turn: the
 // caller does both (see Recover).
 func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
-	if err := albedo.CheckTools(opts.Tools); err != nil {
+	if err := engine.CheckTools(opts.Tools); err != nil {
 		return nil, fmt.Errorf("register the tools: %w", err)
 	}
-	if err := albedo.CheckHostCalls(opts.HostCalls); err != nil {
+	if err := engine.CheckHostCalls(opts.HostCalls); err != nil {
 		return nil, fmt.Errorf("register the host calls: %w", err)
 	}
 	a := &Assembly{store: opts.Store, log: opts.Logger}
@@ -104,7 +105,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 	}
 	instructions, catalog, refresher := extensions(opts, dir)
 	a.startRefresh(refresher)
-	a.svc = albedo.New(albedo.Options{
+	a.svc = engine.New(engine.Options{
 		Workspaces:          workspaces(opts, dir),
 		Store:               a.store,
 		Provider:            provider,
@@ -182,7 +183,7 @@ type borrowedKernel struct{ albedo.Kernel }
 func (borrowedKernel) Close(context.Context) error { return nil }
 
 // Service returns the domain service.
-func (a *Assembly) Service() *albedo.Service { return a.svc }
+func (a *Assembly) Service() *engine.Service { return a.svc }
 
 // App returns the application layer over the service.
 func (a *Assembly) App() *app.App { return a.app }

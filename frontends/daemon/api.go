@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/engine"
 	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/frontends/app"
 	"github.com/gin-gonic/gin"
@@ -31,7 +32,7 @@ func Capabilities() []string {
 // APIOptions configure the HTTP API.
 type APIOptions struct {
 	// Service is the domain service the routes answer from.
-	Service *albedo.Service
+	Service *engine.Service
 	// Token is the bearer token every request must carry.
 	Token string
 	// Port is the daemon's port, used to recognise its own Origin.

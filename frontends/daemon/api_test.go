@@ -16,6 +16,7 @@ import (
 
 	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/engine"
 	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 	"github.com/albedo-agent/albedo/fixtures/memstore"
@@ -24,17 +25,17 @@ import (
 const testToken = "test-token"
 
 // newTestAPI serves the API over an in-memory service.
-func newTestAPI(t *testing.T) (*httptest.Server, *albedo.Service) {
+func newTestAPI(t *testing.T) (*httptest.Server, *engine.Service) {
 	t.Helper()
 	return newTestAPIOn(t, memstore.New())
 }
 
 // newTestAPIOn serves the API over a service on store whose model answers
 // "hi".
-func newTestAPIOn(t *testing.T, store albedo.Store) (*httptest.Server, *albedo.Service) {
+func newTestAPIOn(t *testing.T, store albedo.Store) (*httptest.Server, *engine.Service) {
 	t.Helper()
 	cfg := fakes.NewConfig("fixture", albedo.ProviderConfig{Name: "fixture", BaseURL: "http://127.0.0.1:1/v1", Model: "m", Protocol: albedo.ProtocolChatCompletions})
-	svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{},
+	svc := engine.New(engine.Options{Workspaces: localfs.Workspaces{},
 		Store:    store,
 		Provider: fakes.NewProvider(func(albedo.ModelRequest) fakes.Reply { return fakes.Text("hi") }),
 		Kernel:   fakes.NewKernel(),
@@ -198,10 +199,10 @@ func TestWorkspaceMissingCarriesTheOldPath(t *testing.T) {
 
 // newStreamAPI serves the API over an in-memory service whose provider is
 // p, with the given heartbeat.
-func newStreamAPI(t *testing.T, p *fakes.Provider, heartbeat time.Duration) (*httptest.Server, *albedo.Service) {
+func newStreamAPI(t *testing.T, p *fakes.Provider, heartbeat time.Duration) (*httptest.Server, *engine.Service) {
 	t.Helper()
 	cfg := fakes.NewConfig("fixture", albedo.ProviderConfig{Name: "fixture", BaseURL: "http://127.0.0.1:1/v1", Model: "m", Protocol: albedo.ProtocolChatCompletions})
-	svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: memstore.New(), Provider: p, Kernel: fakes.NewKernel(), Config: cfg})
+	svc := engine.New(engine.Options{Workspaces: localfs.Workspaces{}, Store: memstore.New(), Provider: p, Kernel: fakes.NewKernel(), Config: cfg})
 	srv := httptest.NewServer(NewHandler(APIOptions{Service: svc, Token: testToken, Port: "1", Heartbeat: heartbeat}))
 	t.Cleanup(func() {
 		srv.Close()

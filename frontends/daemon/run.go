@@ -19,7 +19,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/engine"
 	"github.com/albedo-agent/albedo/frontends/client"
 	"github.com/albedo-agent/albedo/frontends/compose"
 	"github.com/albedo-agent/albedo/frontends/home"
@@ -112,7 +112,7 @@ type daemon struct {
 	log *slog.Logger
 	// asm owns the store and the kernels; svc is its service.
 	asm *compose.Assembly
-	svc *albedo.Service
+	svc *engine.Service
 }
 
 // assemble wires the default adapters of the home into the domain service,

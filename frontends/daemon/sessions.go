@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/engine"
 	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/frontends/app"
 	"github.com/gin-gonic/gin"
@@ -130,7 +131,7 @@ func (a *api) history(c *gin.Context) {
 		case "before":
 			q.Before = n
 		case "limit":
-			q.Limit = int(min(n, albedo.MaxHistoryPage))
+			q.Limit = int(min(n, engine.MaxHistoryPage))
 		}
 	}
 	if !paged {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/engine"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 	"github.com/albedo-agent/albedo/fixtures/memstore"
 	"github.com/albedo-agent/albedo/frontends/home"
@@ -45,7 +46,7 @@ func TestRunRefusesAnUnreachableStore(t *testing.T) {
 // daemon was given, and leaves the field out when it was given none.
 func TestHealthNamesTheStore(t *testing.T) {
 	for _, kind := range []string{"postgresql", "sqlite", ""} {
-		svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: memstore.New(),
+		svc := engine.New(engine.Options{Workspaces: localfs.Workspaces{}, Store: memstore.New(),
 			Provider: fakes.NewProvider(func(albedo.ModelRequest) fakes.Reply { return fakes.Text("hi") }),
 			Kernel:   fakes.NewKernel(), Config: fakes.NewConfig("p", albedo.ProviderConfig{Name: "p"})})
 		srv := httptest.NewServer(NewHandler(APIOptions{Service: svc, Token: testToken, Port: "1", Store: kind}))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/engine"
 	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/gin-gonic/gin"
 )
@@ -92,7 +93,7 @@ func streamOptions(c *gin.Context) (albedo.SubscribeOptions, bool) {
 
 // writeSnapshot writes the first message of a stream, encoding the
 // snapshot page by page as the store yields it.
-func writeSnapshot(c *gin.Context, sub *albedo.Subscription) error {
+func writeSnapshot(c *gin.Context, sub *engine.Subscription) error {
 	w := c.Writer
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var last int64

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/engine"
 	"github.com/albedo-agent/albedo/frontends/app"
 	"github.com/albedo-agent/albedo/frontends/compose"
 	"github.com/albedo-agent/albedo/frontends/home"
@@ -80,7 +80,7 @@ func Assemble(ctx context.Context, opts Options) (*Albedo, error) {
 
 // Service returns the domain service underneath, for what the API does not
 // cover (such as Commands, Tail or PendingReplies).
-func (a *Albedo) Service() *albedo.Service { return a.asm.Service() }
+func (a *Albedo) Service() *engine.Service { return a.asm.Service() }
 
 // Recover resumes every turn that was running when the store was last
 // used, and returns how many it resumed. Open calls it.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/engine"
 	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 	"github.com/albedo-agent/albedo/fixtures/memstore"
@@ -43,7 +44,7 @@ func gateConfig() *fakes.Config {
 func bothAgents(t *testing.T, provider albedo.Provider) map[string]embedded.Agent {
 	t.Helper()
 	embeddedAgent := mustOpen(t, embedded.Options{Store: memstore.New(), Provider: provider, Kernel: fakes.NewKernel(), Config: gateConfig()})
-	svc := albedo.New(albedo.Options{Workspaces: localfs.Workspaces{}, Store: memstore.New(), Provider: provider, Kernel: fakes.NewKernel(), Config: gateConfig()})
+	svc := engine.New(engine.Options{Workspaces: localfs.Workspaces{}, Store: memstore.New(), Provider: provider, Kernel: fakes.NewKernel(), Config: gateConfig()})
 	t.Cleanup(func() { svc.Close(context.Background()) })
 	srv := httptest.NewUnstartedServer(nil)
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())

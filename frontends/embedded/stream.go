@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"iter"
 
-	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/engine"
 	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
@@ -17,7 +17,7 @@ type Stream struct {
 	// opened.
 	Snapshot []Event
 	session  string
-	sub      *albedo.Subscription
+	sub      *engine.Subscription
 	ctx      context.Context
 	cancel   context.CancelFunc
 }

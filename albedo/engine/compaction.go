@@ -1,0 +1,44 @@
+package engine
+
+import (
+	"github.com/albedo-agent/albedo/albedo"
+)
+
+// evictionPlan says what a new compaction summarises: the items from the
+// previous cut up to the new one, which keeps the newest units (the tail).
+// ok is false when there is nothing new to summarise.
+type evictionPlan struct {
+	from, to int
+	users    int
+}
+
+// planEviction plans the eviction of every unit of items but the newest
+// keep (at least one) that prev, when valid, does not cover yet.
+func planEviction(items []albedo.Item, prev albedo.Compaction, prevValid bool, keep int) (evictionPlan, bool) {
+	keep = max(keep, 1)
+	starts := albedo.UnitStarts(items)
+	if len(starts) <= keep {
+		return evictionPlan{}, false
+	}
+	p := evictionPlan{users: len(starts) - keep, to: starts[len(starts)-keep]}
+	if prevValid {
+		if prev.Users >= p.users {
+			return evictionPlan{}, false
+		}
+		p.from = starts[prev.Users]
+	}
+	return p, true
+}
+
+// stated returns the compaction state that summary makes of items after
+// plan.
+func (p evictionPlan) stated(items []albedo.Item, id, summary, strategy string, now int64) albedo.Compaction {
+	n := 0
+	for _, it := range items[:p.to] {
+		if it.Kind.Conversational() {
+			n++
+		}
+	}
+	return albedo.Compaction{SessionID: id, Summary: summary, Users: p.users, Fingerprint: albedo.Fingerprint(items, p.users),
+		Items: n, Strategy: strategy, At: now}
+}

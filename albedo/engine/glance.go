@@ -1,0 +1,47 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/albedo-agent/albedo/albedo"
+)
+
+// Glances returns a session's sidebar: its model, the replies to its
+// vents that wait for its next turn, the sandbox its kernel runs under
+// (when albedo has one), what is wrong with its context window or the
+// model catalog ("context"), and the instruction files its last turn
+// skipped ("instructions"). Open vents never appear there: they
+// are the user's to triage, not the session's.
+func (s *Service) Glances(ctx context.Context, id string) ([]albedo.Glance, error) {
+	sess, err := s.store.Session(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	glances := []albedo.Glance{{"extension": "model", "provider": sess.Provider, "model": sess.Model, "protocol": string(sess.Protocol)}}
+	n, err := s.PendingReplies(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		glances = append(glances, albedo.Glance{"extension": albedo.ReplySource, "pending_replies": float64(n)})
+	}
+	if problems := s.window(ctx, sess).problems; len(problems) > 0 {
+		glances = append(glances, albedo.Glance{"extension": "context", "problems": anyStrings(problems)})
+	}
+	if warnings := s.state(id).instructionWarnings(); len(warnings) > 0 {
+		glances = append(glances, albedo.Glance{"extension": "instructions", "warnings": anyStrings(warnings)})
+	}
+	if st, ok := s.sessionSandbox(ctx, id); ok {
+		glances = append(glances, sandboxGlance(st))
+	}
+	return glances, nil
+}
+
+// anyStrings shows a list of strings as a JSON client would decode it.
+func anyStrings(list []string) []any {
+	out := make([]any, len(list))
+	for i, s := range list {
+		out[i] = s
+	}
+	return out
+}

@@ -1,0 +1,172 @@
+package engine
+
+import (
+	"sync"
+
+	"github.com/albedo-agent/albedo/albedo"
+
+	"github.com/albedo-agent/albedo/albedo/wire"
+)
+
+// Limits of what one subscriber may fall behind by before it is dropped
+// with a final overflow event: this many events, or this many bytes of
+// event text. A single event larger than the byte limit still passes when
+// nothing else waits, so that a reader keeping up never overflows.
+const (
+	subscriberEvents = 4096
+	subscriberBytes  = 8 << 20
+)
+
+// EventOverflow is the last event of a subscription whose reader fell too
+// far behind; reconnecting with the last seq seen resumes it.
+const EventOverflow = wire.EventOverflow
+
+// EventDeleted is the last event of a subscription whose session was
+// deleted.
+const EventDeleted = wire.EventDeleted
+
+// hub fans a session's events out to its subscribers.
+type hub struct {
+	mu   sync.Mutex
+	subs map[*subscriber]struct{}
+}
+
+// subscriber is one reader's bounded buffer: a channel that publish fills
+// without ever blocking, and the sizes of the events in it. Only publish
+// sends, under the hub's lock, and the reader takes events oldest first,
+// so the events still buffered are the last len(ch) of those sent.
+type subscriber struct {
+	ch chan albedo.Event
+	// after is the highest durable Seq the subscriber's snapshot held:
+	// durable events at or below it are not sent again.
+	after int64
+	// afterQueued is the highest queued message the snapshot showed.
+	afterQueued int64
+	// sizes are the sizes of the events sent and maybe still buffered,
+	// oldest first; bytes is their sum.
+	sizes []int
+	bytes int
+	ended bool
+}
+
+func newSubscriber() *subscriber {
+	// One slot more than the limit, for the final overflow event.
+	return &subscriber{ch: make(chan albedo.Event, subscriberEvents+1)}
+}
+
+// eventSize approximates the memory an event holds.
+func eventSize(ev albedo.Event) int {
+	return 64 + len(ev.Text) + len(ev.Result) + len(ev.Code) + len(ev.Source) + len(ev.Name) + len(ev.CallID)
+}
+
+// push buffers ev, or ends the subscription with an overflow event when the
+// buffer is full. It reports whether the subscriber is still open. The
+// hub's lock is held.
+func (sub *subscriber) push(ev albedo.Event) bool {
+	if sub.ended {
+		return false
+	}
+	taken := len(sub.sizes) - len(sub.ch)
+	for _, n := range sub.sizes[:taken] {
+		sub.bytes -= n
+	}
+	sub.sizes = sub.sizes[taken:]
+	size := eventSize(ev)
+	if len(sub.ch) > 0 && (len(sub.ch) >= subscriberEvents || sub.bytes+size > subscriberBytes) {
+		sub.end(albedo.Event{Type: EventOverflow})
+		return false
+	}
+	sub.ch <- ev
+	sub.sizes = append(sub.sizes, size)
+	sub.bytes += size
+	return true
+}
+
+// end closes the subscription after last. What is still buffered is
+// dropped when last would not fit after it. The hub's lock is held.
+func (sub *subscriber) end(last ...albedo.Event) {
+	if sub.ended {
+		return
+	}
+	sub.ended = true
+	if len(last) > 0 && (len(sub.ch)+len(last) > cap(sub.ch) || sub.bytes > subscriberBytes/2) {
+		for len(sub.ch) > 0 {
+			select {
+			case <-sub.ch:
+			default:
+			}
+		}
+	}
+	for _, ev := range last {
+		select {
+		case sub.ch <- ev:
+		default:
+		}
+	}
+	sub.sizes, sub.bytes = nil, 0
+	close(sub.ch)
+}
+
+func (h *hub) remove(sub *subscriber) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.subs[sub]; ok {
+		delete(h.subs, sub)
+		sub.end()
+	}
+}
+
+// mark sets where a new subscriber's snapshot ends and drops from its
+// buffer what the snapshot already holds. The subscriber's reader must not
+// have started.
+func (h *hub) mark(sub *subscriber, after, afterQueued int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	sub.after, sub.afterQueued = after, afterQueued
+	if sub.ended {
+		return
+	}
+	held := make([]albedo.Event, 0, len(sub.ch))
+	for len(sub.ch) > 0 {
+		held = append(held, <-sub.ch)
+	}
+	sub.sizes, sub.bytes = sub.sizes[:0], 0
+	for _, ev := range held {
+		if !sub.covers(ev) {
+			sub.push(ev)
+		}
+	}
+}
+
+// covers reports whether the subscriber's snapshot already holds ev.
+func (sub *subscriber) covers(ev albedo.Event) bool {
+	return ev.Seq != 0 && ev.Seq <= sub.after || ev.Type == wire.EventQueued && ev.QueueID != 0 && ev.QueueID <= sub.afterQueued
+}
+
+// publish queues events for every subscriber without ever blocking the
+// turn.
+func (h *hub) publish(events ...albedo.Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for sub := range h.subs {
+		for _, ev := range events {
+			if sub.covers(ev) {
+				continue
+			}
+			if !sub.push(ev) {
+				delete(h.subs, sub)
+				break
+			}
+		}
+	}
+}
+
+// closeAll ends every subscription, each after the given last events.
+func (h *hub) closeAll(last ...albedo.Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for sub := range h.subs {
+		delete(h.subs, sub)
+		sub.end(last...)
+	}
+}

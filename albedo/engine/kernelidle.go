@@ -1,0 +1,56 @@
+package engine
+
+import (
+	"context"
+	"time"
+)
+
+// reapInterval is how often idle kernels are looked for, given the idle
+// time after which they are stopped.
+func reapInterval(idle time.Duration) time.Duration {
+	return min(max(idle/4, 100*time.Millisecond), 30*time.Second)
+}
+
+// reapIdleKernels stops, until stop closes, the kernels of sessions that
+// ran no cell for s.kernelIdle. The session then tells its model, with its
+// next message, that its Python globals are gone.
+func (s *Service) reapIdleKernels(stop <-chan struct{}) {
+	t := time.NewTicker(reapInterval(s.kernelIdle))
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			s.stopIdleKernels(context.Background())
+		}
+	}
+}
+
+// stopIdleKernels stops every kernel idle for longer than s.kernelIdle,
+// unless background jobs run in it. A kernel warmed for a turn that ran no
+// cell in it is stopped alike, and since it held no globals nothing is
+// told to the model.
+func (s *Service) stopIdleKernels(ctx context.Context) {
+	now := s.clock.Now()
+	s.mu.Lock()
+	states := make(map[string]*sessionState, len(s.sessions))
+	for id, st := range s.sessions {
+		states[id] = st
+	}
+	s.mu.Unlock()
+	for id, st := range states {
+		if st.busy.Load() {
+			continue
+		}
+		st.mu.Lock()
+		if st.turn == nil && (st.kernelLive || st.kernelWarm) && now.Sub(st.lastCell) >= s.kernelIdle && s.kernel.RunningJobs(id) == 0 {
+			if err := s.kernel.Stop(ctx, id); err != nil {
+				s.log.Warn("stop idle kernel", "session", id, "err", err)
+			}
+			st.kernelLive, st.kernelWarm = false, false
+			s.log.Info("stopped idle kernel", "session", id)
+		}
+		st.mu.Unlock()
+	}
+}

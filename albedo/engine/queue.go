@@ -1,0 +1,73 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/albedo-agent/albedo/albedo"
+
+	"github.com/albedo-agent/albedo/albedo/wire"
+)
+
+// DropQueued removes a message still waiting in a session's queue, and
+// tells the session's streams with an unqueued event.
+func (s *Service) DropQueued(ctx context.Context, id string, queueID int64) error {
+	st, err := s.existing(ctx, id)
+	if err != nil {
+		return err
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	queued, err := s.store.Queued(ctx, id)
+	if err != nil {
+		return err
+	}
+	found := false
+	for _, q := range queued {
+		found = found || q.ID == queueID
+	}
+	if !found {
+		return albedo.Errorf(albedo.ENotFound, "session %s has no queued message %d (it may have joined a request already)", id, queueID)
+	}
+	if _, err := s.store.Commit(ctx, albedo.Commit{SessionID: id, Dequeue: []int64{queueID}}); err != nil {
+		return fmt.Errorf("drop queued message %d of session %s: %w", queueID, id, err)
+	}
+	st.hub.publish(albedo.Event{Type: wire.EventUnqueued, QueueID: queueID})
+	return nil
+}
+
+// SendQueued starts a turn on the messages waiting in an idle session's
+// queue (those an interrupted or failed turn left). A busy session takes
+// them at its next model request anyway: started is then false.
+func (s *Service) SendQueued(ctx context.Context, id string) (started bool, err error) {
+	st, err := s.existing(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.turn != nil {
+		return false, nil
+	}
+	queued, err := s.store.Queued(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	if len(queued) == 0 {
+		return false, albedo.Errorf(albedo.EInvalid, "session %s has no queued message to send", id)
+	}
+	sess, err := s.store.Session(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	if err := s.checkWorkspaceExists(sess.Workspace); err != nil {
+		return false, err
+	}
+	sess.Stage = albedo.StageRunning
+	expect := s.touch(&sess)
+	if _, err := s.store.Commit(ctx, albedo.Commit{Session: &sess, Expect: expect}); err != nil {
+		return false, fmt.Errorf("start session %s on its queue: %w", id, err)
+	}
+	s.startTurn(st, id)
+	return true, nil
+}

@@ -1,0 +1,133 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/albedo-agent/albedo/albedo"
+)
+
+// MaxMessageBytes caps the text of one user message.
+const MaxMessageBytes = 1 << 20
+
+// Send gives a session a user message. An idle session starts a turn; a
+// busy one queues the message for its next model request, and queued is
+// true. A session whose turn was running when albedo stopped resumes that
+// turn first, as Recover would, and the message is queued for it. Nothing
+// is recorded when the message is refused.
+func (s *Service) Send(ctx context.Context, id string, msg albedo.Message) (queued bool, err error) {
+	if strings.TrimSpace(msg.Text) == "" {
+		return false, albedo.Errorf(albedo.EInvalid, "message content must not be empty")
+	}
+	if len(msg.Text) > MaxMessageBytes {
+		return false, albedo.Errorf(albedo.EInvalid, "message content is larger than %d bytes", MaxMessageBytes)
+	}
+	var img *albedo.Image
+	if msg.Image != nil {
+		if img, err = albedo.DecodeImage(*msg.Image); err != nil {
+			return false, err
+		}
+	}
+	st, err := s.existing(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if err := s.recordEnd(ctx, st, id); err != nil {
+		return false, err
+	}
+	sess, err := s.store.Session(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	if err := s.checkWorkspaceExists(sess.Workspace); err != nil {
+		return false, err
+	}
+	if s.isClosed() {
+		return false, albedo.Errorf(albedo.EConflict, "albedo is shutting down")
+	}
+	if st.turn == nil && sess.Stage == albedo.StageRunning {
+		// The turn died with albedo and Recover has not reached it yet:
+		// resume it now, and the message joins it.
+		if sess, err = s.resumeLocked(ctx, st, sess); err != nil {
+			return false, err
+		}
+	}
+	q := albedo.Queued{SessionID: id, Text: msg.Text, Image: img, Timestamp: s.now()}
+	sess.Title = Title(msg.Text)
+	queued = st.turn != nil
+	if !queued {
+		sess.Stage = albedo.StageRunning
+	}
+	expect := s.touch(&sess)
+	done, err := s.store.Commit(ctx, albedo.Commit{Session: &sess, Expect: expect, Enqueue: []albedo.Queued{q}})
+	if err != nil {
+		return false, fmt.Errorf("queue message for session %s: %w", id, err)
+	}
+	if queued {
+		st.hub.publish(queuedEvent(done.Enqueued[0]))
+		return true, nil
+	}
+	s.startTurn(st, id)
+	return false, nil
+}
+
+// checkWorkspaceExists refuses a turn whose workspace folder is gone.
+func (s *Service) checkWorkspaceExists(path string) error {
+	if s.workspaces.Folder(path) == albedo.FolderDir {
+		return nil
+	}
+	return &albedo.Error{
+		Code:    albedo.EWorkspaceMissing,
+		Message: fmt.Sprintf("workspace %s is missing: move the session to its new path first", path),
+		Details: map[string]any{"workspace": path},
+	}
+}
+
+// Interrupt stops a session's running turn and waits until it has ended.
+// Interrupting an idle session does nothing.
+func (s *Service) Interrupt(ctx context.Context, id string) error {
+	if _, err := s.store.Session(ctx, id); err != nil {
+		return err
+	}
+	st := s.state(id)
+	st.mu.Lock()
+	t := st.turn
+	st.mu.Unlock()
+	if t == nil {
+		return nil
+	}
+	t.cancel(context.Canceled)
+	select {
+	case <-t.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func trimSpace(s string) string { return strings.TrimSpace(s) }
+
+// Wait blocks until the session runs no turn, or ctx ends. A turn that
+// continues because messages were queued is waited for as well.
+func (s *Service) Wait(ctx context.Context, id string) error {
+	if _, err := s.store.Session(ctx, id); err != nil {
+		return err
+	}
+	st := s.state(id)
+	for {
+		st.mu.Lock()
+		t := st.turn
+		st.mu.Unlock()
+		if t == nil {
+			return nil
+		}
+		select {
+		case <-t.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}

@@ -1,0 +1,316 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/albedo-agent/albedo/albedo"
+)
+
+// Options wires a Service to its ports.
+type Options struct {
+	Store    albedo.Store
+	Provider albedo.Provider
+	Kernel   albedo.Kernel
+	Config   albedo.ConfigSource
+	// Spool keeps the output of running cells for a restart after a crash;
+	// nil keeps none.
+	Spool albedo.OutputSpool
+	// Workspaces answers whether workspace folders exist; nil sees none
+	// (adapters/localfs.Workspaces sees the local disk).
+	Workspaces albedo.Workspaces
+	// Clock defaults to the system clock.
+	Clock albedo.Clock
+	// Logger defaults to a logger that discards everything.
+	Logger *slog.Logger
+	// Instructions are sent to the model with every request; empty means
+	// DefaultInstructions.
+	Instructions string
+	// ProjectInstructions, when not nil, finds the project instruction
+	// files sent with each turn; nil sends none.
+	ProjectInstructions albedo.InstructionSource
+	// Catalog, when not nil, gives the context windows of models whose
+	// provider configuration names none.
+	Catalog albedo.ModelCatalog
+	// Compaction says when a session compacts on its own and how much it
+	// keeps verbatim, read again for every model request; nil means the
+	// defaults. A CompactionSettings value is settings that never change.
+	Compaction albedo.CompactionSource
+	// CellTimeout applies to cells whose call names no timeout; zero
+	// means DefaultCellTimeout.
+	CellTimeout time.Duration
+	// KernelIdle stops the kernel of a session that ran no cell for this
+	// long, to free its memory; zero keeps kernels until Close. The model
+	// is told with its next message that its globals are gone.
+	KernelIdle time.Duration
+	// NoKernelWarmup starts a session's kernel with its first cell only;
+	// by default a turn of a session without one starts it while the
+	// model answers, when the Kernel is a KernelWarmer.
+	NoKernelWarmup bool
+	// Sandbox, when set, tells how the kernel confines cells: the
+	// session's glances show it and the instructions carry its line.
+	Sandbox albedo.Sandbox
+	// Tools are the program's tools, offered to the model after python,
+	// which is always first; each call goes to its tool's handler. New
+	// panics on tools CheckTools refuses.
+	Tools []albedo.ToolDef
+	// HostCalls are the program's host calls, offered to every cell after
+	// albedo's own (vent, vents, resolve_vent) through the Cell the kernel
+	// runs. New panics on host calls CheckHostCalls refuses.
+	HostCalls []albedo.HostCall
+}
+
+// DefaultCellTimeout bounds a cell whose call names no timeout.
+const DefaultCellTimeout = 10 * time.Minute
+
+// errShutdown is the cause given to turns cancelled because the service is
+// closing: they are left running in the store and resume at the next start.
+var errShutdown = errors.New("albedo is shutting down")
+
+// Service is the application: sessions, their turns, and the vent ledger.
+// Frontends call its methods; it reaches the world only through its ports.
+type Service struct {
+	store        albedo.Store
+	provider     albedo.Provider
+	kernel       albedo.Kernel
+	spool        albedo.OutputSpool
+	workspaces   albedo.Workspaces
+	config       albedo.ConfigSource
+	clock        albedo.Clock
+	log          *slog.Logger
+	instructions string
+	projectFiles albedo.InstructionSource
+	catalog      albedo.ModelCatalog
+	compactFrom  albedo.CompactionSource
+	cellTimeout  time.Duration
+	kernelIdle   time.Duration
+	noWarmup     bool
+	sandbox      albedo.Sandbox
+	// stopReaper ends the idle-kernel reaper, if one runs.
+	stopReaper chan struct{}
+	commands   map[string]command
+	hostCalls  map[string]albedo.HostFunc
+	// hostCallList declares the host calls to every cell, albedo's own
+	// first.
+	hostCallList []albedo.HostCallDecl
+	// tools is the registry of tools, python first.
+	tools []toolEntry
+
+	mu       sync.Mutex
+	sessions map[string]*sessionState
+	// recent lists the sessions whose transcripts are cached, least
+	// recently used first.
+	recent []string
+	closed bool
+	// workers counts the goroutines Close waits for: running turns and the
+	// idle-kernel reaper.
+	workers sync.WaitGroup
+}
+
+// sessionState is the in-memory side of one session: its lock, its running
+// turn and its subscribers. Every write of the session row happens under mu.
+type sessionState struct {
+	mu   sync.Mutex
+	turn *turn
+	// kernelLive is true once a cell ran in this process and no restart of
+	// the kernel has been asked for since.
+	kernelLive bool
+	// kernelWarm is true once a kernel was warmed for a turn (see
+	// warmKernel) and no cell ran nor restart was asked for since.
+	kernelWarm bool
+	// lastCell is when the session's last cell ended, or its kernel was
+	// warmed.
+	lastCell time.Time
+	hub      hub
+	cache    transcriptCache
+	// busy mirrors turn != nil for readers that must not take mu.
+	busy atomic.Bool
+	// deleted is set once the session is deleted: no subscription opens.
+	deleted atomic.Bool
+	// unrecorded holds the closing items of a turn whose end could not be
+	// stored: the turn is over in memory while the store still says the
+	// session runs. The session's next message records them first.
+	unrecorded []albedo.Item
+	// instr is what the session's instruction files were at its last
+	// turn that told the model about them.
+	instr instructionState
+}
+
+// turn is a running turn of one session.
+type turn struct {
+	cancel context.CancelCauseFunc
+	done   chan struct{}
+}
+
+// New returns a Service wired to the given ports.
+func New(opts Options) *Service {
+	if opts.Workspaces == nil {
+		opts.Workspaces = noWorkspaces{}
+	}
+	s := &Service{
+		store:        newStatesStore(opts.Store),
+		provider:     opts.Provider,
+		kernel:       opts.Kernel,
+		spool:        opts.Spool,
+		workspaces:   opts.Workspaces,
+		config:       opts.Config,
+		clock:        opts.Clock,
+		log:          opts.Logger,
+		instructions: opts.Instructions,
+		projectFiles: opts.ProjectInstructions,
+		catalog:      opts.Catalog,
+		compactFrom:  opts.Compaction,
+		cellTimeout:  opts.CellTimeout,
+		kernelIdle:   opts.KernelIdle,
+		noWarmup:     opts.NoKernelWarmup,
+		sandbox:      opts.Sandbox,
+		stopReaper:   make(chan struct{}),
+		sessions:     make(map[string]*sessionState),
+	}
+	if s.clock == nil {
+		s.clock = systemClock{}
+	}
+	if s.spool == nil {
+		s.spool = noSpool{}
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.instructions == "" {
+		s.instructions = albedo.DefaultInstructions
+	}
+	if s.cellTimeout <= 0 {
+		s.cellTimeout = DefaultCellTimeout
+	}
+	s.commands = s.commandTable()
+	s.newHostCalls(opts.HostCalls)
+	s.tools = s.newToolRegistry(opts.Tools)
+	if s.kernelIdle > 0 {
+		s.workers.Add(1)
+		go func() {
+			defer s.workers.Done()
+			s.reapIdleKernels(s.stopReaper)
+		}()
+	}
+	return s
+}
+
+// noSpool is the spool of a service that keeps no output.
+type noSpool struct{}
+
+// Append keeps nothing.
+func (noSpool) Append(context.Context, string, int64, string) error { return nil }
+
+// Read finds nothing.
+func (noSpool) Read(context.Context, string, int64) (string, error) { return "", nil }
+
+// Remove has nothing to remove.
+func (noSpool) Remove(context.Context, string, int64) error { return nil }
+
+// RemoveSession has nothing to remove.
+func (noSpool) RemoveSession(context.Context, string) error { return nil }
+
+// systemClock is the clock of a service given none.
+type systemClock struct{}
+
+// Now is the system's time.
+func (systemClock) Now() time.Time { return time.Now() }
+
+// state returns the in-memory state of a session, creating it on first use.
+func (s *Service) state(id string) *sessionState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.sessions[id]
+	if !ok {
+		st = &sessionState{}
+		s.sessions[id] = st
+	}
+	return st
+}
+
+// isClosed reports whether Close was called: a closed service starts no
+// turn.
+func (s *Service) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// existing returns the in-memory state of a session that exists in the
+// store, so that unknown ids never leave state behind.
+func (s *Service) existing(ctx context.Context, id string) (*sessionState, error) {
+	if _, err := s.store.Session(ctx, id); err != nil {
+		return nil, err
+	}
+	return s.state(id), nil
+}
+
+// Close stops every running turn, leaving it durable so that the next
+// start resumes it, and stops every kernel. It does not close the store.
+func (s *Service) Close(ctx context.Context) error {
+	s.mu.Lock()
+	if !s.closed {
+		close(s.stopReaper)
+	}
+	s.closed = true
+	states := make([]*sessionState, 0, len(s.sessions))
+	for _, st := range s.sessions {
+		states = append(states, st)
+	}
+	s.mu.Unlock()
+	for _, st := range states {
+		st.mu.Lock()
+		if st.turn != nil {
+			st.turn.cancel(errShutdown)
+		}
+		st.mu.Unlock()
+	}
+	done := make(chan struct{})
+	go func() { s.workers.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+	for _, st := range states {
+		st.hub.closeAll()
+	}
+	if err := s.kernel.Close(ctx); err != nil {
+		return err
+	}
+	return nil
+}
+
+// now returns the current time in Unix milliseconds.
+func (s *Service) now() int64 { return s.clock.Now().UnixMilli() }
+
+// newID returns a fresh session id.
+func newID() string {
+	var b [10]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("albedo: no randomness: " + err.Error())
+	}
+	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:]))
+}
+
+// Title makes a session title from a user message: its first line, trimmed
+// to 80 characters.
+func Title(text string) string {
+	t := albedo.Preview(text, 80)
+	if t == "" {
+		return albedo.DefaultTitle
+	}
+	return t
+}
+
+// noWorkspaces is the Workspaces of a service given none: no folder exists.
+type noWorkspaces struct{}
+
+// Folder says that nothing exists.
+func (noWorkspaces) Folder(string) albedo.Folder { return albedo.FolderMissing }
