@@ -53,6 +53,7 @@ func commands() []command {
 		{"rm", "albedo rm [--yes] SESSION...", "delete sessions and their transcripts (asks first unless --yes; refuses a running one)", runRm, false},
 		{"archive", "albedo archive [--undo] SESSION...", "archive sessions: 'albedo sessions' leaves them out (--undo brings them back)", runArchive, false},
 		{"new", "albedo new [WORKSPACE]", "create a session in WORKSPACE (default: the current folder) and print it as JSON", runNew, false},
+		{"store", "albedo store copy [--from STORE] --to STORE", "copy every session, transcript, vent and ledger row of a stopped home into another store (sqlite, postgresql or a postgres:// URL) and verify the copy", runStore, true},
 		{"daemon", "albedo daemon", "run the daemon in the foreground, for service managers", runDaemon, true},
 		{"login", "albedo login [--name N --base-url URL --model M --protocol P]", "add or update a model provider: asks for what is not given; the key is read from a prompt or stdin", runLogin, false},
 		{"model", "albedo model [[PROVIDER] MODEL]", "choose the provider and model new sessions use; alone, show them and the configured providers", runModel, false},
@@ -148,7 +149,7 @@ func printUsage(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-34s %s\n", c.usage, c.summary)
 	}
-	fmt.Fprintln(w, "\nEnvironment: ALBEDO_HOME (default ~/.albedo), ALBEDO_PORT, ALBEDO_PARENT_PID, ALBEDO_IDLE_SECONDS,\nALBEDO_KERNEL_WARMUP, ALBEDO_PROVIDER_IDLE_SECONDS, ALBEDO_LANDLOCK_ABI,\nALBEDO_ALLOW_ANY_WORKSPACE.")
+	fmt.Fprintln(w, "\nEnvironment: ALBEDO_HOME (default ~/.albedo), ALBEDO_PORT, ALBEDO_PARENT_PID, ALBEDO_IDLE_SECONDS,\nALBEDO_KERNEL_WARMUP, ALBEDO_PROVIDER_IDLE_SECONDS, ALBEDO_LANDLOCK_ABI,\nALBEDO_ALLOW_ANY_WORKSPACE, ALBEDO_STORE_URL.")
 	fmt.Fprintln(w, "Run 'albedo COMMAND --help' for a command's options.")
 }
 
