@@ -27,6 +27,7 @@ import glob
 import secrets
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import threading
@@ -556,12 +557,13 @@ def _psql(url: str, statement: str) -> str:
 
 
 class PostgresDatabase:
-    """A database of its own on the test server, for one daemon."""
+    """A database of its own on the test server (or on ``server``, a
+    URL), for one daemon."""
 
-    def __init__(self):
-        server = os.environ.get("ALBEDO_TEST_POSTGRES_URL")
+    def __init__(self, server: str | None = None):
+        server = server or os.environ.get("ALBEDO_TEST_POSTGRES_URL")
         if not server:
-            raise AssertionError("ALBEDO_TEST_STORE=postgresql needs ALBEDO_TEST_POSTGRES_URL")
+            raise AssertionError("a PostgreSQL store needs ALBEDO_TEST_POSTGRES_URL (scripts/postgres.sh starts a server)")
         self.server = server
         self.name = "albedo_acceptance_" + secrets.token_hex(6)
         parts = urllib.parse.urlsplit(server)
@@ -574,6 +576,62 @@ class PostgresDatabase:
 
     def drop(self) -> None:
         _psql(self.server, f"DROP DATABASE IF EXISTS {self.name} WITH (FORCE)")
+
+
+class PostgresServer:
+    """A throwaway PostgreSQL cluster of one test's own, which the test may
+    stop and start (the shared test server must keep serving the others).
+    Made as scripts/postgres.sh makes the test server: initdb into a
+    temporary folder (as the user nobody when run as root), no fsync, a
+    free loopback port. ``url`` names its postgres database."""
+
+    def __init__(self):
+        found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+        if not found:
+            raise AssertionError("this test needs PostgreSQL's initdb and pg_ctl (scripts/test.sh installs them)")
+        self.bindir = Path(found[-1]).parent
+        self.dir = Path(tempfile.mkdtemp(prefix="albedo-postgres-"))
+        self.as_user = []
+        if os.getuid() == 0:
+            shutil.chown(self.dir, "nobody")
+            self.as_user = ["runuser", "-u", "nobody", "--"]
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        password = secrets.token_hex(16)
+        (self.dir / "pw").write_text(password + "\n")
+        if self.as_user:
+            shutil.chown(self.dir / "pw", "nobody")
+        self._run("initdb", "-D", str(self.dir / "data"), "-U", "albedo", f"--pwfile={self.dir / 'pw'}",
+                  "--auth=scram-sha-256", "-E", "UTF8", "--locale=C.UTF-8")
+        (self.dir / "pw").unlink()
+        self.url = f"postgres://albedo:{password}@127.0.0.1:{self.port}/postgres?sslmode=disable"
+        self.start()
+
+    def _run(self, program: str, *args: str) -> None:
+        result = subprocess.run([*self.as_user, str(self.bindir / program), *args],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+        if result.returncode != 0:
+            raise AssertionError(f"{program} {' '.join(args)} failed: {result.stdout}")
+
+    def start(self) -> None:
+        """Starts the server and waits until it accepts connections."""
+        self._run("pg_ctl", "-D", str(self.dir / "data"), "-l", str(self.dir / "server.log"), "-w", "-t", "60",
+                  "-o", f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.dir} -c fsync=off "
+                  "-c synchronous_commit=off -c full_page_writes=off", "start")
+
+    def stop(self, mode: str = "fast") -> None:
+        """Stops the server as ``pg_ctl stop -m mode`` does."""
+        self._run("pg_ctl", "-D", str(self.dir / "data"), "-m", mode, "-w", "stop")
+
+    def close(self) -> None:
+        """Stops the server if it runs, and removes its folder."""
+        if (self.dir / "data" / "postmaster.pid").exists():
+            try:
+                self.stop("immediate")
+            except AssertionError:
+                pass
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def postgres_store() -> bool:
