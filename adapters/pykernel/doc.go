@@ -33,7 +33,7 @@
 //	                 {"type":"started","id":n}
 //	                 {"type":"image","id":n,"mime":..,"data":base64}
 //	                 {"type":"job_started","job":n,"pid":..,"dir":..}
-//	                 {"type":"job_ended","job":n,"exit":..,"duration_ms":..}
+//	                 {"type":"job_ended","job":n,"exit":..,"duration_ms":..,"wakes":bool}
 //	                 {"type":"job_wake","job":n,"exit":..,"duration_ms":..}
 //	                 {"type":"done","id":n,"status":"ok"|"error","value":..,"error":..,
 //	                  "exception":..,"trace":{..},"marked":true}
@@ -68,9 +68,11 @@
 // turn, under $TMPDIR/albedo-jobs-PID. The kernel says "job_started" with
 // the job's pid, "job_ended" when its process exits, and "job_wake" when
 // nothing read that end (await, wait(), exit_code, stop()); a job ending
-// during a cell is judged when the cell ends. The daemon passes a wake to
-// Options.OnJobEnd, counts running jobs (RunningJobs; the daemon's idle
-// reaper spares a kernel with any) and kills every job's process group when
+// during a cell is judged when the cell ends ("wakes" on the end says a
+// wake follows at once). The daemon passes a wake to Options.OnJobEnd,
+// counts running jobs (RunningJobs; the daemon's idle reaper spares a
+// kernel with any), a job with a wake to pass on counting until
+// OnJobEnd returns, and kills every job's process group when
 // the kernel is killed or exits, and removes the spool folder. A kernel whose daemon
 // died kills its jobs' groups before its own. A job started at the very
 // moment its kernel is killed may escape before its pid is reported.

@@ -12,10 +12,15 @@ import (
 
 // jobState is what the daemon knows of a kernel's background jobs: the
 // process group of each (its leader's pid), kept until the kernel exits so
-// that what a job left running dies with the kernel, and which still run.
+// that what a job left running dies with the kernel, which still run, and
+// which ended with a wake not yet taken by Options.OnJobEnd. A job counts
+// as running until its wake is taken: the session it wakes is not busy
+// before then, and the idle reaper would otherwise stop the kernel whose
+// globals the woken turn relies on.
 type jobState struct {
 	groups  map[int]int // job id → pid
 	running map[int]bool
+	waking  map[int]bool
 }
 
 // jobsFolder is where a kernel keeps its jobs' spools: albedo-jobs-PID in
@@ -38,30 +43,48 @@ func jobsFolder(env []string, pid int) string {
 func (p *process) jobEvent(ev event) {
 	p.mu.Lock()
 	if p.jobs.groups == nil {
-		p.jobs = jobState{groups: map[int]int{}, running: map[int]bool{}}
+		p.jobs = jobState{groups: map[int]int{}, running: map[int]bool{}, waking: map[int]bool{}}
 	}
-	switch ev.Type {
-	case "job_started":
+	wake := ev.Type == "job_wake" && p.onJob != nil
+	switch {
+	case ev.Type == "job_started":
 		p.jobs.groups[ev.Job] = ev.PID
 		p.jobs.running[ev.Job] = true
-	case "job_ended":
+	case ev.Type == "job_ended":
 		delete(p.jobs.running, ev.Job)
+		if ev.Wakes && p.onJob != nil {
+			p.jobs.waking[ev.Job] = true
+		}
+	case wake:
+		p.jobs.waking[ev.Job] = true
 	}
 	p.mu.Unlock()
-	if ev.Type == "job_wake" && p.onJob != nil {
+	if wake {
 		end := albedo.JobEnd{ID: ev.Job, ExitCode: ev.Exit, Duration: time.Duration(ev.DurationMS) * time.Millisecond}
-		go p.onJob(p.sessionID, end)
+		go p.passOn(end)
 	}
 }
 
-// runningJobs counts the kernel's jobs that still run.
+// passOn gives the end of a job nothing read to Options.OnJobEnd; the job
+// stops counting as running once that has returned.
+func (p *process) passOn(end albedo.JobEnd) {
+	defer func() {
+		p.mu.Lock()
+		delete(p.jobs.waking, end.ID)
+		p.mu.Unlock()
+	}()
+	p.onJob(p.sessionID, end)
+}
+
+// runningJobs counts the kernel's jobs that still run, or whose wake is
+// not taken yet.
 func (p *process) runningJobs() int {
 	if p.gone() {
 		return 0
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return len(p.jobs.running)
+	return len(p.jobs.running) + len(p.jobs.waking)
 }
 
 // killJobs kills the process group of every job the kernel started.

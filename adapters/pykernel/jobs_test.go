@@ -116,6 +116,43 @@ func TestJobEndIsPassedOnOnceWhenNothingReadIt(t *testing.T) {
 	}
 }
 
+// TestAJobCountsAsRunningUntilItsWakeIsTaken: a job whose end wakes the
+// session still counts while the wake is being passed on, whether it ended
+// after its cell or during it, so that the daemon's idle reaper never sees
+// the kernel idle between the job's end and the turn the wake starts.
+func TestAJobCountsAsRunningUntilItsWakeIsTaken(t *testing.T) {
+	for _, tc := range []struct{ name, code string }{
+		{"ending after its cell", `j = run("sleep 0.3")`},
+		{"ending during its cell", `import time
+j = run("exit 0")
+time.sleep(0.3)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			counted := make(chan int, 1)
+			var k *Kernels
+			k = newKernels(t, Options{OnJobEnd: func(session string, _ albedo.JobEnd) {
+				counted <- k.RunningJobs(session)
+			}})
+			run(t, k, "wake", t.TempDir(), tc.code)
+			select {
+			case n := <-counted:
+				if n != 1 {
+					t.Errorf("RunningJobs while the wake is passed on = %d, want 1", n)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("no job end was passed on")
+			}
+			deadline := time.Now().Add(20 * time.Second)
+			for k.RunningJobs("wake") != 0 {
+				if time.Now().After(deadline) {
+					t.Fatal("the job still counts once its wake was taken")
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		})
+	}
+}
+
 func TestAwaitedJobIsNotPassedOn(t *testing.T) {
 	w := newWakes()
 	k := newKernels(t, Options{OnJobEnd: w.record})

@@ -50,6 +50,8 @@ type event struct {
 	Job        int   `json:"job"`
 	Exit       int   `json:"exit"`
 	DurationMS int64 `json:"duration_ms"`
+	// Wakes, on job_ended, says that a job_wake follows at once.
+	Wakes bool `json:"wakes"`
 
 	// done
 	Status    string       `json:"status"`

@@ -283,17 +283,26 @@ class Jobs:
 
     def ended(self, job):
         """Reports a job's end; its wake waits for the end of a running cell,
-        which may read it."""
-        self.kernel.send({"type": "job_ended", "job": job.id, "exit": job._code, "duration_ms": job.duration_ms})
+        which may read it. The end says whether a wake follows at once, so
+        that the daemon keeps counting the job until the wake is taken:
+        between the two frames the kernel must not look idle to the daemon's
+        reaper, which would stop it and lose the globals the woken session
+        relies on."""
         with self.lock:
-            if self.in_cell:
+            deferred = self.in_cell
+            if deferred:
                 self.ended_in_cell.append(job)
-                return
-        self.wake(job)
+        wakes = not deferred and not job._read
+        self.kernel.send({"type": "job_ended", "job": job.id, "exit": job._code, "duration_ms": job.duration_ms, "wakes": wakes})
+        if wakes:
+            self.send_wake(job)
 
     def wake(self, job):
         if not job._read:
-            self.kernel.send({"type": "job_wake", "job": job.id, "exit": job._code, "duration_ms": job.duration_ms})
+            self.send_wake(job)
+
+    def send_wake(self, job):
+        self.kernel.send({"type": "job_wake", "job": job.id, "exit": job._code, "duration_ms": job.duration_ms})
 
     def cell_begins(self):
         with self.lock:

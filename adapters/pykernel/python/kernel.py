@@ -20,7 +20,7 @@ Events:
   {"type": "started", "id"}   (the cell reached the kernel and will run)
   {"type": "image", "id", "mime", "data"}   (show_image; data in base64)
   {"type": "job_started", "job", "pid", "dir"}
-  {"type": "job_ended", "job", "exit", "duration_ms"}
+  {"type": "job_ended", "job", "exit", "duration_ms", "wakes"}   (wakes: a job_wake follows)
   {"type": "job_wake", "job", "exit", "duration_ms"}   (nothing read its end)
   {"type": "done", "id", "status", "value"?, "error"?, "exception"?,
    "trace", "marked"}
