@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/projection"
 )
 
 func TestLookupWindow(t *testing.T) {
@@ -55,7 +56,7 @@ func TestMeasureContext(t *testing.T) {
 	reply := albedo.Item{Kind: albedo.KindAssistant, Text: strings.Repeat("x", 400)}
 	marker := albedo.Item{Kind: albedo.KindTurn, Text: albedo.TurnFinished}
 	appended := int64(0)
-	for _, raw := range albedo.Project([]albedo.Item{reply}, albedo.ProtocolChatCompletions) {
+	for _, raw := range projection.Project([]albedo.Item{reply}, albedo.ProtocolChatCompletions) {
 		appended += int64(len(raw)) + 1
 	}
 	tests := []struct {
@@ -71,7 +72,7 @@ func TestMeasureContext(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := albedo.MeasureContext(tt.last, []albedo.Item{user, reply, marker}, albedo.ProtocolChatCompletions)
+			got := projection.MeasureContext(tt.last, []albedo.Item{user, reply, marker}, albedo.ProtocolChatCompletions)
 			if tt.want < 0 {
 				if got.Used != nil || got.Source != "" {
 					t.Errorf("size = %v %q, want unknown", *got.Used, got.Source)

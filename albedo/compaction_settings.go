@@ -38,7 +38,7 @@ type CompactionSource interface {
 // change.
 func (c CompactionSettings) CompactionSettings(context.Context) CompactionSettings { return c }
 
-// compactionRules are the checked compaction settings.
+// CompactionRules are the checked compaction settings.
 type CompactionRules struct {
 	Trigger, Tail float64
 	// problems say in words which settings were invalid and so replaced by
@@ -46,7 +46,7 @@ type CompactionRules struct {
 	Problems []string
 }
 
-// rules checks the settings: a trigger must be above 0 and at most 100, a
+// Rules checks the settings: a trigger must be above 0 and at most 100, a
 // tail above 0 and below the trigger. An invalid value is replaced by its
 // default, and a problem says so.
 func (c CompactionSettings) Rules() CompactionRules {

@@ -25,34 +25,6 @@ type ContextSize struct {
 	Source string
 }
 
-// MeasureContext computes the size of a session's context: the size of
-// its last turn request (the provider's input tokens when it sent them,
-// else the estimate of the request's body) plus the estimate of the
-// conversational items appended to transcript since that request, as
-// they would be sent in protocol. last is nil when there was no request.
-func MeasureContext(last *RequestRow, transcript []Item, protocol Protocol) ContextSize {
-	if last == nil {
-		return ContextSize{}
-	}
-	used, source := EstimateTokens(last.Bytes), UsedFromEstimate
-	if last.Usage.InputTokens != nil {
-		used, source = *last.Usage.InputTokens, UsedFromProvider
-	}
-	var since []Item
-	seen := 0
-	for _, it := range transcript {
-		if !it.Kind.Conversational() {
-			continue
-		}
-		if seen >= last.Items {
-			since = append(since, it)
-		}
-		seen++
-	}
-	used += EstimateTokens(projectedSize(since, protocol))
-	return ContextSize{Used: &used, Source: source}
-}
-
 // ContextReport is what GET /sessions/{id}/context shows: the model's
 // window, how much of it the session fills, the instruction files sent,
 // and what is wrong with the window or the catalog.

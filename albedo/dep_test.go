@@ -18,13 +18,16 @@ const module = "github.com/albedo-agent/albedo"
 
 // domainLayers says, for each package under albedo/, which other packages
 // under albedo/ it may import. The wire shapes sit beneath the contract,
-// the contract (the root: types and ports) beneath everything that runs
-// it. A package missing from this table fails the test, so a new one is
-// placed in a layer on purpose.
+// the contract (the root: types and ports) beneath the pure rules
+// (compaction policy, then the request projection that applies it), and
+// those beneath the engine that runs them. A package missing from this
+// table fails the test, so a new one is placed in a layer on purpose.
 var domainLayers = map[string][]string{
-	"albedo/wire":   nil,
-	"albedo":        {"albedo/wire"},
-	"albedo/engine": {"albedo", "albedo/wire"},
+	"albedo/wire":       nil,
+	"albedo":            {"albedo/wire"},
+	"albedo/compaction": {"albedo", "albedo/wire"},
+	"albedo/projection": {"albedo", "albedo/wire", "albedo/compaction"},
+	"albedo/engine":     {"albedo", "albedo/wire", "albedo/compaction", "albedo/projection"},
 }
 
 // adapterBans names, for each adapter, the domain packages it must not
@@ -48,10 +51,12 @@ func TestTheDomainIsLayered(t *testing.T) {
 // TestLayerViolations checks that the rules above catch what they are for.
 func TestLayerViolations(t *testing.T) {
 	clean := map[string][]string{
-		"albedo/wire":     {"encoding/json"},
-		"albedo":          {"net/url", module + "/albedo/wire"},
-		"albedo/engine":   {"sync", module + "/albedo", module + "/albedo/wire"},
-		"adapters/openai": {"net/http", "os", module + "/albedo"},
+		"albedo/wire":       {"encoding/json"},
+		"albedo":            {"net/url", module + "/albedo/wire"},
+		"albedo/compaction": {"crypto/sha256", module + "/albedo"},
+		"albedo/projection": {module + "/albedo", module + "/albedo/compaction"},
+		"albedo/engine":     {"sync", module + "/albedo", module + "/albedo/projection"},
+		"adapters/openai":   {"net/http", "os", module + "/albedo"},
 	}
 	tests := []struct {
 		name string
@@ -62,6 +67,10 @@ func TestLayerViolations(t *testing.T) {
 		{"nothing added", "", "", ""},
 		{"the root imports the engine", "albedo", module + "/albedo/engine", "albedo imports albedo/engine"},
 		{"the wire shapes import the root", "albedo/wire", module + "/albedo", "albedo/wire imports albedo"},
+		{"the root imports the projection", "albedo", module + "/albedo/projection", "albedo imports albedo/projection"},
+		{"the root imports compaction policy", "albedo", module + "/albedo/compaction", "albedo imports albedo/compaction"},
+		{"compaction policy imports the projection", "albedo/compaction", module + "/albedo/projection", "albedo/compaction imports albedo/projection"},
+		{"the projection imports the engine", "albedo/projection", module + "/albedo/engine", "albedo/projection imports albedo/engine"},
 		{"the engine opens files", "albedo/engine", "os", "albedo/engine imports os"},
 		{"the root runs processes", "albedo", "os/exec", "albedo imports os/exec"},
 		{"the root dials", "albedo", "net", "albedo imports net"},

@@ -133,3 +133,14 @@ func showFlags(ev *Event, f ItemFlags) {
 		ev.Phase = "commentary"
 	}
 }
+
+// MustJSON marshals v, which holds only maps, slices, strings and values
+// whose encoding cannot fail, to JSON.
+func MustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Only maps, slices and strings are marshalled here.
+		panic("albedo: marshal: " + err.Error())
+	}
+	return b
+}

@@ -183,7 +183,7 @@ type Queued struct {
 	Timestamp int64
 }
 
-// item is the user message a queued message becomes in the transcript.
+// Item is the user message a queued message becomes in the transcript.
 func (q Queued) Item() Item {
 	return Item{Kind: KindUser, Text: q.Text, Source: q.Source, Notes: q.Notes, Image: q.Image, Timestamp: q.Timestamp}
 }

@@ -70,7 +70,7 @@ func ComposeInstructions(own, environment string, set InstructionSet) (string, [
 	used := make([]InstructionUse, 0, len(set.Files))
 	budget := MaxInstructionText
 	for _, f := range set.Files {
-		text, truncated := cutUTF8(f.Text, budget)
+		text, truncated := CutUTF8(f.Text, budget)
 		budget -= len(text)
 		if truncated {
 			// Beyond the cut, nothing more is sent.
@@ -85,8 +85,8 @@ func ComposeInstructions(own, environment string, set InstructionSet) (string, [
 	return b.String(), used
 }
 
-// cutUTF8 returns at most n bytes of s, cut on a character boundary.
-func cutUTF8(s string, n int) (string, bool) {
+// CutUTF8 returns at most n bytes of s, cut on a character boundary.
+func CutUTF8(s string, n int) (string, bool) {
 	if len(s) <= n {
 		return s, false
 	}

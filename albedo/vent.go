@@ -68,7 +68,7 @@ type NewVent struct {
 	Title      string
 }
 
-// validate checks a new vent against the ledger's rules.
+// Validate checks a new vent against the ledger's rules.
 func (n NewVent) Validate() error {
 	if !slices.Contains(VentTopics(), n.Topic) {
 		return Errorf(EInvalid, "unknown vent topic %q: use one of %s", n.Topic, strings.Join(VentTopics(), ", "))
@@ -87,7 +87,7 @@ func (n NewVent) Validate() error {
 	return nil
 }
 
-// displayTitle is the vent's title, or its message's first line when it
+// DisplayTitle is the vent's title, or its message's first line when it
 // has none. A title that was given is kept as given, blank or not, as
 // every field the model files is.
 func (v Vent) DisplayTitle() string {
@@ -97,7 +97,7 @@ func (v Vent) DisplayTitle() string {
 	return Preview(v.Message, maxVentTitle)
 }
 
-// resolve closes a vent with the model's note of what fixed it.
+// Resolve closes a vent with the model's note of what fixed it.
 func (v *Vent) Resolve(sessionID, note string) error {
 	if strings.TrimSpace(note) == "" {
 		return Errorf(EInvalid, "say what fixed the vent")

@@ -14,6 +14,7 @@ import (
 	"github.com/albedo-agent/albedo/adapters/sqlite"
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/albedo-agent/albedo/albedo/engine"
+	"github.com/albedo-agent/albedo/albedo/projection"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 )
 
@@ -119,7 +120,7 @@ func BenchmarkProject10k(b *testing.B) {
 	for _, p := range []albedo.Protocol{albedo.ProtocolChatCompletions, albedo.ProtocolResponses} {
 		b.Run(string(p), func(b *testing.B) {
 			for b.Loop() {
-				if len(albedo.Project(items, p)) == 0 {
+				if len(projection.Project(items, p)) == 0 {
 					b.Fatal("empty projection")
 				}
 			}

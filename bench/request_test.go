@@ -11,6 +11,7 @@ import (
 	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/adapters/openai"
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/compaction"
 	"github.com/albedo-agent/albedo/albedo/engine"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 )
@@ -79,7 +80,7 @@ func benchmarkRequest(b *testing.B, protocol albedo.Protocol, compacted, window 
 			}
 		}
 		c := albedo.Compaction{SessionID: sess.ID, Summary: strings.Repeat("what happened so far. ", 200), Users: users / 2,
-			Fingerprint: albedo.Fingerprint(items, users/2), Strategy: albedo.CompactManual}
+			Fingerprint: compaction.Fingerprint(items, users/2), Strategy: albedo.CompactManual}
 		if err := store.SaveCompaction(ctx, c); err != nil {
 			b.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/projection"
 )
 
 func TestChatStream(t *testing.T) {
@@ -184,7 +185,7 @@ func TestChatGeneratedCallID(t *testing.T) {
 	var msg struct {
 		ToolCalls []struct{ ID string } `json:"tool_calls"`
 	}
-	projected := albedo.Project([]albedo.Item{call}, albedo.ProtocolChatCompletions)
+	projected := projection.Project([]albedo.Item{call}, albedo.ProtocolChatCompletions)
 	if err := json.Unmarshal(projected[0], &msg); err != nil || len(msg.ToolCalls) != 1 || msg.ToolCalls[0].ID != call.CallID {
 		t.Errorf("projected %s does not carry id %q", projected[0], call.CallID)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/projection"
 )
 
 // wantReply is what the user should end up with from one recorded
@@ -269,7 +270,7 @@ func TestWireRecordings(t *testing.T) {
 				var streamed deltas
 				req := albedo.ModelRequest{
 					Endpoint: ep, Instructions: "Be brief.", Tools: []albedo.Tool{albedo.PythonTool()},
-					Input: albedo.ProjectFor(transcript, ep), SessionID: "session-1",
+					Input: projection.ProjectFor(transcript, ep), SessionID: "session-1",
 				}
 				reply, err := c.Stream(context.Background(), req, streamed.add)
 				checkReply(t, fmt.Sprintf("response %d", i+1), want, reply, err)
@@ -286,7 +287,7 @@ func TestWireRecordings(t *testing.T) {
 				}
 			}
 			if len(lastCalls) > 0 {
-				req := albedo.ModelRequest{Endpoint: ep, Tools: []albedo.Tool{albedo.PythonTool()}, Input: albedo.ProjectFor(transcript, ep), SessionID: "session-1"}
+				req := albedo.ModelRequest{Endpoint: ep, Tools: []albedo.Tool{albedo.PythonTool()}, Input: projection.ProjectFor(transcript, ep), SessionID: "session-1"}
 				if _, err := c.Stream(context.Background(), req, nil); err != nil {
 					t.Fatalf("request after the tool calls: %v", err)
 				}

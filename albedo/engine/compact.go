@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/compaction"
+	"github.com/albedo-agent/albedo/albedo/projection"
 )
 
 // errNothingToCompact says that a transcript has no unit to evict: the
@@ -23,7 +25,7 @@ func (s *Service) compaction(ctx context.Context, id string, items []albedo.Item
 	if err != nil {
 		return albedo.Compaction{}, false, fmt.Errorf("read compaction state of session %s: %w", id, err)
 	}
-	_, ok := c.CutIndex(items)
+	_, ok := compaction.CutIndex(c, items)
 	return c, ok, nil
 }
 
@@ -72,15 +74,15 @@ func (s *Service) compact(ctx context.Context, id string, items []albedo.Item, e
 	if prevOK {
 		summary = prev.Summary
 	}
-	for _, chunk := range albedo.EvictedChunks(items[plan.from:plan.to], scope.window/2) {
+	for _, chunk := range compaction.EvictedChunks(items[plan.from:plan.to], scope.window/2) {
 		if summary, err = s.summarise(ctx, id, ep, summary, chunk); err != nil {
 			return albedo.Compaction{}, err
 		}
 	}
 	c := plan.stated(items, id, summary, strategy, s.now())
-	before := inputTokens(albedo.ProjectFor(items, ep))
+	before := inputTokens(projection.ProjectFor(items, ep))
 	if prevOK {
-		before = inputTokens(albedo.ProjectCompacted(items, prev, ep))
+		before = inputTokens(projection.ProjectCompacted(items, prev, ep))
 	}
 	if err := s.recordCompaction(context.WithoutCancel(ctx), c, items, ep, before); err != nil {
 		return albedo.Compaction{}, err
@@ -94,8 +96,8 @@ func (s *Service) compact(ctx context.Context, id string, items []albedo.Item, e
 func (s *Service) summarise(ctx context.Context, id string, ep albedo.Endpoint, previous string, evicted []albedo.Item) (string, error) {
 	req := albedo.ModelRequest{
 		Endpoint:     ep,
-		Instructions: albedo.SummaryInstructions,
-		Input:        albedo.ProjectFor([]albedo.Item{{Kind: albedo.KindUser, Text: albedo.RenderEvicted(previous, evicted)}}, ep),
+		Instructions: compaction.SummaryInstructions,
+		Input:        projection.ProjectFor([]albedo.Item{{Kind: albedo.KindUser, Text: compaction.RenderEvicted(previous, evicted)}}, ep),
 		SessionID:    id,
 	}
 	rows := s.newLedger(id, albedo.RequestSummary, ep, conversational(evicted), req)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/compaction"
+	"github.com/albedo-agent/albedo/albedo/projection"
 )
 
 // autoCompact compacts a session before req is sent when req would reach
@@ -81,7 +83,7 @@ func (s *Service) nextRequestTokens(ctx context.Context, id string, items []albe
 			return 0, fmt.Errorf("read the last summary request of session %s: %w", id, err)
 		}
 		if !summarised || sum.ID < last.ID {
-			if used := albedo.MeasureContext(&last, items, req.Endpoint.Protocol).Used; used != nil {
+			if used := projection.MeasureContext(&last, items, req.Endpoint.Protocol).Used; used != nil {
 				return *used, nil
 			}
 		}
@@ -94,11 +96,11 @@ func (s *Service) nextRequestTokens(ctx context.Context, id string, items []albe
 // one.
 func tailUnits(items []albedo.Item, ep albedo.Endpoint, window int64, tailPercent float64) int {
 	budget := int64(tailPercent * float64(window) / 100)
-	starts := albedo.UnitStarts(items)
+	starts := compaction.UnitStarts(items)
 	end, used, keep := len(items), int64(0), 0
 	for i := len(starts) - 1; i >= 0; i-- {
 		var n int64
-		for _, raw := range albedo.ProjectFor(items[starts[i]:end], ep) {
+		for _, raw := range projection.ProjectFor(items[starts[i]:end], ep) {
 			n += int64(len(raw)) + 1
 		}
 		used += albedo.EstimateTokens(n)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/compaction"
 	"github.com/albedo-agent/albedo/albedo/engine"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 )
@@ -153,7 +154,7 @@ func TestAutomaticCompactionKeepsEveryRequestInTheWindow(t *testing.T) {
 				}
 				callsPaired(t, q.Input)
 				if summaries > 0 {
-					if users := userTexts(t, q.Input); !strings.HasPrefix(users[0], albedo.SummaryPrefix+"\n"+latest) {
+					if users := userTexts(t, q.Input); !strings.HasPrefix(users[0], compaction.SummaryPrefix+"\n"+latest) {
 						t.Errorf("request %d starts with %.60q; want the latest summary %q", i, users[0], latest)
 					}
 				}

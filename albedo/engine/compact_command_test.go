@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/compaction"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 )
 
@@ -54,7 +55,7 @@ func TestCompactCommand(t *testing.T) {
 			before = r.provider.RequestCount()
 			r.turn(sess.ID, "third")
 			next := r.provider.Requests()[before]
-			if users := userTexts(t, next.Input); len(users) != 3 || !strings.HasPrefix(users[0], albedo.SummaryPrefix) || users[1] != "second" {
+			if users := userTexts(t, next.Input); len(users) != 3 || !strings.HasPrefix(users[0], compaction.SummaryPrefix) || users[1] != "second" {
 				t.Errorf("users after /compact = %q", users)
 			}
 		})

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/compaction"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 )
 
@@ -20,7 +21,7 @@ func contextFull() error {
 
 // isSummary reports whether a request is a summary request.
 func isSummary(t fataler, req albedo.ModelRequest) bool {
-	if req.Instructions != albedo.SummaryInstructions {
+	if req.Instructions != compaction.SummaryInstructions {
 		return false
 	}
 	return len(req.Tools) == 0 && strings.Contains(lastUserText(t, req.Input), "<newly-evicted-history>")
@@ -154,7 +155,7 @@ func TestContextFullCompactsOnceAndRetries(t *testing.T) {
 			}
 			for _, retry := range reqs[2:] {
 				users := userTexts(t, retry.Input)
-				if !strings.HasPrefix(users[0], albedo.SummaryPrefix+"\nSUMMARY of first and second") {
+				if !strings.HasPrefix(users[0], compaction.SummaryPrefix+"\nSUMMARY of first and second") {
 					t.Errorf("retry starts with %q; want the summary", users[0])
 				}
 				if !strings.Contains(users[0], "> first") || !strings.Contains(users[0], "> second") {
@@ -223,7 +224,7 @@ func TestCompactionSurvivesModelSwitchAndRestart(t *testing.T) {
 			t.Fatalf("request went to %s", q.Endpoint.Protocol)
 		}
 		users := userTexts(t, q.Input)
-		if !strings.HasPrefix(users[0], albedo.SummaryPrefix+"\nSUMMARY") || len(users) != 3 || users[1] != "third" || !strings.HasPrefix(users[2], "fourth") {
+		if !strings.HasPrefix(users[0], compaction.SummaryPrefix+"\nSUMMARY") || len(users) != 3 || users[1] != "third" || !strings.HasPrefix(users[2], "fourth") {
 			t.Errorf("users = %q; want the summary, third, fourth", users)
 		}
 		callsPaired(t, q.Input)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/compaction"
 )
 
 // evictionPlan says what a new compaction summarises: the items from the
@@ -16,7 +17,7 @@ type evictionPlan struct {
 // keep (at least one) that prev, when valid, does not cover yet.
 func planEviction(items []albedo.Item, prev albedo.Compaction, prevValid bool, keep int) (evictionPlan, bool) {
 	keep = max(keep, 1)
-	starts := albedo.UnitStarts(items)
+	starts := compaction.UnitStarts(items)
 	if len(starts) <= keep {
 		return evictionPlan{}, false
 	}
@@ -39,6 +40,6 @@ func (p evictionPlan) stated(items []albedo.Item, id, summary, strategy string, 
 			n++
 		}
 	}
-	return albedo.Compaction{SessionID: id, Summary: summary, Users: p.users, Fingerprint: albedo.Fingerprint(items, p.users),
+	return albedo.Compaction{SessionID: id, Summary: summary, Users: p.users, Fingerprint: compaction.Fingerprint(items, p.users),
 		Items: n, Strategy: strategy, At: now}
 }

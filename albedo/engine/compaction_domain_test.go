@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/compaction"
+	"github.com/albedo-agent/albedo/albedo/projection"
 )
 
 // unitTranscript is three units: a user message answered through a call,
@@ -50,7 +52,7 @@ func TestRenderEvicted(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := albedo.RenderEvicted(tc.previous, tc.items)
+			got := compaction.RenderEvicted(tc.previous, tc.items)
 			for _, w := range tc.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("rendering lacks %q:\n%s", w, got)
@@ -68,7 +70,7 @@ func TestRenderEvicted(t *testing.T) {
 func TestProjectCompacted(t *testing.T) {
 	items := unitTranscript()
 	state := func(users int) albedo.Compaction {
-		return albedo.Compaction{Summary: "S", Users: users, Fingerprint: albedo.Fingerprint(items, users)}
+		return albedo.Compaction{Summary: "S", Users: users, Fingerprint: compaction.Fingerprint(items, users)}
 	}
 	bad := state(1)
 	bad.Fingerprint = "other"
@@ -77,9 +79,9 @@ func TestProjectCompacted(t *testing.T) {
 		state albedo.Compaction
 		users []string
 	}{
-		{"one unit evicted", state(1), []string{albedo.SummaryPrefix + "\nS\n\n[the user's latest earlier messages, verbatim, oldest first]\n> one",
+		{"one unit evicted", state(1), []string{compaction.SummaryPrefix + "\nS\n\n[the user's latest earlier messages, verbatim, oldest first]\n> one",
 			`<system-note origin="daemon restart">the daemon restarted</system-note>`, "three"}},
-		{"two units evicted; notes are not quoted", state(2), []string{albedo.SummaryPrefix + "\nS\n\n[the user's latest earlier messages, verbatim, oldest first]\n> one", "three"}},
+		{"two units evicted; notes are not quoted", state(2), []string{compaction.SummaryPrefix + "\nS\n\n[the user's latest earlier messages, verbatim, oldest first]\n> one", "three"}},
 		{"a mismatched fingerprint is ignored", bad, []string{"one", `<system-note origin="daemon restart">the daemon restarted</system-note>`, "three"}},
 		{"the newest unit is never cut", state(3), []string{"one", `<system-note origin="daemon restart">the daemon restarted</system-note>`, "three"}},
 		{"no state", albedo.Compaction{}, []string{"one", `<system-note origin="daemon restart">the daemon restarted</system-note>`, "three"}},
@@ -87,7 +89,7 @@ func TestProjectCompacted(t *testing.T) {
 	for _, tc := range tests {
 		for _, p := range []albedo.Protocol{albedo.ProtocolResponses, albedo.ProtocolChatCompletions} {
 			t.Run(fmt.Sprintf("%s/%s", tc.name, p), func(t *testing.T) {
-				input := albedo.ProjectCompacted(items, tc.state, albedo.Endpoint{Protocol: p})
+				input := projection.ProjectCompacted(items, tc.state, albedo.Endpoint{Protocol: p})
 				got := userTexts(t, input)
 				if strings.Join(got, "|") != strings.Join(tc.users, "|") {
 					t.Errorf("users = %q\nwant %q", got, tc.users)
@@ -102,13 +104,13 @@ func TestFingerprint(t *testing.T) {
 	items := unitTranscript()
 	changed := unitTranscript()
 	changed[0].Text = "uno"
-	if albedo.Fingerprint(items, 1) == albedo.Fingerprint(changed, 1) {
+	if compaction.Fingerprint(items, 1) == compaction.Fingerprint(changed, 1) {
 		t.Error("a changed user message keeps its fingerprint")
 	}
-	if albedo.Fingerprint(items, 2) != albedo.Fingerprint(append(items[:8:8], albedo.Item{Kind: albedo.KindUser, Text: "new"}), 2) {
+	if compaction.Fingerprint(items, 2) != compaction.Fingerprint(append(items[:8:8], albedo.Item{Kind: albedo.KindUser, Text: "new"}), 2) {
 		t.Error("a later message changed the fingerprint of earlier ones")
 	}
-	if albedo.Fingerprint(items, 4) != "" {
+	if compaction.Fingerprint(items, 4) != "" {
 		t.Error("a fingerprint of more user messages than there are")
 	}
 }

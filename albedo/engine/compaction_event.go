@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/projection"
 )
 
 // compactionItem is the transcript item of a new compaction state.
@@ -28,7 +29,7 @@ func inputTokens(input []json.RawMessage) int64 {
 // the item to subscribers. before is the estimated input of the next
 // request without c. The caller does not hold the session's lock.
 func (s *Service) recordCompaction(ctx context.Context, c albedo.Compaction, items []albedo.Item, ep albedo.Endpoint, before int64) error {
-	after := inputTokens(albedo.ProjectCompacted(items, c, ep))
+	after := inputTokens(projection.ProjectCompacted(items, c, ep))
 	it := compactionItem(c, albedo.CompactionFigures{Items: c.Items, TokensBefore: before, TokensAfter: after})
 	st := s.state(c.SessionID)
 	st.mu.Lock()

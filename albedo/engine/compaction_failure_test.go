@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/compaction"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 )
 
@@ -121,7 +122,7 @@ func TestCompactionCutShortByAStopIsDoneAgainOnResume(t *testing.T) {
 				if isSummary(t, q) {
 					t.Error("the summary was asked for more than once after the restart")
 				}
-				if users := userTexts(t, q.Input); !strings.HasPrefix(users[0], albedo.SummaryPrefix) {
+				if users := userTexts(t, q.Input); !strings.HasPrefix(users[0], compaction.SummaryPrefix) {
 					t.Errorf("a request after the resumed compaction starts with %q", users[0])
 				}
 			}

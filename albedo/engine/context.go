@@ -6,6 +6,7 @@ import (
 
 	"github.com/albedo-agent/albedo/albedo"
 
+	"github.com/albedo-agent/albedo/albedo/projection"
 	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
@@ -48,7 +49,7 @@ func (s *Service) contextReport(ctx context.Context, st *sessionState, sess albe
 		if !protocol.Valid() {
 			protocol = sess.Protocol
 		}
-		size := albedo.MeasureContext(&last, items, protocol)
+		size := projection.MeasureContext(&last, items, protocol)
 		rep.Used, rep.UsedSource = size.Used, size.Source
 	}
 	rep.Percent = albedo.Percent(rep.Used, rep.Window)

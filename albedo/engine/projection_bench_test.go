@@ -11,7 +11,9 @@ import (
 	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/adapters/sqlite"
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/compaction"
 	"github.com/albedo-agent/albedo/albedo/engine"
+	"github.com/albedo-agent/albedo/albedo/projection"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 )
 
@@ -48,12 +50,12 @@ func BenchmarkPrepareInput10k(b *testing.B) {
 			users++
 		}
 	}
-	comp := &albedo.Compaction{Summary: strings.Repeat("what happened so far. ", 200), Users: users / 2, Fingerprint: albedo.Fingerprint(base, users/2)}
+	comp := &albedo.Compaction{Summary: strings.Repeat("what happened so far. ", 200), Users: users / 2, Fingerprint: compaction.Fingerprint(base, users/2)}
 	for _, ep := range []albedo.Endpoint{{Protocol: chat}, {Protocol: resp}} {
 		b.Run(string(ep.Protocol)+"/fresh", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if len(albedo.ProjectCompacted(base, *comp, ep)) == 0 {
+				if len(projection.ProjectCompacted(base, *comp, ep)) == 0 {
 					b.Fatal("empty input")
 				}
 			}
@@ -91,7 +93,7 @@ func BenchmarkMeasureContext10k(b *testing.B) {
 		b.Run(string(p), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if albedo.MeasureContext(last, items, p).Used == nil {
+				if projection.MeasureContext(last, items, p).Used == nil {
 					b.Fatal("no size")
 				}
 			}
@@ -180,7 +182,7 @@ func BenchmarkProjectLongAnswer(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			b.ReportAllocs()
 			for b.Loop() {
-				albedo.Project(items, protocol)
+				projection.Project(items, protocol)
 			}
 		})
 	}

@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/compaction"
+	"github.com/albedo-agent/albedo/albedo/projection"
 )
 
 // projectionCache keeps what a session's last model request projected, so
@@ -25,11 +27,11 @@ import (
 // before it (a later one that does makes the next request rebuild).
 type projectionCache struct {
 	mu   sync.Mutex
-	kept *projection
+	kept *keptProjection
 }
 
-// projection is the kept part of a session's projected transcript.
-type projection struct {
+// keptProjection is the kept part of a session's projected transcript.
+type keptProjection struct {
 	key projectionKey
 	// cut is where the transcript's tail begins when key.comp applies,
 	// head the text of the summary message that stands in for the items
@@ -104,11 +106,11 @@ func (c *projectionCache) project(items []albedo.Item, comp *albedo.Compaction, 
 
 // newProjection starts an empty projection of items under key: it checks
 // once where the compaction state cuts items, and whether it applies.
-func newProjection(key projectionKey, items []albedo.Item) *projection {
-	p := &projection{key: key, cut: -1, ids: make(map[string]bool)}
+func newProjection(key projectionKey, items []albedo.Item) *keptProjection {
+	p := &keptProjection{key: key, cut: -1, ids: make(map[string]bool)}
 	if key.comp != (albedo.Compaction{}) {
-		if cut, ok := key.comp.CutIndex(items); ok {
-			p.cut, p.head, p.n = cut, albedo.SummaryText(key.comp.Summary, items[:cut]), cut
+		if cut, ok := compaction.CutIndex(key.comp, items); ok {
+			p.cut, p.head, p.n = cut, compaction.SummaryText(key.comp.Summary, items[:cut]), cut
 			if cut > 0 {
 				p.lastSeq = items[cut-1].Seq
 			}
@@ -121,7 +123,7 @@ func newProjection(key projectionKey, items []albedo.Item) *projection {
 // appended after them, under the same key. A compaction state that did not
 // apply to the items p saw is checked again, since appended items may make
 // it apply.
-func (p *projection) extends(key projectionKey, items []albedo.Item) bool {
+func (p *keptProjection) extends(key projectionKey, items []albedo.Item) bool {
 	if p.key != key || p.n > len(items) || (p.cut < 0 && key.comp != (albedo.Compaction{})) {
 		return false
 	}
@@ -139,7 +141,7 @@ func carriesCallID(k albedo.ItemKind) bool {
 // nothing, when an appended item shares a call id with a projected one, or
 // when the appended items move the Chat Completions reasoning cut into
 // what p holds: then p must be rebuilt.
-func (p *projection) extend(items []albedo.Item) ([]json.RawMessage, bool) {
+func (p *keptProjection) extend(items []albedo.Item) ([]json.RawMessage, bool) {
 	seg := items[p.n:]
 	withHead := p.cut >= 0 && p.n == p.cut && p.paired == 0
 	if withHead {
@@ -157,7 +159,7 @@ func (p *projection) extend(items []albedo.Item) ([]json.RawMessage, bool) {
 	}
 	// Pair seg, noting after each item how many paired items it made and
 	// whether a call still waits for its output.
-	pair := albedo.NewPairer(seg)
+	pair := projection.NewPairer(seg)
 	made := make([]int, len(seg)+1)
 	settled := make([]bool, len(seg)+1)
 	settled[0] = true
@@ -184,12 +186,12 @@ func (p *projection) extend(items []albedo.Item) ([]json.RawMessage, bool) {
 	if from != math.MaxInt {
 		rel = from - p.paired
 	}
-	var chat *albedo.ChatProjector
-	var resp *albedo.ResponsesProjector
+	var chat *projection.ChatProjector
+	var resp *projection.ResponsesProjector
 	if p.key.protocol == albedo.ProtocolChatCompletions {
-		chat = &albedo.ChatProjector{From: rel}
+		chat = &projection.ChatProjector{From: rel}
 	} else {
-		resp = &albedo.ResponsesProjector{}
+		resp = &projection.ResponsesProjector{}
 	}
 	outLen := func() int {
 		if chat != nil {

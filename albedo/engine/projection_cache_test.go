@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/compaction"
 	"github.com/albedo-agent/albedo/albedo/engine"
+	"github.com/albedo-agent/albedo/albedo/projection"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 	"pgregory.net/rapid"
 )
@@ -16,9 +18,9 @@ import (
 // projected afresh.
 func reference(items []albedo.Item, comp *albedo.Compaction, ep albedo.Endpoint) []json.RawMessage {
 	if comp == nil {
-		return albedo.ProjectFor(items, ep)
+		return projection.ProjectFor(items, ep)
 	}
-	return albedo.ProjectCompacted(items, *comp, ep)
+	return projection.ProjectCompacted(items, *comp, ep)
 }
 
 func sameInput(a, b []json.RawMessage) bool {
@@ -129,7 +131,7 @@ func TestIncrementalProjectionEqualsAFreshOne(t *testing.T) {
 						return
 					}
 					k := rapid.IntRange(1, users-1).Draw(rt, "summarised users")
-					comp = &albedo.Compaction{Summary: fmt.Sprintf("summary of %d", k), Users: k, Fingerprint: albedo.Fingerprint(g.items, k)}
+					comp = &albedo.Compaction{Summary: fmt.Sprintf("summary of %d", k), Users: k, Fingerprint: compaction.Fingerprint(g.items, k)}
 				}
 			},
 			"drop": func(*rapid.T) { proj.Drop() },
@@ -167,7 +169,7 @@ func TestIncrementalProjectionKeepsToolRounds(t *testing.T) {
 				add(albedo.Item{Kind: albedo.KindToolCall, CallID: id, ToolName: "python", Arguments: `{"code":"1"}`, Protocol: ep.Protocol})
 				add(albedo.Item{Kind: albedo.KindToolOutput, CallID: id, ToolName: "python", Text: `{"status":"ok"}`})
 				got := proj.Project(items, nil, ep)
-				if !sameInput(got, albedo.ProjectFor(items, ep)) {
+				if !sameInput(got, projection.ProjectFor(items, ep)) {
 					t.Fatalf("round %d: the input differs from a fresh projection", round)
 				}
 				if proj.Kept() != len(items) {
@@ -177,7 +179,7 @@ func TestIncrementalProjectionKeepsToolRounds(t *testing.T) {
 			// The next message ends the turn whose reasoning a Chat
 			// Completions provider that takes it back was given.
 			add(albedo.Item{Kind: albedo.KindUser, Text: "and now?"})
-			if !sameInput(proj.Project(items, nil, ep), albedo.ProjectFor(items, ep)) {
+			if !sameInput(proj.Project(items, nil, ep), projection.ProjectFor(items, ep)) {
 				t.Fatal("after the next message: the input differs from a fresh projection")
 			}
 		})
@@ -195,7 +197,7 @@ func TestProjectIgnoresRawThatIsNotJSON(t *testing.T) {
 				{Kind: albedo.KindToolCall, CallID: "c1", ToolName: "python", Arguments: `{"code":"1"}`, Protocol: p, Raw: json.RawMessage(`{"id":"c1",`)},
 				{Kind: albedo.KindToolOutput, CallID: "c1", ToolName: "python", Text: "1"},
 			}
-			input := albedo.Project(items, p)
+			input := projection.Project(items, p)
 			for _, raw := range input {
 				if !json.Valid(raw) {
 					t.Fatalf("sent %s", raw)
@@ -217,7 +219,7 @@ func TestEveryRequestIsAFreshProjection(t *testing.T) {
 	r := newRig(t, nil)
 	requests := 0
 	r.provider = fakes.NewProvider(func(req albedo.ModelRequest) fakes.Reply {
-		if req.Instructions == albedo.SummaryInstructions {
+		if req.Instructions == compaction.SummaryInstructions {
 			return fakes.Text("SUMMARY so far")
 		}
 		requests++

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/projection"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 	"pgregory.net/rapid"
 )
@@ -202,7 +203,7 @@ func TestProjectResponsesPairsLateOutputs(t *testing.T) {
 // message answers such a call, and the user texts come in order.
 func checkChat(rt fataler, items []albedo.Item) {
 	rt.Helper()
-	msgs := decodeInput(rt, albedo.Project(items, chat))
+	msgs := decodeInput(rt, projection.Project(items, chat))
 	pending := map[string]bool{} // calls of the last assistant message not yet answered
 	answered := map[string]bool{}
 	for i, m := range msgs {
@@ -238,7 +239,7 @@ func checkChat(rt fataler, items []albedo.Item) {
 	if len(pending) > 0 {
 		rt.Fatalf("calls %v are never answered", keys(pending))
 	}
-	if got, want := userTexts(rt, albedo.Project(items, chat)), wantUserTexts(items); !slices.Equal(got, want) {
+	if got, want := userTexts(rt, projection.Project(items, chat)), wantUserTexts(items); !slices.Equal(got, want) {
 		rt.Fatalf("user texts = %q, want %q", got, want)
 	}
 }
@@ -249,7 +250,7 @@ func checkChat(rt fataler, items []albedo.Item) {
 // come in order.
 func checkResponses(rt fataler, items []albedo.Item) {
 	rt.Helper()
-	input := albedo.Project(items, resp)
+	input := projection.Project(items, resp)
 	msgs := decodeInput(rt, input)
 	called := map[string]bool{}
 	outputs := map[string]int{}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/projection"
 )
 
 const (
@@ -144,7 +145,7 @@ func TestProject(t *testing.T) {
 			items:    []albedo.Item{user("a"), respCall, out("ghost", "lost"), user("b")},
 			protocol: resp,
 			want: `[{"type":"message","role":"user","content":[{"type":"input_text","text":"a"}]},` + string(respCall.Raw) + `,` +
-				`{"type":"function_call_output","call_id":"c1","output":"` + albedo.UnpairedOutput + `"},` +
+				`{"type":"function_call_output","call_id":"c1","output":"` + projection.UnpairedOutput + `"},` +
 				`{"type":"message","role":"user","content":[{"type":"input_text","text":"b"}]}]`,
 		},
 		{
@@ -152,12 +153,12 @@ func TestProject(t *testing.T) {
 			items:    []albedo.Item{user("a"), chatCall},
 			protocol: chat,
 			want: `[{"role":"user","content":"a"},{"role":"assistant","content":null,"tool_calls":[` + string(chatCall.Raw) + `]},` +
-				`{"role":"tool","tool_call_id":"k1","content":"` + albedo.UnpairedOutput + `"}]`,
+				`{"role":"tool","tool_call_id":"k1","content":"` + projection.UnpairedOutput + `"}]`,
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := json.Marshal(albedo.Project(tc.items, tc.protocol))
+			got, err := json.Marshal(projection.Project(tc.items, tc.protocol))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -174,7 +175,7 @@ func TestProjectReplaysRawBytes(t *testing.T) {
 		{Kind: albedo.KindUser, Text: "u"},
 		{Kind: albedo.KindToolCall, CallID: "c1", ToolName: "python", Arguments: "{}", Protocol: resp, Raw: raw},
 	}
-	got := albedo.Project(items, resp)
+	got := projection.Project(items, resp)
 	if len(got) != 3 || string(got[1]) != string(raw) {
 		t.Fatalf("Project = %s", got)
 	}
@@ -221,8 +222,8 @@ func TestProjectChatCallWithoutRawIsItsFormerRaw(t *testing.T) {
 				return out
 			}
 			for _, items := range [][]albedo.Item{{call}, {text, call, second}} {
-				got := albedo.Project(items, chat)
-				want := albedo.Project(withRaw(items...), chat)
+				got := projection.Project(items, chat)
+				want := projection.Project(withRaw(items...), chat)
 				if len(got) != len(want) {
 					t.Fatalf("Project = %s, want %s", got, want)
 				}
@@ -232,7 +233,7 @@ func TestProjectChatCallWithoutRawIsItsFormerRaw(t *testing.T) {
 					}
 				}
 			}
-			if got := string(albedo.Project([]albedo.Item{call}, chat)[0]); !strings.Contains(got, `"tool_calls":[`+string(raw)+`]`) {
+			if got := string(projection.Project([]albedo.Item{call}, chat)[0]); !strings.Contains(got, `"tool_calls":[`+string(raw)+`]`) {
 				t.Errorf("message %s does not hold the call as %s", got, raw)
 			}
 		})
@@ -245,7 +246,7 @@ func TestProjectChatCallWithoutRawIsItsFormerRaw(t *testing.T) {
 func TestProjectChatCallOfAnotherProtocol(t *testing.T) {
 	call := albedo.Item{Kind: albedo.KindToolCall, CallID: "c1", ToolName: "python", Arguments: `{"code":"a < b"}`, Protocol: resp,
 		Raw: json.RawMessage(`{"type":"function_call","call_id":"c1","name":"python","arguments":"{\"code\":\"a < b\"}"}`)}
-	got := string(albedo.Project([]albedo.Item{call}, chat)[0])
+	got := string(projection.Project([]albedo.Item{call}, chat)[0])
 	want := `{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"python","arguments":"{\"code\":\"a < b\"}"}}]}`
 	if got != want {
 		t.Errorf("Project = %s, want %s", got, want)
@@ -254,7 +255,7 @@ func TestProjectChatCallOfAnotherProtocol(t *testing.T) {
 
 func TestProjectEmpty(t *testing.T) {
 	for _, p := range []albedo.Protocol{resp, chat} {
-		if got := albedo.Project(nil, p); len(got) != 0 {
+		if got := projection.Project(nil, p); len(got) != 0 {
 			t.Errorf("%s: Project(nil) = %s", p, got)
 		}
 	}
@@ -299,7 +300,7 @@ func TestProjectForSendsReasoningContentOfTheCurrentTurnOnly(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := albedo.ProjectFor(items, tt.ep)
+			got := projection.ProjectFor(items, tt.ep)
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d messages, want %d: %s", len(got), len(tt.want), got)
 			}

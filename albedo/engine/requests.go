@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/compaction"
 )
 
 // Requests returns a page of a session's request ledger, oldest first:
@@ -117,12 +118,12 @@ func redactKey(msg, key string) string {
 // carries: its instructions and texts as JSON strings, its input as
 // projected, and its tools.
 func requestSize(req albedo.ModelRequest) int64 {
-	n := albedo.JsonStringSize(req.Instructions)
+	n := compaction.JsonStringSize(req.Instructions)
 	for _, raw := range req.Input {
 		n += int64(len(raw)) + 1
 	}
 	for _, t := range req.Tools {
-		n += albedo.JsonStringSize(t.Name) + albedo.JsonStringSize(t.Description) + int64(len(t.Parameters))
+		n += compaction.JsonStringSize(t.Name) + compaction.JsonStringSize(t.Description) + int64(len(t.Parameters))
 	}
 	return n
 }

@@ -1,9 +1,11 @@
-package albedo
+package compaction
 
 import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/albedo-agent/albedo/albedo"
 )
 
 // maxRenderedText caps each text of the evicted history in a summary
@@ -14,7 +16,7 @@ const maxRenderedText = 4000
 // summary (or "(none)") and the evicted items, as text. Calls show their
 // code, outputs their text, images their metadata and never their data;
 // long texts are cut with a marker.
-func RenderEvicted(previous string, items []Item) string {
+func RenderEvicted(previous string, items []albedo.Item) string {
 	var b strings.Builder
 	b.WriteString("<previous-summary>\n")
 	if previous == "" {
@@ -32,10 +34,10 @@ func RenderEvicted(previous string, items []Item) string {
 
 // renderItem renders one evicted item as RenderEvicted shows it; items the
 // model never sees render as "".
-func renderItem(it Item) string {
+func renderItem(it albedo.Item) string {
 	var b strings.Builder
 	switch it.Kind {
-	case KindUser:
+	case albedo.KindUser:
 		who := "user"
 		if it.Source != "" {
 			who = "system note (" + it.Source + ")"
@@ -47,21 +49,21 @@ func renderItem(it Item) string {
 		if it.Image != nil {
 			fmt.Fprintf(&b, "[image: %s, %dx%d, %d bytes]\n", it.Image.MimeType, it.Image.Width, it.Image.Height, it.Image.Bytes)
 		}
-	case KindReasoning:
+	case albedo.KindReasoning:
 		if it.Text != "" {
 			fmt.Fprintf(&b, "[assistant reasoning]\n%s\n", cutText(it.Text))
 		}
-	case KindAssistant:
+	case albedo.KindAssistant:
 		fmt.Fprintf(&b, "[assistant]\n%s\n", cutText(it.Text))
-	case KindToolCall:
-		code := CallCode(it)
+	case albedo.KindToolCall:
+		code := albedo.CallCode(it)
 		if code == "" {
 			code = it.Arguments
 		}
 		fmt.Fprintf(&b, "[%s call %s]\n%s\n", it.ToolName, it.CallID, cutText(code))
-	case KindToolOutput:
+	case albedo.KindToolOutput:
 		fmt.Fprintf(&b, "[output of %s]\n%s\n", it.CallID, cutText(it.Text))
-	case KindToolImage:
+	case albedo.KindToolImage:
 		if it.Image != nil {
 			fmt.Fprintf(&b, "[image shown by %s: %s, %dx%d, %d bytes]\n", it.CallID, it.Image.MimeType, it.Image.Width, it.Image.Height, it.Image.Bytes)
 		}
@@ -69,19 +71,19 @@ func renderItem(it Item) string {
 	return b.String()
 }
 
-// evictedChunks splits evicted items into the chunks that summary
+// EvictedChunks splits evicted items into the chunks that summary
 // requests carry one by one: each renders to at most limit tokens by the
 // estimate (the bytes of the rendered text as a JSON string, divided by
 // 4), except a chunk of one item that alone is larger. limit <= 0 is one
 // chunk.
-func EvictedChunks(items []Item, limit int64) [][]Item {
+func EvictedChunks(items []albedo.Item, limit int64) [][]albedo.Item {
 	if limit <= 0 || len(items) == 0 {
-		return [][]Item{items}
+		return [][]albedo.Item{items}
 	}
-	var chunks [][]Item
+	var chunks [][]albedo.Item
 	from, size := 0, int64(0)
 	for i, it := range items {
-		n := EstimateTokens(JsonStringSize(renderItem(it)))
+		n := albedo.EstimateTokens(JsonStringSize(renderItem(it)))
 		if i > from && size+n > limit {
 			chunks = append(chunks, items[from:i])
 			from, size = i, 0
@@ -91,7 +93,7 @@ func EvictedChunks(items []Item, limit int64) [][]Item {
 	return append(chunks, items[from:])
 }
 
-// jsonStringSize is how many bytes s takes as a JSON string, quotes
+// JsonStringSize is how many bytes s takes as a JSON string, quotes
 // included, as encoding/json writes it.
 func JsonStringSize(s string) int64 {
 	raw, err := json.Marshal(s)
@@ -104,7 +106,7 @@ func JsonStringSize(s string) int64 {
 // cutText caps s at maxRenderedText bytes on a character boundary, with a
 // marker saying how many bytes were left out.
 func cutText(s string) string {
-	cut, cutShort := cutUTF8(s, maxRenderedText)
+	cut, cutShort := albedo.CutUTF8(s, maxRenderedText)
 	if !cutShort {
 		return s
 	}

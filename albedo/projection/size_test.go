@@ -1,8 +1,10 @@
-package albedo
+package projection
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/albedo-agent/albedo/albedo"
 )
 
 func TestJSONStringLenIsTheEncodedLength(t *testing.T) {
@@ -37,14 +39,14 @@ func FuzzJSONStringLen(f *testing.F) {
 // the same, for each protocol and kind of item that carries one.
 func TestProjectedSizeCountsLongTextsExactly(t *testing.T) {
 	long := strings.Repeat("a \"quoted\" line\n\tü ✓\u2028 ", longText/8)
-	items := []Item{
-		{Seq: 1, Kind: KindUser, Text: long},
-		{Seq: 2, Kind: KindAssistant, Text: long, Protocol: ProtocolChatCompletions},
-		{Seq: 3, Kind: KindToolCall, CallID: "c", ToolName: "python", Arguments: `{"code":"1"}`},
-		{Seq: 4, Kind: KindToolOutput, CallID: "c", Text: long},
-		{Seq: 5, Kind: KindAssistant, Text: "short"},
+	items := []albedo.Item{
+		{Seq: 1, Kind: albedo.KindUser, Text: long},
+		{Seq: 2, Kind: albedo.KindAssistant, Text: long, Protocol: albedo.ProtocolChatCompletions},
+		{Seq: 3, Kind: albedo.KindToolCall, CallID: "c", ToolName: "python", Arguments: `{"code":"1"}`},
+		{Seq: 4, Kind: albedo.KindToolOutput, CallID: "c", Text: long},
+		{Seq: 5, Kind: albedo.KindAssistant, Text: "short"},
 	}
-	for _, protocol := range []Protocol{ProtocolChatCompletions, ProtocolResponses} {
+	for _, protocol := range []albedo.Protocol{albedo.ProtocolChatCompletions, albedo.ProtocolResponses} {
 		var want int64
 		for _, raw := range Project(items, protocol) {
 			want += int64(len(raw)) + 1

@@ -1,4 +1,4 @@
-package albedo
+package compaction
 
 import (
 	"strings"

@@ -1,6 +1,10 @@
-package albedo
+package projection
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/albedo-agent/albedo/albedo"
+)
 
 // longText is the size of a text past which measuring a projection counts
 // its encoded size instead of encoding it.
@@ -14,11 +18,11 @@ const longText = 64 << 10
 // reasoning) the count may differ from the real encoding by the few bytes
 // of an escape at the seam; it feeds an estimate. An item sent as its Raw
 // counts its Raw.
-func projectedSize(items []Item, protocol Protocol) int64 {
+func projectedSize(items []albedo.Item, protocol albedo.Protocol) int64 {
 	var extra int64
-	var light []Item
+	var light []albedo.Item
 	for i, it := range items {
-		if protocol == ProtocolResponses {
+		if protocol == albedo.ProtocolResponses {
 			if native, _ := nativeResponses(it); native {
 				continue // sent as its Raw
 			}
@@ -27,7 +31,7 @@ func projectedSize(items []Item, protocol Protocol) int64 {
 			continue
 		}
 		if light == nil {
-			light = append([]Item(nil), items...)
+			light = append([]albedo.Item(nil), items...)
 		}
 		light[i].Text = "x"
 		extra += int64(jsonStringLen(it.Text)) - int64(len(`"x"`))

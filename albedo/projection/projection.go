@@ -1,10 +1,12 @@
-package albedo
+package projection
 
 import (
 	"encoding/base64"
 	"encoding/json"
 	"slices"
 	"strings"
+
+	"github.com/albedo-agent/albedo/albedo"
 )
 
 // Project turns a transcript into the native input array of protocol: the
@@ -13,22 +15,22 @@ import (
 // projected from their neutral fields. Only conversational items are sent.
 // Every tool call reaches the provider paired with its output: a call with
 // no output gets one saying so, and an output with no call is dropped.
-func Project(items []Item, protocol Protocol) []json.RawMessage {
-	return ProjectFor(items, Endpoint{Protocol: protocol})
+func Project(items []albedo.Item, protocol albedo.Protocol) []json.RawMessage {
+	return ProjectFor(items, albedo.Endpoint{Protocol: protocol})
 }
 
 // ProjectFor is Project for the endpoint a request goes to: a Chat
 // Completions endpoint with ReasoningContent set also gets the reasoning of
 // the current turn (after the last user message) back, as the
 // "reasoning_content" of the assistant message it preceded.
-func ProjectFor(items []Item, ep Endpoint) []json.RawMessage {
+func ProjectFor(items []albedo.Item, ep albedo.Endpoint) []json.RawMessage {
 	items = pairCalls(items)
-	if ep.Protocol == ProtocolChatCompletions {
+	if ep.Protocol == albedo.ProtocolChatCompletions {
 		from := len(items)
 		if ep.ReasoningContent {
 			from = 0
 			for i, it := range items {
-				if it.Kind == KindUser {
+				if it.Kind == albedo.KindUser {
 					from = i + 1
 				}
 			}
@@ -47,7 +49,7 @@ const UnpairedOutput = "no output was recorded for this call"
 // up, a missing one is invented, and an output whose call is unknown, or a
 // second output of one call, is dropped. The images a cell showed follow
 // its output.
-func pairCalls(items []Item) []Item {
+func pairCalls(items []albedo.Item) []albedo.Item {
 	p := NewPairer(items)
 	for _, it := range items {
 		p.Add(it)
@@ -60,25 +62,25 @@ func pairCalls(items []Item) []Item {
 // and is whole after a last flush. It looks up outputs and images in the
 // items it was made for.
 type pairer struct {
-	first  map[string]Item   // the first output of each call
-	images map[string][]Item // the images each call's cell showed
+	first  map[string]albedo.Item   // the first output of each call
+	images map[string][]albedo.Item // the images each call's cell showed
 	done   map[string]bool
-	open   []Item // calls of the current reply still waiting for output
+	open   []albedo.Item // calls of the current reply still waiting for output
 	// answering is set once the current reply's outputs began.
 	answering bool
-	Out       []Item
+	Out       []albedo.Item
 }
 
-func NewPairer(items []Item) *pairer {
-	p := &pairer{first: make(map[string]Item), images: make(map[string][]Item), done: make(map[string]bool),
-		Out: make([]Item, 0, len(items))}
+func NewPairer(items []albedo.Item) *pairer {
+	p := &pairer{first: make(map[string]albedo.Item), images: make(map[string][]albedo.Item), done: make(map[string]bool),
+		Out: make([]albedo.Item, 0, len(items))}
 	for _, it := range items {
 		switch it.Kind {
-		case KindToolOutput:
+		case albedo.KindToolOutput:
 			if _, seen := p.first[it.CallID]; !seen {
 				p.first[it.CallID] = it
 			}
-		case KindToolImage:
+		case albedo.KindToolImage:
 			if it.Image != nil {
 				p.images[it.CallID] = append(p.images[it.CallID], it)
 			}
@@ -87,16 +89,16 @@ func NewPairer(items []Item) *pairer {
 	return p
 }
 
-// settled reports whether no call waits for its output.
+// Settled reports whether no call waits for its output.
 func (p *pairer) Settled() bool { return len(p.open) == 0 }
 
-// flush gives every open call its output (or one saying there is none).
+// Flush gives every open call its output (or one saying there is none).
 func (p *pairer) Flush() {
 	p.answering = false
 	for _, c := range p.open {
 		o, ok := p.first[c.CallID]
 		if !ok {
-			o = Item{Kind: KindToolOutput, CallID: c.CallID, ToolName: c.ToolName, Text: UnpairedOutput}
+			o = albedo.Item{Kind: albedo.KindToolOutput, CallID: c.CallID, ToolName: c.ToolName, Text: UnpairedOutput}
 		}
 		p.Out = append(p.Out, o)
 		p.Out = append(p.Out, p.images[c.CallID]...)
@@ -105,14 +107,14 @@ func (p *pairer) Flush() {
 	p.open = p.open[:0]
 }
 
-// add pairs the next item.
-func (p *pairer) Add(it Item) {
+// Add pairs the next item.
+func (p *pairer) Add(it albedo.Item) {
 	if !it.Kind.Conversational() {
 		return
 	}
 	switch it.Kind {
-	case KindToolCall:
-		if p.done[it.CallID] || slices.ContainsFunc(p.open, func(c Item) bool { return c.CallID == it.CallID }) {
+	case albedo.KindToolCall:
+		if p.done[it.CallID] || slices.ContainsFunc(p.open, func(c albedo.Item) bool { return c.CallID == it.CallID }) {
 			return
 		}
 		if p.answering {
@@ -120,10 +122,10 @@ func (p *pairer) Add(it Item) {
 		}
 		p.open = append(p.open, it)
 		p.Out = append(p.Out, it)
-	case KindToolImage:
+	case albedo.KindToolImage:
 		// follows its output
-	case KindToolOutput:
-		if p.done[it.CallID] || !slices.ContainsFunc(p.open, func(c Item) bool { return c.CallID == it.CallID }) {
+	case albedo.KindToolOutput:
+		if p.done[it.CallID] || !slices.ContainsFunc(p.open, func(c albedo.Item) bool { return c.CallID == it.CallID }) {
 			return
 		}
 		p.Out = append(p.Out, p.first[it.CallID])
@@ -137,7 +139,7 @@ func (p *pairer) Add(it Item) {
 	}
 }
 
-func removeCall(open []Item, id string) []Item {
+func removeCall(open []albedo.Item, id string) []albedo.Item {
 	for i, c := range open {
 		if c.CallID == id {
 			return append(open[:i], open[i+1:]...)
@@ -148,7 +150,7 @@ func removeCall(open []Item, id string) []Item {
 
 // noteText renders a user item for the model: plain text for the user's own
 // words, system notes for messages albedo wrote.
-func noteText(it Item) string {
+func noteText(it albedo.Item) string {
 	var b strings.Builder
 	if it.Source != "" {
 		b.WriteString(`<system-note origin="`)
@@ -169,19 +171,10 @@ func noteText(it Item) string {
 
 // toolImageNote marks an image as shown by a tool call, not sent by the
 // user.
-func toolImageNote(it Item) string {
+func toolImageNote(it albedo.Item) string {
 	return `<system-note origin="` + it.ToolName + `">` + it.Text + "</system-note>"
 }
 
-func dataURL(img *Image) string {
+func dataURL(img *albedo.Image) string {
 	return "data:" + img.MimeType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)
-}
-
-func MustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		// Only maps, slices and strings are marshalled here.
-		panic("albedo: marshal projection: " + err.Error())
-	}
-	return b
 }

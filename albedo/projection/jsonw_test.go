@@ -1,4 +1,4 @@
-package albedo
+package projection
 
 import (
 	"encoding/json"

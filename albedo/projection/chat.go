@@ -1,6 +1,10 @@
-package albedo
+package projection
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/albedo-agent/albedo/albedo"
+)
 
 // projectChat builds Chat Completions messages. Consecutive assistant text
 // and tool calls of one reply merge into one assistant message. Reasoning
@@ -9,7 +13,7 @@ import "encoding/json"
 // assistant message that follows it, as "reasoning_content". Tool messages
 // cannot carry images: the images cells showed follow the tool messages of
 // their reply as one user message, marked as the tool's.
-func projectChat(items []Item, reasoningFrom int) []json.RawMessage {
+func projectChat(items []albedo.Item, reasoningFrom int) []json.RawMessage {
 	p := ChatProjector{From: reasoningFrom}
 	for _, it := range items {
 		p.Add(it)
@@ -18,19 +22,19 @@ func projectChat(items []Item, reasoningFrom int) []json.RawMessage {
 	return p.Out
 }
 
-// chatProjector is projectChat one item at a time: out grows as items are
+// ChatProjector is projectChat one item at a time: out grows as items are
 // added, and is whole after a last flush.
 type ChatProjector struct {
 	Out             []json.RawMessage
 	text, reasoning *string
-	calls           []Item
-	shown           []Item
+	calls           []albedo.Item
+	shown           []albedo.Item
 	// from is the index of the first item whose reasoning is sent; i is
 	// the index of the next item.
 	From, i int
 }
 
-// idle reports whether nothing waits to be merged into a message: what
+// Idle reports whether nothing waits to be merged into a message: what
 // was added so far is all in out.
 func (p *ChatProjector) Idle() bool {
 	return p.text == nil && p.reasoning == nil && p.calls == nil && len(p.shown) == 0
@@ -43,7 +47,7 @@ func (p *ChatProjector) flushImages() {
 	}
 }
 
-// flush ends the assistant message being merged, if any.
+// Flush ends the assistant message being merged, if any.
 func (p *ChatProjector) Flush() {
 	p.flushImages()
 	if p.text == nil && p.calls == nil {
@@ -89,12 +93,12 @@ func (p *ChatProjector) Flush() {
 	p.text, p.calls, p.reasoning = nil, nil, nil
 }
 
-// add projects the next item.
-func (p *ChatProjector) Add(it Item) {
+// Add projects the next item.
+func (p *ChatProjector) Add(it albedo.Item) {
 	i := p.i
 	p.i++
 	switch it.Kind {
-	case KindReasoning:
+	case albedo.KindReasoning:
 		if i >= p.From && it.Text != "" {
 			if p.text != nil || p.calls != nil {
 				p.Flush()
@@ -105,22 +109,22 @@ func (p *ChatProjector) Add(it Item) {
 			}
 			p.reasoning = &r
 		}
-	case KindAssistant:
+	case albedo.KindAssistant:
 		if p.calls != nil || p.text != nil {
 			p.Flush()
 		}
 		t := it.Text
 		p.text = &t
-	case KindToolCall:
+	case albedo.KindToolCall:
 		p.calls = append(p.calls, it)
-	case KindToolOutput:
+	case albedo.KindToolOutput:
 		if p.text != nil || p.calls != nil {
 			p.Flush()
 		}
 		p.Out = append(p.Out, newObject().str("role", "tool").str("tool_call_id", it.CallID).str("content", it.Text).done())
-	case KindToolImage:
+	case albedo.KindToolImage:
 		p.shown = append(p.shown, it)
-	case KindUser:
+	case albedo.KindUser:
 		p.Flush()
 		p.Out = append(p.Out, chatUser(it))
 	}
@@ -128,21 +132,21 @@ func (p *ChatProjector) Add(it Item) {
 
 // chatToolImages is the user message that carries the images cells
 // showed, each after a line naming the call that showed it.
-func chatToolImages(shown []Item) json.RawMessage {
+func chatToolImages(shown []albedo.Item) json.RawMessage {
 	parts := make([]any, 0, 2*len(shown))
 	for _, it := range shown {
 		parts = append(parts,
 			map[string]any{"type": "text", "text": toolImageNote(it)},
 			map[string]any{"type": "image_url", "image_url": map[string]any{"url": dataURL(it.Image)}})
 	}
-	return MustJSON(map[string]any{"role": "user", "content": parts})
+	return albedo.MustJSON(map[string]any{"role": "user", "content": parts})
 }
 
 // chatRaw reports whether a call is sent as its Raw.
-func chatRaw(it Item) bool {
+func chatRaw(it albedo.Item) bool {
 	// Raw JSON is sent as it is, so only when it is JSON (see
 	// responsesProjector.add).
-	return it.Protocol == ProtocolChatCompletions && len(it.Raw) > 0 && json.Valid(it.Raw)
+	return it.Protocol == albedo.ProtocolChatCompletions && len(it.Raw) > 0 && json.Valid(it.Raw)
 }
 
 // appendChatCall appends a call as an element of "tool_calls". A Chat
@@ -150,12 +154,12 @@ func chatRaw(it Item) bool {
 // arguments are all of it) is written as encoding/json wrote the Raw it
 // used to carry, so that its request is byte for byte what it was; a call
 // of another protocol is written from its fields as other messages are.
-func appendChatCall(b []byte, it Item) []byte {
+func appendChatCall(b []byte, it albedo.Item) []byte {
 	if chatRaw(it) {
 		return append(b, it.Raw...)
 	}
 	str := appendJSONString
-	if it.Protocol == ProtocolChatCompletions {
+	if it.Protocol == albedo.ProtocolChatCompletions {
 		str = appendMarshaledString
 	}
 	b = append(b, `{"id":`...)
@@ -168,24 +172,24 @@ func appendChatCall(b []byte, it Item) []byte {
 }
 
 // chatCallSize returns len(appendChatCall(nil, it)) without building it.
-func chatCallSize(it Item) int {
+func chatCallSize(it albedo.Item) int {
 	if chatRaw(it) {
 		return len(it.Raw)
 	}
 	size := jsonStringLen
-	if it.Protocol == ProtocolChatCompletions {
+	if it.Protocol == albedo.ProtocolChatCompletions {
 		size = marshaledStringLen
 	}
 	return len(`{"id":,"type":"function","function":{"name":,"arguments":}}`) +
 		size(it.CallID) + size(it.ToolName) + size(it.Arguments)
 }
 
-func chatUser(it Item) json.RawMessage {
+func chatUser(it albedo.Item) json.RawMessage {
 	text := noteText(it)
 	if it.Image == nil {
 		return newObject().str("role", "user").str("content", text).done()
 	}
-	return MustJSON(map[string]any{"role": "user", "content": []any{
+	return albedo.MustJSON(map[string]any{"role": "user", "content": []any{
 		map[string]any{"type": "text", "text": text},
 		map[string]any{"type": "image_url", "image_url": map[string]any{"url": dataURL(it.Image)}},
 	}})

@@ -1,11 +1,15 @@
-package albedo
+package projection
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/albedo-agent/albedo/albedo"
+)
 
 // projectResponses builds Responses input items. Reasoning made by a
 // Responses provider replays as it came; reasoning from elsewhere is not
 // sent.
-func projectResponses(items []Item) []json.RawMessage {
+func projectResponses(items []albedo.Item) []json.RawMessage {
 	p := ResponsesProjector{Out: make([]json.RawMessage, 0, len(items))}
 	for _, it := range items {
 		p.Add(it)
@@ -14,16 +18,16 @@ func projectResponses(items []Item) []json.RawMessage {
 	return p.Out
 }
 
-// responsesProjector is projectResponses one item at a time. An output
+// ResponsesProjector is projectResponses one item at a time. An output
 // waits for the images that follow it (pairCalls puts a cell's images
 // right after its output) until the next other item or settle.
 type ResponsesProjector struct {
 	Out     []json.RawMessage
-	pending *Item
-	shown   []Item
+	pending *albedo.Item
+	shown   []albedo.Item
 }
 
-// settle projects the output that waits for its images, if any.
+// Settle projects the output that waits for its images, if any.
 func (p *ResponsesProjector) Settle() {
 	if p.pending != nil {
 		p.Out = append(p.Out, responsesOutput(*p.pending, p.shown))
@@ -31,10 +35,10 @@ func (p *ResponsesProjector) Settle() {
 	}
 }
 
-// add projects the next item.
-func (p *ResponsesProjector) Add(it Item) {
+// Add projects the next item.
+func (p *ResponsesProjector) Add(it albedo.Item) {
 	if p.pending != nil {
-		if it.Kind == KindToolImage && it.CallID == p.pending.CallID {
+		if it.Kind == albedo.KindToolImage && it.CallID == p.pending.CallID {
 			p.shown = append(p.shown, it)
 			return
 		}
@@ -42,26 +46,26 @@ func (p *ResponsesProjector) Add(it Item) {
 	}
 	native, raw := nativeResponses(it)
 	switch it.Kind {
-	case KindReasoning:
+	case albedo.KindReasoning:
 		if native && replayableReasoning(it.Raw) {
 			p.Out = append(p.Out, raw())
 		}
-	case KindAssistant:
+	case albedo.KindAssistant:
 		if native {
 			p.Out = append(p.Out, raw())
 			return
 		}
 		p.Out = append(p.Out, ResponsesMessage(it.Text, "completed"))
-	case KindToolCall:
+	case albedo.KindToolCall:
 		if native {
 			p.Out = append(p.Out, raw())
 			return
 		}
 		p.Out = append(p.Out, newObject().str("type", "function_call").str("call_id", it.CallID).
 			str("name", it.ToolName).str("arguments", it.Arguments).done())
-	case KindToolOutput:
+	case albedo.KindToolOutput:
 		p.pending = &it
-	case KindUser:
+	case albedo.KindUser:
 		p.Out = append(p.Out, responsesUser(it))
 	}
 }
@@ -70,8 +74,8 @@ func (p *ResponsesProjector) Add(it Item) {
 // provider, and returns the function that makes what is sent: the Raw.
 // Raw JSON is sent as it is, so only when it is JSON; a provider encoded
 // it, but a store may hold anything.
-func nativeResponses(it Item) (bool, func() json.RawMessage) {
-	if it.Protocol != ProtocolResponses || len(it.Raw) == 0 || !json.Valid(it.Raw) {
+func nativeResponses(it albedo.Item) (bool, func() json.RawMessage) {
+	if it.Protocol != albedo.ProtocolResponses || len(it.Raw) == 0 || !json.Valid(it.Raw) {
 		return false, nil
 	}
 	return true, func() json.RawMessage { return it.Raw }
@@ -79,7 +83,7 @@ func nativeResponses(it Item) (bool, func() json.RawMessage) {
 
 // responsesOutput is a function_call_output: its text, or, when the cell
 // showed images, its text and the images as input_image parts.
-func responsesOutput(it Item, shown []Item) json.RawMessage {
+func responsesOutput(it albedo.Item, shown []albedo.Item) json.RawMessage {
 	out := newObject().str("type", "function_call_output").str("call_id", it.CallID)
 	if len(shown) == 0 {
 		return out.str("output", it.Text).done()
@@ -91,7 +95,7 @@ func responsesOutput(it Item, shown []Item) json.RawMessage {
 	return out.raw("output", jsonArray(parts...)).done()
 }
 
-func responsesUser(it Item) json.RawMessage {
+func responsesUser(it albedo.Item) json.RawMessage {
 	parts := [][]byte{newObject().str("type", "input_text").str("text", noteText(it)).done()}
 	if it.Image != nil {
 		parts = append(parts, newObject().str("type", "input_image").str("image_url", dataURL(it.Image)).str("detail", "auto").done())
