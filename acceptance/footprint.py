@@ -101,7 +101,8 @@ def dead_reader(app, session):
     dead.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     dead.connect(("127.0.0.1", app.connection["port"]))
     dead.sendall(
-        f"GET /sessions/{session}/stream HTTP/1.1\r\nHost: x\r\n"
+        f"GET /sessions/{session}/stream HTTP/1.1\r\n"
+        f"Host: 127.0.0.1:{app.connection['port']}\r\n"
         f"Authorization: Bearer {app.connection['token']}\r\n\r\n".encode()
     )
     return dead

@@ -59,7 +59,21 @@ func runDaemon(ctx context.Context, e *env, args []string) error {
 	if opts.StoreURL, err = storeURL(); err != nil {
 		return err
 	}
+	opts.AllowedHosts = allowedHosts(os.Getenv("ALBEDO_ALLOWED_HOSTS"))
 	return daemon.Run(ctx, opts)
+}
+
+// allowedHosts reads ALBEDO_ALLOWED_HOSTS: comma-separated Host values
+// (host or host:port) the daemon answers besides its own loopback address,
+// such as the local end of the user's tunnel to it.
+func allowedHosts(v string) []string {
+	var out []string
+	for h := range strings.SplitSeq(v, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // envInt reads a whole number from the environment.

@@ -149,7 +149,7 @@ func printUsage(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-34s %s\n", c.usage, c.summary)
 	}
-	fmt.Fprintln(w, "\nEnvironment: ALBEDO_HOME (default ~/.albedo), ALBEDO_PORT, ALBEDO_PARENT_PID, ALBEDO_IDLE_SECONDS,\nALBEDO_KERNEL_WARMUP, ALBEDO_PROVIDER_IDLE_SECONDS, ALBEDO_LANDLOCK_ABI,\nALBEDO_ALLOW_ANY_WORKSPACE, ALBEDO_STORE_URL.")
+	fmt.Fprintln(w, "\nEnvironment: ALBEDO_HOME (default ~/.albedo), ALBEDO_PORT, ALBEDO_PARENT_PID, ALBEDO_IDLE_SECONDS,\nALBEDO_KERNEL_WARMUP, ALBEDO_PROVIDER_IDLE_SECONDS, ALBEDO_LANDLOCK_ABI,\nALBEDO_ALLOW_ANY_WORKSPACE, ALBEDO_STORE_URL, ALBEDO_ALLOWED_HOSTS.")
 	fmt.Fprintln(w, "Run 'albedo COMMAND --help' for a command's options.")
 }
 

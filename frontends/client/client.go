@@ -40,12 +40,18 @@ var ErrNoAnswer = errors.New("the albedo daemon took the request but did not ans
 // takes seconds; a daemon that takes longer hangs.
 const answerWithin = time.Minute
 
+// keepIdle is how long the client keeps an unused connection: less than
+// the daemon's two minutes, so that it never sends a request on one the
+// daemon is closing.
+const keepIdle = 90 * time.Second
+
 // New returns a client of the daemon described by conn.
 func New(conn home.Connection) *Client {
 	return &Client{
 		http: &http.Client{Transport: &http.Transport{
 			DisableCompression:    true,
 			MaxIdleConnsPerHost:   4,
+			IdleConnTimeout:       keepIdle,
 			ResponseHeaderTimeout: answerWithin,
 		}},
 		conn: conn,

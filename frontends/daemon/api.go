@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -35,8 +36,13 @@ type APIOptions struct {
 	Service *engine.Service
 	// Token is the bearer token every request must carry.
 	Token string
-	// Port is the daemon's port, used to recognise its own Origin.
+	// Port is the daemon's port, used to recognise its own Host and
+	// Origin.
 	Port string
+	// AllowedHosts are further Host values (host or host:port) the daemon
+	// answers, such as the address of the user's own tunnel to it. Without
+	// them only 127.0.0.1, localhost and [::1] at Port are answered.
+	AllowedHosts []string
 	// Shutdown is called by POST /shutdown.
 	Shutdown func()
 	// Done is closed when the daemon stops, ending open streams.
@@ -57,6 +63,7 @@ type api struct {
 	app       *app.App
 	token     string
 	port      string
+	hosts     hostSet
 	shutdown  func()
 	done      <-chan struct{}
 	log       *slog.Logger
@@ -67,7 +74,7 @@ type api struct {
 
 // NewHandler returns the daemon's HTTP API.
 func NewHandler(opts APIOptions) http.Handler {
-	a := &api{app: app.New(opts.Service), token: opts.Token, port: opts.Port, shutdown: opts.Shutdown, done: opts.Done, log: opts.Logger, version: opts.Version, store: opts.Store, heartbeat: opts.Heartbeat}
+	a := &api{app: app.New(opts.Service), token: opts.Token, port: opts.Port, hosts: newHostSet(opts.Port, opts.AllowedHosts), shutdown: opts.Shutdown, done: opts.Done, log: opts.Logger, version: opts.Version, store: opts.Store, heartbeat: opts.Heartbeat}
 	if a.heartbeat <= 0 {
 		a.heartbeat = defaultHeartbeat
 	}
@@ -146,8 +153,7 @@ func (a *api) recoverPanic(c *gin.Context) {
 // reading it, and caps the reading of any other.
 func limitBody(c *gin.Context) {
 	if c.Request.ContentLength > maxBody {
-		c.Header("Connection", "close")
-		fail(c, tooLarge(c.Request.ContentLength))
+		refuse(c, tooLarge(c.Request.ContentLength))
 		return
 	}
 	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, maxBody)
@@ -170,6 +176,10 @@ func bind(c *gin.Context, v any) bool {
 	if errors.As(err, &over) {
 		c.Header("Connection", "close")
 		fail(c, tooLarge(-1))
+		return false
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		refuse(c, albedo.Errorf(albedo.EInvalid, "the request body did not arrive in time: albedo waits at most %s for a whole request", readTimeout))
 		return false
 	}
 	if err != nil {

@@ -34,6 +34,24 @@ func newTestAPI(t *testing.T) (*httptest.Server, *engine.Service) {
 // "hi".
 func newTestAPIOn(t *testing.T, store albedo.Store) (*httptest.Server, *engine.Service) {
 	t.Helper()
+	return newTestAPIWith(t, store, APIOptions{})
+}
+
+// newTestAPIWith serves the API of opts, with testToken, over a service on
+// store whose model answers "hi".
+func newTestAPIWith(t *testing.T, store albedo.Store, opts APIOptions) (*httptest.Server, *engine.Service) {
+	t.Helper()
+	svc := newTestService(t, store)
+	opts.Service, opts.Token = svc, testToken
+	srv := serveAPI(opts)
+	t.Cleanup(srv.Close)
+	return srv, svc
+}
+
+// newTestService returns a service on store whose model answers "hi",
+// closed when the test ends.
+func newTestService(t *testing.T, store albedo.Store) *engine.Service {
+	t.Helper()
 	cfg := fakes.NewConfig("fixture", albedo.ProviderConfig{Name: "fixture", BaseURL: "http://127.0.0.1:1/v1", Model: "m", Protocol: albedo.ProtocolChatCompletions})
 	svc := engine.New(engine.Options{Workspaces: localfs.Workspaces{},
 		Store:    store,
@@ -41,12 +59,18 @@ func newTestAPIOn(t *testing.T, store albedo.Store) (*httptest.Server, *engine.S
 		Kernel:   fakes.NewKernel(),
 		Config:   cfg,
 	})
-	srv := httptest.NewServer(NewHandler(APIOptions{Service: svc, Token: testToken, Port: "1"}))
-	t.Cleanup(func() {
-		srv.Close()
-		svc.Close(context.Background())
-	})
-	return srv, svc
+	t.Cleanup(func() { svc.Close(context.Background()) })
+	return svc
+}
+
+// serveAPI serves the API of opts on a port of 127.0.0.1, which it sets as
+// opts.Port.
+func serveAPI(opts APIOptions) *httptest.Server {
+	srv := httptest.NewUnstartedServer(nil)
+	_, opts.Port, _ = net.SplitHostPort(srv.Listener.Addr().String())
+	srv.Config.Handler = NewHandler(opts)
+	srv.Start()
+	return srv
 }
 
 func call(t *testing.T, srv *httptest.Server, method, path, body string, headers map[string]string) (int, map[string]any) {
@@ -80,7 +104,7 @@ func TestGuardRefusesStrangers(t *testing.T) {
 		{"wrong token", map[string]string{"Authorization": "Bearer nope"}, http.StatusUnauthorized},
 		{"not bearer", map[string]string{"Authorization": testToken}, http.StatusUnauthorized},
 		{"foreign origin", map[string]string{"Authorization": auth, "Origin": "https://example.com"}, http.StatusForbidden},
-		{"own origin", map[string]string{"Authorization": auth, "Origin": "http://127.0.0.1:1"}, http.StatusOK},
+		{"own origin", map[string]string{"Authorization": auth, "Origin": srv.URL}, http.StatusOK},
 		{"no origin", map[string]string{"Authorization": auth}, http.StatusOK},
 	}
 	for _, tt := range tests {
@@ -132,7 +156,7 @@ func TestOversizedBodiesAre413s(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer conn.Close()
-		fmt.Fprintf(conn, "POST /sessions/s1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", testToken, int64(maxBody)+1)
+		fmt.Fprintf(conn, "POST /sessions/s1/events HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", srv.Listener.Addr(), testToken, int64(maxBody)+1)
 		// No body follows: the answer must come all the same.
 		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 		if err != nil {
@@ -203,7 +227,7 @@ func newStreamAPI(t *testing.T, p *fakes.Provider, heartbeat time.Duration) (*ht
 	t.Helper()
 	cfg := fakes.NewConfig("fixture", albedo.ProviderConfig{Name: "fixture", BaseURL: "http://127.0.0.1:1/v1", Model: "m", Protocol: albedo.ProtocolChatCompletions})
 	svc := engine.New(engine.Options{Workspaces: localfs.Workspaces{}, Store: memstore.New(), Provider: p, Kernel: fakes.NewKernel(), Config: cfg})
-	srv := httptest.NewServer(NewHandler(APIOptions{Service: svc, Token: testToken, Port: "1", Heartbeat: heartbeat}))
+	srv := serveAPI(APIOptions{Service: svc, Token: testToken, Heartbeat: heartbeat})
 	t.Cleanup(func() {
 		srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), streamWait)

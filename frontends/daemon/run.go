@@ -52,6 +52,8 @@ type Options struct {
 	// StoreURL is compose.Options' field of the same name: a PostgreSQL
 	// database instead of the home's SQLite file.
 	StoreURL string
+	// AllowedHosts is APIOptions' field of the same name.
+	AllowedHosts []string
 	// Detached says a command started the daemon because it found none
 	// serving: when another daemon serves the home after all, Run leaves
 	// it serving and returns nil. Without it Run fails with ErrServed.
@@ -155,17 +157,14 @@ func (d *daemon) serve(ctx context.Context, opts Options) error {
 	stop := make(chan struct{})
 	var once sync.Once
 	shutdown := func() { once.Do(func() { close(stop) }) }
-	srv := &http.Server{
-		Handler: NewHandler(APIOptions{
-			Service: d.svc, Token: token, Port: strconv.Itoa(port),
-			Shutdown: shutdown, Done: stop, Logger: d.log, Version: opts.Version,
-			Store: d.asm.StoreKind(),
-		}),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(d.log.Handler(), slog.LevelWarn),
-	}
+	limits := defaultLimits()
+	srv := newServer(NewHandler(APIOptions{
+		Service: d.svc, Token: token, Port: strconv.Itoa(port), AllowedHosts: opts.AllowedHosts,
+		Shutdown: shutdown, Done: stop, Logger: d.log, Version: opts.Version,
+		Store: d.asm.StoreKind(),
+	}), limits, d.log)
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() { served <- srv.Serve(limitConns(ln, limits.MaxConns)) }()
 
 	// Interrupted turns resume before clients learn where the daemon is,
 	// so that no client ever sees a crashed turn that is not resuming.
@@ -184,7 +183,7 @@ func (d *daemon) serve(ctx context.Context, opts Options) error {
 		d.log.Error("publish the connection", "err", err)
 		shutdown()
 	}
-	d.log.Info("serving", "pid", conn.PID, "port", port)
+	d.log.Info("serving", "pid", conn.PID, "port", port, "max_connections", limits.MaxConns)
 
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)

@@ -3,7 +3,6 @@ package daemon
 import (
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,7 +48,7 @@ func TestHealthNamesTheStore(t *testing.T) {
 		svc := engine.New(engine.Options{Workspaces: localfs.Workspaces{}, Store: memstore.New(),
 			Provider: fakes.NewProvider(func(albedo.ModelRequest) fakes.Reply { return fakes.Text("hi") }),
 			Kernel:   fakes.NewKernel(), Config: fakes.NewConfig("p", albedo.ProviderConfig{Name: "p"})})
-		srv := httptest.NewServer(NewHandler(APIOptions{Service: svc, Token: testToken, Port: "1", Store: kind}))
+		srv := serveAPI(APIOptions{Service: svc, Token: testToken, Store: kind})
 		code, body := call(t, srv, http.MethodGet, "/health", "", map[string]string{"Authorization": "Bearer " + testToken})
 		srv.Close()
 		got, present := body["store"]
