@@ -31,3 +31,20 @@ func TestCompactionRulesUseTheDefaultsForInvalidValues(t *testing.T) {
 		})
 	}
 }
+
+func TestCompactionProblemsNameWhereTheSettingsCameFrom(t *testing.T) {
+	bad := 500.0
+	for _, tc := range []struct {
+		name, origin, want string
+	}{
+		{"read from a file", "extensions.json", "compaction.triggerPercent in extensions.json must be above 0 and at most 100, not 500: using 90"},
+		{"given by a program", "", "compaction.triggerPercent must be above 0 and at most 100, not 500: using 90"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := CompactionSettings{TriggerPercent: &bad, Origin: tc.origin}.Rules()
+			if len(r.Problems) != 1 || r.Problems[0] != tc.want {
+				t.Errorf("problems = %q; want [%q]", r.Problems, tc.want)
+			}
+		})
+	}
+}

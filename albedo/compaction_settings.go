@@ -13,7 +13,7 @@ const (
 	DefaultTailPercent    = 25
 )
 
-// CompactionSettings are the "compaction" settings of extensions.json as
+// CompactionSettings are the compaction settings as a CompactionSource
 // read, before they are checked: nil means the default.
 type CompactionSettings struct {
 	// TriggerPercent is the share of the context window that the next
@@ -25,6 +25,9 @@ type CompactionSettings struct {
 	// Problem says what was wrong reading the settings, "" when nothing
 	// was.
 	Problem string
+	// Origin names where the settings were read (a file), for the
+	// problems of invalid values to name; "" names none.
+	Origin string
 }
 
 // CompactionSource gives the current compaction settings. It is called
@@ -51,6 +54,10 @@ type CompactionRules struct {
 // default, and a problem says so.
 func (c CompactionSettings) Rules() CompactionRules {
 	r := CompactionRules{Trigger: DefaultTriggerPercent, Tail: DefaultTailPercent}
+	in := ""
+	if c.Origin != "" {
+		in = " in " + c.Origin
+	}
 	if c.Problem != "" {
 		r.Problems = append(r.Problems, c.Problem)
 	}
@@ -59,17 +66,17 @@ func (c CompactionSettings) Rules() CompactionRules {
 			r.Trigger = *t
 		} else {
 			r.Problems = append(r.Problems, fmt.Sprintf(
-				"compaction.triggerPercent in extensions.json must be above 0 and at most 100, not %g: using %d", *t, DefaultTriggerPercent))
+				"compaction.triggerPercent%s must be above 0 and at most 100, not %g: using %d", in, *t, DefaultTriggerPercent))
 		}
 	}
 	if t := c.TailPercent; t != nil {
 		switch {
 		case *t <= 0 || *t >= 100:
 			r.Problems = append(r.Problems, fmt.Sprintf(
-				"compaction.tailPercent in extensions.json must be above 0 and below 100, not %g: using %d", *t, DefaultTailPercent))
+				"compaction.tailPercent%s must be above 0 and below 100, not %g: using %d", in, *t, DefaultTailPercent))
 		case *t >= r.Trigger:
 			r.Problems = append(r.Problems, fmt.Sprintf(
-				"compaction.tailPercent in extensions.json (%g) must be below triggerPercent (%g): using %d", *t, r.Trigger, DefaultTailPercent))
+				"compaction.tailPercent%s (%g) must be below triggerPercent (%g): using %d", in, *t, r.Trigger, DefaultTailPercent))
 		default:
 			r.Tail = *t
 		}

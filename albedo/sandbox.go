@@ -1,13 +1,8 @@
 package albedo
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"maps"
-	"path/filepath"
-	"slices"
 	"strings"
 )
 
@@ -26,7 +21,7 @@ const (
 )
 
 // SandboxPolicy is how the model's Python, and every process it starts,
-// is confined: the "sandbox" object of extensions.json.
+// is confined. The composition root reads it from the home's settings.
 type SandboxPolicy struct {
 	Mode SandboxMode
 	// Network false refuses network connections and listening.
@@ -48,83 +43,10 @@ var DefaultHiddenPaths = []string{
 	"~/.ssh", "~/.aws", "~/.gnupg", "~/.config/gcloud", "~/.netrc", "~/.git-credentials", "~/.docker/config.json",
 }
 
-// DefaultSandboxPolicy is the policy of a home whose extensions.json says
-// nothing of the sandbox.
+// DefaultSandboxPolicy is the policy of a home whose settings say nothing
+// of the sandbox.
 func DefaultSandboxPolicy() SandboxPolicy {
 	return SandboxPolicy{Mode: SandboxWorkspaceWrite, Network: true}
-}
-
-// ParseSandboxPolicy reads the "sandbox" settings. Missing fields keep
-// their defaults; an invalid value keeps its default too and is reported
-// in problems, one sentence each, so a typo never loosens the policy.
-func ParseSandboxPolicy(raw json.RawMessage) (SandboxPolicy, []string) {
-	p := DefaultSandboxPolicy()
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return p, nil
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
-		return p, []string{"sandbox must be an object; using the defaults"}
-	}
-	var problems []string
-	report := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
-	for _, name := range slices.Sorted(maps.Keys(fields)) {
-		value := fields[name]
-		switch name {
-		case "mode":
-			var m string
-			_ = json.Unmarshal(value, &m) // a non-string leaves m empty: invalid
-			switch SandboxMode(m) {
-			case SandboxWorkspaceWrite, SandboxReadOnly, SandboxOff:
-				p.Mode = SandboxMode(m)
-			default:
-				report("sandbox.mode %s is not one of workspace-write, read-only, off; using %s", value, p.Mode)
-			}
-		case "network", "required":
-			var b bool
-			if err := json.Unmarshal(value, &b); err != nil {
-				report("sandbox.%s %s is not true or false; using the default", name, value)
-				continue
-			}
-			if name == "network" {
-				p.Network = b
-			} else {
-				p.Required = b
-			}
-		case "writable", "hidden":
-			paths, bad := sandboxPaths(value)
-			for _, b := range bad {
-				report("sandbox.%s: %s is not an absolute path or one starting with ~/; ignored", name, b)
-			}
-			if name == "writable" {
-				p.Writable = paths
-			} else {
-				p.Hidden = paths
-			}
-		default:
-			report("sandbox.%s is not a setting albedo knows; ignored", name)
-		}
-	}
-	return p, problems
-}
-
-// sandboxPaths reads a list of paths, returning the valid ones and the
-// rest as written.
-func sandboxPaths(value json.RawMessage) (paths, bad []string) {
-	var list []json.RawMessage
-	if err := json.Unmarshal(value, &list); err != nil {
-		return nil, []string{string(value) + " (not a list of paths)"}
-	}
-	for _, item := range list {
-		var s string
-		if err := json.Unmarshal(item, &s); err != nil || !(filepath.IsAbs(s) || strings.HasPrefix(s, "~/")) {
-			bad = append(bad, string(item))
-			continue
-		}
-		paths = append(paths, s)
-	}
-	return paths, bad
 }
 
 // SandboxStatus is what a kernel runs under: the policy, the folders it

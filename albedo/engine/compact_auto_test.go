@@ -343,7 +343,7 @@ func TestCompactionSettingsProblemsAreShown(t *testing.T) {
 		{"trigger zero", albedo.CompactionSettings{TriggerPercent: ptr(0.0)}, []string{"triggerPercent", "not 0: using 90"}},
 		{"tail zero", albedo.CompactionSettings{TailPercent: ptr(0.0)}, []string{"tailPercent", "not 0: using 25"}},
 		{"tail 100", albedo.CompactionSettings{TailPercent: ptr(100.0)}, []string{"tailPercent", "not 100: using 25"}},
-		{"tail above trigger", albedo.CompactionSettings{TriggerPercent: ptr(50.0), TailPercent: ptr(60.0)}, []string{"tailPercent in extensions.json (60) must be below triggerPercent (50)"}},
+		{"tail above trigger", albedo.CompactionSettings{TriggerPercent: ptr(50.0), TailPercent: ptr(60.0)}, []string{"tailPercent (60) must be below triggerPercent (50)"}},
 		{"unreadable", albedo.CompactionSettings{Problem: "compaction settings ignored: bad"}, []string{"compaction settings ignored: bad"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"context"
-	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,55 +11,6 @@ import (
 	"github.com/albedo-agent/albedo/albedo/engine"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 )
-
-func TestParseSandboxPolicy(t *testing.T) {
-	def := albedo.DefaultSandboxPolicy()
-	tests := []struct {
-		name     string
-		raw      string
-		want     albedo.SandboxPolicy
-		problems []string // a word each problem must hold, in order
-	}{
-		{name: "absent is the default", raw: ``, want: def},
-		{name: "null is the default", raw: `null`, want: def},
-		{name: "empty object is the default", raw: `{}`, want: def},
-		{
-			name: "every field",
-			raw:  `{"mode":"read-only","network":false,"writable":["/cache","~/.cache/pip"],"hidden":["~/.kube"],"required":true}`,
-			want: albedo.SandboxPolicy{Mode: albedo.SandboxReadOnly, Writable: []string{"/cache", "~/.cache/pip"}, Hidden: []string{"~/.kube"}, Required: true},
-		},
-		{name: "off", raw: `{"mode":"off"}`, want: albedo.SandboxPolicy{Mode: albedo.SandboxOff, Network: true}},
-		{name: "a misspelt mode keeps the default", raw: `{"mode":"readonly"}`, want: def, problems: []string{"sandbox.mode"}},
-		{name: "a mode that is no string keeps the default", raw: `{"mode":3}`, want: def, problems: []string{"sandbox.mode"}},
-		{name: "network must be a boolean", raw: `{"network":"no"}`, want: def, problems: []string{"sandbox.network"}},
-		{name: "required must be a boolean", raw: `{"required":1}`, want: def, problems: []string{"sandbox.required"}},
-		{
-			name:     "relative paths are dropped, the rest kept",
-			raw:      `{"writable":["rel/dir","/abs"],"hidden":[7]}`,
-			want:     albedo.SandboxPolicy{Mode: albedo.SandboxWorkspaceWrite, Network: true, Writable: []string{"/abs"}},
-			problems: []string{"sandbox.hidden", "rel/dir"},
-		},
-		{name: "a list that is no list", raw: `{"writable":"/abs"}`, want: def, problems: []string{"sandbox.writable"}},
-		{name: "unknown settings are reported", raw: `{"mdoe":"off"}`, want: def, problems: []string{"sandbox.mdoe"}},
-		{name: "not an object", raw: `[1]`, want: def, problems: []string{"object"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, problems := albedo.ParseSandboxPolicy(json.RawMessage(tt.raw))
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("policy = %+v, want %+v", got, tt.want)
-			}
-			if len(problems) != len(tt.problems) {
-				t.Fatalf("problems = %q, want %d holding %q", problems, len(tt.problems), tt.problems)
-			}
-			for i, word := range tt.problems {
-				if !strings.Contains(problems[i], word) {
-					t.Errorf("problem %q does not say %q", problems[i], word)
-				}
-			}
-		})
-	}
-}
 
 func TestSandboxInstruction(t *testing.T) {
 	tests := []struct {

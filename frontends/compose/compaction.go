@@ -27,11 +27,11 @@ func compaction(dir string) albedo.CompactionSource {
 func (f compactionFile) CompactionSettings(context.Context) albedo.CompactionSettings {
 	ext, err := f.ext.Read()
 	if err != nil {
-		return albedo.CompactionSettings{Problem: "compaction settings ignored: " + err.Error()}
+		return albedo.CompactionSettings{Problem: "compaction settings ignored: " + err.Error(), Origin: home.ExtensionsFile}
 	}
 	set, err := ext.Compaction()
 	if err != nil {
-		return albedo.CompactionSettings{Problem: "compaction settings ignored: " + err.Error()}
+		return albedo.CompactionSettings{Problem: "compaction settings ignored: " + err.Error(), Origin: home.ExtensionsFile}
 	}
-	return albedo.CompactionSettings{TriggerPercent: set.TriggerPercent, TailPercent: set.TailPercent}
+	return albedo.CompactionSettings{TriggerPercent: set.TriggerPercent, TailPercent: set.TailPercent, Origin: home.ExtensionsFile}
 }

@@ -64,7 +64,7 @@ func readSandboxPolicy(dir string) (albedo.SandboxPolicy, []string) {
 	if err != nil {
 		return albedo.DefaultSandboxPolicy(), []string{err.Error() + "; using the default sandbox"}
 	}
-	return albedo.ParseSandboxPolicy(ext[sandboxExtension])
+	return parseSandboxPolicy(ext[sandboxExtension])
 }
 
 // hiddenPaths returns what the daemon opens nothing under on the model's

@@ -1,0 +1,87 @@
+package compose
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/albedo-agent/albedo/albedo"
+)
+
+// parseSandboxPolicy reads the "sandbox" settings of extensions.json.
+// Missing fields keep their defaults; an invalid value keeps its default
+// too and is reported in problems, one sentence each, so a typo never
+// loosens the policy.
+func parseSandboxPolicy(raw json.RawMessage) (albedo.SandboxPolicy, []string) {
+	p := albedo.DefaultSandboxPolicy()
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return p, nil
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return p, []string{"sandbox must be an object; using the defaults"}
+	}
+	var problems []string
+	report := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		value := fields[name]
+		switch name {
+		case "mode":
+			var m string
+			_ = json.Unmarshal(value, &m) // a non-string leaves m empty: invalid
+			switch albedo.SandboxMode(m) {
+			case albedo.SandboxWorkspaceWrite, albedo.SandboxReadOnly, albedo.SandboxOff:
+				p.Mode = albedo.SandboxMode(m)
+			default:
+				report("sandbox.mode %s is not one of workspace-write, read-only, off; using %s", value, p.Mode)
+			}
+		case "network", "required":
+			var b bool
+			if err := json.Unmarshal(value, &b); err != nil {
+				report("sandbox.%s %s is not true or false; using the default", name, value)
+				continue
+			}
+			if name == "network" {
+				p.Network = b
+			} else {
+				p.Required = b
+			}
+		case "writable", "hidden":
+			paths, bad := sandboxPaths(value)
+			for _, b := range bad {
+				report("sandbox.%s: %s is not an absolute path or one starting with ~/; ignored", name, b)
+			}
+			if name == "writable" {
+				p.Writable = paths
+			} else {
+				p.Hidden = paths
+			}
+		default:
+			report("sandbox.%s is not a setting albedo knows; ignored", name)
+		}
+	}
+	return p, problems
+}
+
+// sandboxPaths reads a list of paths, returning the valid ones and the
+// rest as written.
+func sandboxPaths(value json.RawMessage) (paths, bad []string) {
+	var list []json.RawMessage
+	if err := json.Unmarshal(value, &list); err != nil {
+		return nil, []string{string(value) + " (not a list of paths)"}
+	}
+	for _, item := range list {
+		var s string
+		if err := json.Unmarshal(item, &s); err != nil || !(filepath.IsAbs(s) || strings.HasPrefix(s, "~/")) {
+			bad = append(bad, string(item))
+			continue
+		}
+		paths = append(paths, s)
+	}
+	return paths, bad
+}
