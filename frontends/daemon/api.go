@@ -96,31 +96,10 @@ func NewHandler(opts APIOptions) http.Handler {
 		fail(c, albedo.Errorf(wire.CodeMethodNotAllowed, "method %s is not allowed on %s", c.Request.Method, c.Request.URL.Path))
 	})
 
-	r.GET("/health", a.health)
-	r.POST("/shutdown", a.postShutdown)
-	r.GET("/openapi.json", a.openAPI)
-	r.GET("/sessions", a.listSessions)
-	r.POST("/sessions", a.createSession)
-	r.GET("/sessions/:id", a.getSession)
-	r.PATCH("/sessions/:id", a.patchSession)
-	r.DELETE("/sessions/:id", a.deleteSession)
-	r.POST("/sessions/:id/events", a.postEvent)
-	r.GET("/sessions/:id/status", a.status)
-	r.GET("/sessions/:id/stream", a.stream)
-	r.GET("/sessions/:id/history", a.history)
-	r.GET("/sessions/:id/tree", a.tree)
-	r.GET("/sessions/:id/requests", a.requests)
-	r.GET("/sessions/:id/context", a.context)
-	r.POST("/sessions/:id/fork", a.fork)
-	r.POST("/sessions/:id/interrupt", a.interrupt)
-	r.POST("/sessions/:id/queue/send", a.sendQueued)
-	r.DELETE("/sessions/:id/queue/:queue", a.dropQueued)
-	r.POST("/sessions/:id/workspace", a.moveWorkspace)
-	r.POST("/sessions/:id/commands", a.command)
-	r.GET("/extensions/paperclips/items", a.listVents)
-	r.GET("/extensions/paperclips/items/:vent", a.getVent)
-	r.PATCH("/extensions/paperclips/items/:vent", a.patchVent)
-	r.DELETE("/extensions/paperclips/items/:vent", a.deleteVent)
+	for _, rt := range routes() {
+		handle := rt.handle
+		r.Handle(rt.method, pathParam.ReplaceAllString(rt.path, ":$1"), func(c *gin.Context) { handle(a, c) })
+	}
 	return r
 }
 

@@ -5,63 +5,12 @@ import (
 	"maps"
 	"net/http"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/gin-gonic/gin"
 )
-
-// route is one operation of the API as the OpenAPI document describes it:
-// its bodies are wire types, so the schemas come from the types the daemon
-// encodes and the client decodes.
-type route struct {
-	method, path, summary string
-	// query names the query parameters.
-	query []string
-	// body is the request body's type, nil for none.
-	body any
-	// status and answer are the success status and body (nil: none).
-	status int
-	answer any
-	// stream says the answer is server-sent events of answer.
-	stream bool
-}
-
-// routes lists every route NewHandler serves; a test keeps the two equal.
-func routes() []route {
-	return []route{
-		{method: "GET", path: "/health", summary: "Whether the daemon is up, its API version and capabilities", status: 200, answer: wire.Health{}},
-		{method: "POST", path: "/shutdown", summary: "Stop the daemon", status: 200, answer: wire.OK{}},
-		{method: "GET", path: "/openapi.json", summary: "This document", status: 200, answer: map[string]any{}},
-		{method: "GET", path: "/sessions", summary: "Find sessions, most recently updated first (next page: X-Next-Cursor)", query: []string{"q", "workspace", "archived", "limit", "cursor"}, status: 200, answer: []wire.Session{}},
-		{method: "POST", path: "/sessions", summary: "Create a session", body: wire.CreateSession{}, status: 201, answer: wire.Session{}},
-		{method: "GET", path: "/sessions/{id}", summary: "A session with its last events and glances, or with ?view=configuration its configuration (wire.Config) and ETag", query: []string{"tail", "view"}, status: 200, answer: wire.SessionDetail{}},
-		{method: "PATCH", path: "/sessions/{id}", summary: "Rename or archive a session (?view=configuration, If-Match)", query: []string{"view"}, body: wire.ConfigPatch{}, status: 200, answer: wire.Config{}},
-		{method: "DELETE", path: "/sessions/{id}", summary: "Delete a session", status: 200, answer: wire.Deleted{}},
-		{method: "POST", path: "/sessions/{id}/events", summary: "Send a message", body: wire.Message{}, status: 202, answer: wire.Sent{}},
-		{method: "GET", path: "/sessions/{id}/status", summary: "Whether a session runs a turn", status: 200, answer: wire.Status{}},
-		{method: "GET", path: "/sessions/{id}/stream", summary: "A session's events as server-sent events (Last-Event-ID resumes)", query: []string{"tail"}, status: 200, answer: wire.EventBatch{}, stream: true},
-		{method: "GET", path: "/sessions/{id}/history", summary: "A session's transcript, whole or a page", query: []string{"after", "before", "limit"}, status: 200, answer: wire.History{}},
-		{method: "GET", path: "/sessions/{id}/tree", summary: "A page of a session's checkpoints", query: []string{"after", "limit"}, status: 200, answer: wire.TreePage{}},
-		{method: "GET", path: "/sessions/{id}/requests", summary: "A page of a session's request ledger, oldest first", query: []string{"after", "limit"}, status: 200, answer: wire.RequestPage{}},
-		{method: "GET", path: "/sessions/{id}/context", summary: "How full a session's model context is", status: 200, answer: wire.Context{}},
-		{method: "POST", path: "/sessions/{id}/fork", summary: "Branch a session at a checkpoint", body: wire.Fork{}, status: 201, answer: wire.Session{}},
-		{method: "POST", path: "/sessions/{id}/interrupt", summary: "Stop a session's turn", status: 200, answer: wire.Status{}},
-		{method: "POST", path: "/sessions/{id}/queue/send", summary: "Start a turn on the messages an interrupt left queued", status: 200, answer: wire.Status{}},
-		{method: "DELETE", path: "/sessions/{id}/queue/{queue}", summary: "Drop a queued message", status: 200, answer: wire.Deleted{}},
-		{method: "POST", path: "/sessions/{id}/workspace", summary: "Move an idle session to another folder", body: wire.MoveWorkspace{}, status: 200, answer: wire.Moved{}},
-		{method: "POST", path: "/sessions/{id}/commands", summary: "Run a slash command", body: wire.Command{}, status: 200, answer: wire.CommandResult{}},
-		{method: "GET", path: "/extensions/paperclips/items", summary: "A page of the vent ledger, newest first", query: []string{"limit", "cursor"}, status: 200, answer: wire.VentList{}},
-		{method: "GET", path: "/extensions/paperclips/items/{vent}", summary: "One vent and its ETag", status: 200, answer: wire.VentResource{}},
-		{method: "PATCH", path: "/extensions/paperclips/items/{vent}", summary: "Reply to a vent or set its status (If-Match)", body: wire.VentPatch{}, status: 200, answer: wire.VentPatched{}},
-		{method: "DELETE", path: "/extensions/paperclips/items/{vent}", summary: "Delete a vent (If-Match)", status: 200, answer: wire.Deleted{}},
-	}
-}
-
-// pathParam finds the {name} segments of a path.
-var pathParam = regexp.MustCompile(`\{(\w+)\}`)
 
 // OpenAPI returns the API's OpenAPI 3.1 document.
 func OpenAPI(version string) map[string]any {

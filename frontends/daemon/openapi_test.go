@@ -45,8 +45,9 @@ func served(t *testing.T) map[string]any {
 	return doc
 }
 
-// TestOpenAPIListsEveryServedRoute: the document and the router name the
-// same operations.
+// TestOpenAPIListsEveryServedRoute: the document /openapi.json serves and
+// the router name the same operations, none twice; both are built from
+// routes, so a route cannot be served undocumented or documented unserved.
 func TestOpenAPIListsEveryServedRoute(t *testing.T) {
 	engine := NewHandler(APIOptions{Token: testToken}).(*gin.Engine)
 	var servedRoutes []string
@@ -54,8 +55,31 @@ func TestOpenAPIListsEveryServedRoute(t *testing.T) {
 		servedRoutes = append(servedRoutes, r.Method+" "+anyParam.ReplaceAllString(r.Path, "{}"))
 	}
 	slices.Sort(servedRoutes)
+	if len(servedRoutes) != len(routes()) || len(slices.Compact(slices.Clone(servedRoutes))) != len(servedRoutes) {
+		t.Errorf("the router serves %d operations %v; routes lists %d, each once", len(servedRoutes), servedRoutes, len(routes()))
+	}
 	if got := operations(t, served(t)); !slices.Equal(got, servedRoutes) {
 		t.Errorf("document operations\n%v\nrouter\n%v", got, servedRoutes)
+	}
+}
+
+// TestEveryRouteIsComplete: each entry of the route table has what both
+// the router and the document need of it.
+func TestEveryRouteIsComplete(t *testing.T) {
+	for _, r := range routes() {
+		where := r.method + " " + r.path
+		if r.handle == nil {
+			t.Errorf("%s has no handler", where)
+		}
+		if r.summary == "" {
+			t.Errorf("%s has no summary", where)
+		}
+		if r.status < 200 || r.status > 299 {
+			t.Errorf("%s answers %d on success, want a 2xx", where, r.status)
+		}
+		if strings.ContainsAny(r.path, ":*") {
+			t.Errorf("%s writes a parameter gin's way; write {name}", where)
+		}
 	}
 }
 
