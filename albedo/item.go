@@ -81,7 +81,11 @@ type Item struct {
 	// the native form of an answer or reasoning is its text, that of a
 	// tool call its id, name and arguments, which the projection writes
 	// from those fields, so a long answer or call is not kept twice. A
-	// Responses item's Raw is the output item as received, less its id.
+	// Responses item's Raw is the output item as received, less its id and
+	// less a long text (64 KiB or more) kept in Text or Arguments: the
+	// Raw holds it as an empty string, the text of its one content or
+	// summary part or a call's arguments, and the projection puts it back.
+	// Such a Raw is shorter than the text; a Raw that holds it is not.
 	Raw json.RawMessage
 	// Flags say what albedo knows of a model item beyond its text.
 	Flags ItemFlags

@@ -41,8 +41,56 @@ func completeMessage(raw json.RawMessage) json.RawMessage {
 	return mustMarshal(msg)
 }
 
+// rawTextMin is the length from which an item's text (a call's
+// arguments) is kept in its Text (Arguments) alone: the Raw holds it as
+// an empty string, and the projection puts it back, so that a long answer
+// is neither held nor stored twice. A Raw left so is shorter than the
+// text, which is how the projection tells (see albedo.Item.Raw).
+const rawTextMin = 64 << 10
+
+// rawText is text as the Raw built for it holds it: "" when it is long.
+func rawText(text string) string {
+	if len(text) >= rawTextMin {
+		return ""
+	}
+	return text
+}
+
+// withoutText returns raw with the string member holding text left empty
+// when text is long: the member of raw itself when list is "", else of
+// the one element of its array list. Anything else is raw unchanged.
+func withoutText(raw json.RawMessage, list, member, text string) json.RawMessage {
+	if rawText(text) != "" {
+		return raw
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return raw
+	}
+	holder := obj
+	var parts []map[string]json.RawMessage
+	if list != "" {
+		if json.Unmarshal(obj[list], &parts) != nil || len(parts) != 1 {
+			return raw
+		}
+		holder = parts[0]
+	}
+	if _, ok := holder[member]; !ok {
+		return raw
+	}
+	holder[member] = json.RawMessage(`""`)
+	if list != "" {
+		obj[list] = mustMarshal(parts)
+	}
+	if out := mustMarshal(obj); len(out) < len(text) {
+		return out
+	}
+	return raw
+}
+
 // Native forms of the Responses items made from deltas, with the members
-// the published schema asks of them (and no id: nothing is stored).
+// the published schema asks of them (and no id: nothing is stored); a
+// long text is left out (rawText).
 
 type rawMessage struct {
 	Type    string       `json:"type"`
@@ -79,15 +127,15 @@ type rawCall struct {
 // or "incomplete".
 func messageRaw(text, status string) json.RawMessage {
 	return mustMarshal(rawMessage{Type: "message", Role: "assistant", Status: status,
-		Content: []rawOutText{{Type: "output_text", Text: text, Annotations: []string{}, Logprobs: []string{}}}})
+		Content: []rawOutText{{Type: "output_text", Text: rawText(text), Annotations: []string{}, Logprobs: []string{}}}})
 }
 
 func reasoningRaw(text string) json.RawMessage {
-	return mustMarshal(rawReasoning{Type: "reasoning", Summary: []rawSummary{{Type: "summary_text", Text: text}}})
+	return mustMarshal(rawReasoning{Type: "reasoning", Summary: []rawSummary{{Type: "summary_text", Text: rawText(text)}}})
 }
 
 func callRaw(callID, name, arguments string) json.RawMessage {
-	return mustMarshal(rawCall{Type: "function_call", CallID: callID, Name: name, Arguments: arguments})
+	return mustMarshal(rawCall{Type: "function_call", CallID: callID, Name: name, Arguments: rawText(arguments)})
 }
 
 // withoutID returns the JSON object raw without its top-level "id"

@@ -331,8 +331,9 @@ func (d *responsesDecoder) partial() albedo.ModelReply {
 }
 
 // item converts one output item as received, the index-th of the
-// output; unknown types are skipped. Its Raw is the item less its id: a
-// request that stores nothing must not name what the provider stored.
+// output; unknown types are skipped. Its Raw is the item less its id (a
+// request that stores nothing must not name what the provider stored)
+// and less a long text that the item keeps in its fields (withoutText).
 func (d *responsesDecoder) item(raw json.RawMessage, index int) (albedo.Item, bool) {
 	var o outputItem
 	if err := json.Unmarshal(raw, &o); err != nil {
@@ -355,6 +356,9 @@ func (d *responsesDecoder) item(raw json.RawMessage, index int) (albedo.Item, bo
 			}
 		}
 		it.Text = strings.Join(parts, "\n\n")
+		if len(o.Summary) == 1 {
+			raw = withoutText(raw, "summary", "text", it.Text)
+		}
 	case "message":
 		it.Kind = albedo.KindAssistant
 		var parts []string
@@ -380,6 +384,9 @@ func (d *responsesDecoder) item(raw json.RawMessage, index int) (albedo.Item, bo
 		}
 		d.differs(it.Text, index, albedo.KindAssistant)
 		raw = completeMessage(raw)
+		if len(o.Content) == 1 && !refused {
+			raw = withoutText(raw, "content", "text", it.Text)
+		}
 	case "function_call":
 		it.Kind = albedo.KindToolCall
 		it.CallID, it.ToolName, it.Arguments = o.CallID, o.Name, o.Arguments
@@ -388,6 +395,7 @@ func (d *responsesDecoder) item(raw json.RawMessage, index int) (albedo.Item, bo
 			it.CallID = d.newID()
 			raw = withField(raw, "call_id", it.CallID)
 		}
+		raw = withoutText(raw, "", "arguments", it.Arguments)
 	default:
 		// Albedo does not act on it (a search the provider ran itself, say),
 		// but the user sees that it happened.

@@ -181,6 +181,50 @@ func TestProjectReplaysRawBytes(t *testing.T) {
 	}
 }
 
+// TestProjectPutsBackATextLeftOutOfRaw: a Responses item whose Raw is
+// shorter than its text (a call's, its arguments) had the text left out
+// by its adapter, as an empty string; the projection puts it back there.
+// A Raw that holds its text is replayed as it is.
+func TestProjectPutsBackATextLeftOutOfRaw(t *testing.T) {
+	long := strings.Repeat("a <long> text, é\n", 4096)
+	encoded, err := json.Marshal(long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	message := func(text string) string {
+		return `{"type":"message","role":"assistant","status":"completed","content":[{"type":"output_text","text":` + text + `,"annotations":[]}]}`
+	}
+	reasoning := func(text string) string {
+		return `{"type":"reasoning","encrypted_content":"e","summary":[{"type":"summary_text","text":` + text + `}]}`
+	}
+	call := func(arguments string) string {
+		return `{"type":"function_call","call_id":"c1","name":"python","arguments":` + arguments + `}`
+	}
+	tests := []struct {
+		name string
+		item albedo.Item
+		want string
+	}{
+		{"an answer", albedo.Item{Kind: albedo.KindAssistant, Text: long, Raw: json.RawMessage(message(`""`))}, message(string(encoded))},
+		{"reasoning", albedo.Item{Kind: albedo.KindReasoning, Text: long, Raw: json.RawMessage(reasoning(`""`))}, reasoning(string(encoded))},
+		{"a call", albedo.Item{Kind: albedo.KindToolCall, CallID: "c1", ToolName: "python", Arguments: long, Raw: json.RawMessage(call(`""`))}, call(string(encoded))},
+		{"an answer whose Raw holds it", albedo.Item{Kind: albedo.KindAssistant, Text: long, Raw: json.RawMessage(message(string(encoded)))}, message(string(encoded))},
+		{"a short answer", albedo.Item{Kind: albedo.KindAssistant, Text: "hi", Raw: json.RawMessage(message(`"hi"`))}, message(`"hi"`)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.item.Protocol = resp
+			got := projection.Project([]albedo.Item{{Kind: albedo.KindUser, Text: "u"}, tt.item}, resp)
+			if len(got) < 2 || !sameJSON(t, got[1], []byte(tt.want)) {
+				t.Fatalf("Project = %.300s, want %.300s", got, tt.want)
+			}
+			if len(tt.item.Raw) > len(long) && string(got[1]) != string(tt.item.Raw) {
+				t.Errorf("a Raw that holds its text is not replayed byte for byte")
+			}
+		})
+	}
+}
+
 // A Chat Completions call carries no Raw (its adapter keeps none): the
 // projection writes it from its fields byte for byte as the Raw the
 // adapter used to make (encoding/json's Marshal of id, type and function),

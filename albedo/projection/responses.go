@@ -71,14 +71,49 @@ func (p *ResponsesProjector) Add(it albedo.Item) {
 }
 
 // nativeResponses reports whether it replays its Raw to a Responses
-// provider, and returns the function that makes what is sent: the Raw.
-// Raw JSON is sent as it is, so only when it is JSON; a provider encoded
-// it, but a store may hold anything.
+// provider, and returns the function that makes what is sent: the Raw,
+// with a long text put back (withText). Raw JSON is sent as it is, so
+// only when it is JSON; a provider encoded it, but a store may hold
+// anything.
 func nativeResponses(it albedo.Item) (bool, func() json.RawMessage) {
 	if it.Protocol != albedo.ProtocolResponses || len(it.Raw) == 0 || !json.Valid(it.Raw) {
 		return false, nil
 	}
-	return true, func() json.RawMessage { return it.Raw }
+	return true, func() json.RawMessage { return withText(it) }
+}
+
+// withText returns it.Raw with the item's text put back where the adapter
+// left it out (see Item.Raw): a Raw shorter than the text cannot hold it.
+// The text goes in the one content part of a message, the one summary
+// part of reasoning, or in a call's arguments.
+func withText(it albedo.Item) json.RawMessage {
+	text, list, member := it.Text, "content", "text"
+	switch it.Kind {
+	case albedo.KindReasoning:
+		list = "summary"
+	case albedo.KindToolCall:
+		text, list, member = it.Arguments, "", "arguments"
+	}
+	if len(it.Raw) >= len(text) {
+		return it.Raw
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(it.Raw, &obj) != nil {
+		return it.Raw
+	}
+	holder := obj
+	var parts []map[string]json.RawMessage
+	if list != "" {
+		if json.Unmarshal(obj[list], &parts) != nil || len(parts) != 1 {
+			return it.Raw
+		}
+		holder = parts[0]
+	}
+	holder[member] = albedo.MustJSON(text)
+	if list != "" {
+		obj[list] = albedo.MustJSON(parts)
+	}
+	return albedo.MustJSON(obj)
 }
 
 // responsesOutput is a function_call_output: its text, or, when the cell

@@ -1,0 +1,84 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/albedo-agent/albedo/albedo"
+)
+
+// TestResponsesRawLeavesOutALongText: a Responses item whose text (a
+// call's arguments) is 64 KiB or more keeps it in its fields alone; its
+// Raw is the item as received with that text empty, so shorter than the
+// text. A shorter text, or one the item spreads over several parts, stays
+// in the Raw.
+func TestResponsesRawLeavesOutALongText(t *testing.T) {
+	long := strings.Repeat("a <long> text, é\n", rawTextMin/16)
+	short := "a short text"
+	message := func(texts ...string) map[string]any {
+		var parts []any
+		for _, text := range texts {
+			parts = append(parts, map[string]any{"type": "output_text", "text": text, "annotations": []any{}, "logprobs": []any{}})
+		}
+		return map[string]any{"id": "msg_1", "type": "message", "role": "assistant", "status": "completed", "content": parts}
+	}
+	reasoning := func(text string) map[string]any {
+		return map[string]any{"type": "reasoning", "encrypted_content": "e", "summary": []any{map[string]any{"type": "summary_text", "text": text}}}
+	}
+	call := func(arguments string) map[string]any {
+		return map[string]any{"type": "function_call", "call_id": "c1", "name": "python", "arguments": arguments}
+	}
+	completed := func(item map[string]any) []string {
+		return []string{data(map[string]any{"type": "response.completed", "response": map[string]any{"output": []any{item}}})}
+	}
+	deltas := func(kind, text string) []string {
+		return []string{data(map[string]any{"type": kind, "output_index": 0, "delta": text}),
+			data(`{"type":"response.completed","response":{}}`)}
+	}
+	tests := []struct {
+		name   string
+		blocks []string
+		// raw is the Raw expected, as JSON of the same value.
+		raw map[string]any
+		// leftOut: the text is not in the Raw.
+		leftOut bool
+	}{
+		{"a long answer", completed(message(long)), message(""), true},
+		{"a short answer", completed(message(short)), message(short), false},
+		{"a long answer in two parts", completed(message(long, short)), message(long, short), false},
+		{"long reasoning", completed(reasoning(long)), reasoning(""), true},
+		{"a long call", completed(call(long)), call(""), true},
+		{"a short call", completed(call(short)), call(short), false},
+		{"a long answer that only streamed", deltas("response.output_text.delta", long),
+			map[string]any{"type": "message", "role": "assistant", "status": "completed", "content": message("")["content"]}, true},
+		{"long reasoning that only streamed", deltas("response.reasoning_summary_text.delta", long),
+			map[string]any{"type": "reasoning", "summary": []any{map[string]any{"type": "summary_text", "text": ""}}}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newProvider(t, func(w http.ResponseWriter, r *http.Request, n int) { streamEvents(w, tt.blocks...) })
+			reply, err := New(Options{}).Stream(context.Background(), albedo.ModelRequest{Endpoint: endpoint(p, albedo.ProtocolResponses)}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(reply.Items) != 1 {
+				t.Fatalf("%d items", len(reply.Items))
+			}
+			it := reply.Items[0]
+			want, err := json.Marshal(tt.raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sameJSON(string(it.Raw), storedForm(string(want))) {
+				t.Errorf("raw = %.300s, want %.300s", it.Raw, want)
+			}
+			text := it.Text + it.Arguments
+			if left := len(it.Raw) < len(text); left != tt.leftOut {
+				t.Errorf("raw of %d bytes for a text of %d: left out %v", len(it.Raw), len(text), left)
+			}
+		})
+	}
+}
