@@ -357,11 +357,15 @@ func TestUpgradeFromVersion7KeepsVentsWithoutAFilingTitle(t *testing.T) {
 	}
 }
 
+// mib is a mebibyte, the size of the pieces versions 9 to 11 kept long
+// values in.
+const mib = 1 << 20
+
 // TestUpgradeFromVersion10KeepsPiecedTexts upgrades a version 10 file that
 // holds a text in pieces (as version 9 wrote them) and long arguments,
 // result and raw stored whole: each reads back byte for byte, the pieces
-// now belong to the text, new long values go in pieces, and deleting the
-// session leaves no piece.
+// are gone, new long values are stored, and deleting the session leaves
+// none of its rows.
 func TestUpgradeFromVersion10KeepsPiecedTexts(t *testing.T) {
 	path := testPath(t)
 	db := rawDB(t, path)
@@ -369,9 +373,9 @@ func TestUpgradeFromVersion10KeepsPiecedTexts(t *testing.T) {
 	for _, stmts := range all[:10] {
 		exec(t, db, stmts...)
 	}
-	long := longValues[1].value
-	cut := pieceEnd(long)
-	whole := strings.Repeat("x\x00é", pieceSize/2)
+	long := strings.Repeat("é✓\U0001F600", 2*mib/9+1)
+	cut := mib - 1 // on a character: 9 bytes a repeat
+	whole := strings.Repeat("x\x00é", mib/2)
 	result, err := json.Marshal(albedo.CellResult{Status: albedo.CellOK, Output: whole, DurationMS: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -416,9 +420,8 @@ func TestUpgradeFromVersion10KeepsPiecedTexts(t *testing.T) {
 	if r := items[2].Result; r == nil || r.Output != whole || r.DurationMS != 3 || items[2].Flags != 4 || items[2].Text != "out" {
 		t.Errorf("cell result after the upgrade = %+v", items[2])
 	}
-	var fields string
-	if err := rawDB(t, path).QueryRow(`SELECT group_concat(field || ':' || piece, ' ') FROM item_pieces`).Scan(&fields); err != nil || fields != "text:0 text:1" {
-		t.Errorf("pieces after the upgrade: %q, %v; want the text's two", fields, err)
+	if tables := tableNames(t, path); strings.Contains(tables, "item_pieces") {
+		t.Errorf("tables after the upgrade: %s; want no item_pieces", tables)
 	}
 
 	added := albedo.Item{Kind: albedo.KindToolCall, CallID: "d", ToolName: "python", Arguments: long, Protocol: albedo.ProtocolResponses, Raw: json.RawMessage(long)}
@@ -431,7 +434,154 @@ func TestUpgradeFromVersion10KeepsPiecedTexts(t *testing.T) {
 		t.Fatal(err)
 	}
 	var n int
-	if err := rawDB(t, path).QueryRow(`SELECT count(*) FROM item_pieces`).Scan(&n); err != nil || n != 0 {
-		t.Errorf("%d pieces left after deleting the upgraded session (%v)", n, err)
+	if err := rawDB(t, path).QueryRow(`SELECT count(*) FROM items`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d items left after deleting the upgraded session (%v)", n, err)
 	}
+}
+
+// tableNames lists the tables of the database at path.
+func tableNames(t *testing.T, path string) string {
+	t.Helper()
+	var names string
+	err := rawDB(t, path).QueryRow(`SELECT group_concat(name, ' ' ORDER BY name) FROM sqlite_schema WHERE type = 'table'`).Scan(&names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
+}
+
+// TestUpgradeFromVersion11FoldsPieces upgrades a version 11 file whose
+// items keep values in pieces, in every column that had them, with NUL,
+// invalid UTF-8 and characters cut between pieces: every value reads back
+// byte for byte from its own row, and the pieces and their sizes are gone.
+func TestUpgradeFromVersion11FoldsPieces(t *testing.T) {
+	path := testPath(t)
+	db := rawDB(t, path)
+	all := migrations()
+	for _, stmts := range all[:11] {
+		exec(t, db, stmts...)
+	}
+	text := strings.Repeat("an answer\x00\xff\xe2\x82 é✓\U0001F600\n", mib/16)
+	args := `{"code":"` + strings.Repeat("print('é')\\n", mib/12) + `"}`
+	raw := `{"type":"function_call","arguments":"` + strings.Repeat("\x00\xff", mib/2) + `"}`
+	trace := albedo.Trace{Activities: []albedo.Activity{{Kind: "read", Target: "/w/" + strings.Repeat("ü", mib/2+1)}}}
+	result := albedo.CellResult{Status: albedo.CellOK, Output: strings.Repeat("out\x00\n", mib/5), DurationMS: 7}
+	resultJSON, err := json.Marshal(result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	traceJSON, err := json.Marshal(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	image := strings.Repeat("\x89PNG\r\n\x1a\n\x00", mib/5)
+	exec(t, db, `INSERT INTO sessions (id, cwd, model, protocol) VALUES ('old', '/w', 'm', 'responses')`)
+	rows := []struct {
+		stmt string
+		args []any
+	}{
+		{`INSERT INTO items (session_id, seq, kind, text, text_size, protocol) VALUES ('old', 1, 'assistant', '', ?, 'chat_completions')`,
+			[]any{len(text)}},
+		{`INSERT INTO items (session_id, seq, kind, call_id, tool_name, arguments, arguments_size, raw, raw_size, protocol)
+			VALUES ('old', 2, 'tool_call', 'c', 'python', '', ?, '', ?, 'responses')`, []any{len(args), len(raw)}},
+		{`INSERT INTO items (session_id, seq, kind, call_id, tool_name, text, result, result_size, trace, trace_size)
+			VALUES ('old', 3, 'tool_output', 'c', 'python', 'short', '', ?, '', ?)`, []any{len(resultJSON), len(traceJSON)}},
+		{`INSERT INTO items (session_id, seq, kind, call_id, tool_name, image_mime, image_width, image_height, image_bytes, image_size)
+			VALUES ('old', 4, 'tool_image', 'c', 'python', 'image/png', 640, 480, ?, ?)`, []any{len(image), len(image)}},
+		{`INSERT INTO items (session_id, seq, kind, text) VALUES ('old', 5, 'user', 'kept whole')`, nil},
+	}
+	for _, p := range []struct {
+		seq   int
+		field string
+		value string
+	}{{1, "text", text}, {2, "arguments", args}, {2, "raw", raw}, {3, "result", string(resultJSON)}, {3, "trace", string(traceJSON)}, {4, "image", image}} {
+		// Three pieces, the last inserted first: their order is the
+		// piece number's, and the first cut falls inside a character.
+		a, b := len(p.value)/3+1, 2*len(p.value)/3
+		for _, piece := range []struct {
+			n    int
+			data string
+		}{{2, p.value[b:]}, {0, p.value[:a]}, {1, p.value[a:b]}} {
+			rows = append(rows, struct {
+				stmt string
+				args []any
+			}{`INSERT INTO item_pieces (session_id, seq, field, piece, data) VALUES ('old', ?, ?, ?, ?)`, []any{p.seq, p.field, piece.n, piece.data}})
+		}
+	}
+	rows = append(rows, struct {
+		stmt string
+		args []any
+	}{`PRAGMA user_version = 11`, nil})
+	for _, row := range rows {
+		if _, err := db.Exec(row.stmt, row.args...); err != nil {
+			t.Fatalf("%s: %v", row.stmt, err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s := openStore(t, path)
+	if v := userVersion(t, path); v != SchemaVersion {
+		t.Fatalf("user_version after the upgrade = %d, want %d", v, SchemaVersion)
+	}
+	items, err := s.Items(context.Background(), "old", 0, 0)
+	if err != nil || len(items) != 5 {
+		t.Fatalf("items after the upgrade = %d, %v", len(items), err)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want string
+	}{
+		{"text", items[0].Text, text},
+		{"arguments", items[1].Arguments, args},
+		{"raw", string(items[1].Raw), raw},
+		{"result output", resultOutput(items[2]), result.Output},
+		{"trace", traceTarget(items[2]), trace.Activities[0].Target},
+		{"image", imageData(items[3]), image},
+		{"a short text", items[4].Text, "kept whole"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s after the upgrade: %d bytes %q, want %d bytes %q", c.name, len(c.got), short(c.got), len(c.want), short(c.want))
+		}
+	}
+	if im := items[3].Image; im == nil || im.MimeType != "image/png" || im.Width != 640 || im.Bytes != len(image) {
+		t.Errorf("image after the upgrade = %+v", im)
+	}
+	var stored string
+	if err := rawDB(t, path).QueryRow(`SELECT typeof(image_data) FROM items WHERE seq = 4`).Scan(&stored); err != nil || stored != "blob" {
+		t.Errorf("image data stored as %q (%v), want a blob", stored, err)
+	}
+	if tables := tableNames(t, path); strings.Contains(tables, "item_pieces") {
+		t.Errorf("tables after the upgrade: %s; want no item_pieces", tables)
+	}
+	var sizes int
+	if err := rawDB(t, path).QueryRow(`SELECT count(*) FROM pragma_table_info('items') WHERE name LIKE '%\_size' ESCAPE '\'`).Scan(&sizes); err != nil || sizes != 0 {
+		t.Errorf("items has %d size columns after the upgrade (%v), want none", sizes, err)
+	}
+}
+
+// resultOutput returns the output of an item's cell result, "" without one.
+func resultOutput(it albedo.Item) string {
+	if it.Result == nil {
+		return ""
+	}
+	return it.Result.Output
+}
+
+// traceTarget returns the target of the first activity of an item's cell
+// trace, "" without one.
+func traceTarget(it albedo.Item) string {
+	if it.Result == nil || len(it.Result.Trace.Activities) == 0 {
+		return ""
+	}
+	return it.Result.Trace.Activities[0].Target
+}
+
+// imageData returns the data of an item's image, "" without one.
+func imageData(it albedo.Item) string {
+	if it.Image == nil {
+		return ""
+	}
+	return string(it.Image.Data)
 }

@@ -112,7 +112,7 @@ func TestDeleteSessionLeavesNoRowOfIt(t *testing.T) {
 	ids := createSessions(t, s, "s", 2)
 	img := &albedo.Image{MimeType: "image/png", Width: 1, Height: 1, Bytes: 1, Data: []byte{1}}
 	for _, id := range ids {
-		long := strings.Repeat("long ", pieceSize/4)
+		long := strings.Repeat("long ", mib/4)
 		call := albedo.Item{Kind: albedo.KindToolCall, CallID: "c", ToolName: "python", Arguments: long, Protocol: albedo.ProtocolResponses, Raw: json.RawMessage(long)}
 		output := albedo.Item{Kind: albedo.KindToolOutput, CallID: "c", ToolName: "python", Text: "out", Result: &albedo.CellResult{Status: albedo.CellOK, Output: long}}
 		mustCommit(t, s, albedo.Commit{SessionID: id, Items: []albedo.Item{textItem("a"), textItem("b"), textItem(long), call, output},

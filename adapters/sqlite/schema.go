@@ -3,7 +3,7 @@ package sqlite
 // SchemaVersion is the schema version this package writes, kept in the
 // database's PRAGMA user_version. Version 0 is an empty file or one written
 // by albedo before versioning, holding only a sessions table.
-const SchemaVersion = 11
+const SchemaVersion = 12
 
 // nowMillis is an SQL expression for the current Unix time in milliseconds.
 // It avoids unixepoch(), which SQLite only gained in 3.38, so that older
@@ -280,5 +280,59 @@ func migrations() [SchemaVersion][]string {
 			`ALTER TABLE item_pieces_v11 RENAME TO item_pieces`,
 			`CREATE INDEX requests_session_kind ON requests (session_id, kind, id)`,
 		},
+
+		// 12: every value whole in its row. The values kept in pieces are
+		// folded back into their columns, byte for byte, and item_pieces and
+		// the size columns go; SQLite keeps a long value in overflow pages
+		// of its own, after the small columns.
+		{
+			`CREATE TABLE items_v12 (
+				session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+				seq INTEGER NOT NULL,
+				kind TEXT NOT NULL,
+				timestamp INTEGER NOT NULL DEFAULT 0,
+				flags INTEGER NOT NULL DEFAULT 0,
+				image_mime TEXT,
+				image_width INTEGER NOT NULL DEFAULT 0,
+				image_height INTEGER NOT NULL DEFAULT 0,
+				image_bytes INTEGER NOT NULL DEFAULT 0,
+				source TEXT NOT NULL DEFAULT '',
+				call_id TEXT NOT NULL DEFAULT '',
+				tool_name TEXT NOT NULL DEFAULT '',
+				protocol TEXT NOT NULL DEFAULT '',
+				notes TEXT,
+				text TEXT NOT NULL DEFAULT '',
+				arguments TEXT NOT NULL DEFAULT '',
+				result TEXT,
+				trace TEXT,
+				raw TEXT,
+				image_data BLOB,
+				PRIMARY KEY (session_id, seq)
+			) WITHOUT ROWID`,
+			`INSERT INTO items_v12 (session_id, seq, kind, timestamp, flags, image_mime,
+				image_width, image_height, image_bytes, source, call_id, tool_name, protocol,
+				notes, text, arguments, result, trace, raw, image_data)
+				SELECT session_id, seq, kind, timestamp, flags, image_mime,
+				image_width, image_height, image_bytes, source, call_id, tool_name, protocol, notes,
+				CASE WHEN text_size > 0 THEN ` + foldedPieces("text") + ` ELSE text END,
+				CASE WHEN arguments_size > 0 THEN ` + foldedPieces("arguments") + ` ELSE arguments END,
+				CASE WHEN result_size > 0 THEN ` + foldedPieces("result") + ` ELSE result END,
+				CASE WHEN trace_size > 0 THEN ` + foldedPieces("trace") + ` ELSE trace END,
+				CASE WHEN raw_size > 0 THEN ` + foldedPieces("raw") + ` ELSE raw END,
+				CASE WHEN image_size > 0 THEN CAST(` + foldedPieces("image") + ` AS BLOB) ELSE image_data END
+				FROM items`,
+			`DROP TABLE item_pieces`,
+			`DROP TABLE items`,
+			`ALTER TABLE items_v12 RENAME TO items`,
+		},
 	}
+}
+
+// foldedPieces is an SQL expression, for a row of items, for the value of
+// its column field that version 11 kept in pieces: the pieces joined in
+// order, byte for byte. Pieces were written in their row's transaction and
+// deleted with it, so every sized value has them.
+func foldedPieces(field string) string {
+	return `(SELECT group_concat(p.data, '' ORDER BY p.piece) FROM item_pieces p
+		WHERE p.session_id = items.session_id AND p.seq = items.seq AND p.field = '` + field + `')`
 }

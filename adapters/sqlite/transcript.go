@@ -3,7 +3,6 @@ package sqlite
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -77,7 +76,6 @@ func selectItems(ctx context.Context, tx bun.Tx, sessionID string, q albedo.Item
 	var (
 		items  = make([]albedo.Item, 0, size)
 		imaged []int64
-		long   []pieced
 		sc     = newItemScanner(q.Display && !q.NoResults)
 	)
 	for rows.Next() {
@@ -89,13 +87,7 @@ func selectItems(ctx context.Context, tx bun.Tx, sessionID string, q albedo.Item
 			imaged = append(imaged, row.item.Seq)
 		}
 		items = append(items, row.item)
-		if row.pieced() {
-			for i, n := range row.sizes {
-				if n > 0 {
-					long = append(long, pieced{at: len(items) - 1, field: piecedFields[i], size: n})
-				}
-			}
-		} else if err := sc.finish(&items[len(items)-1]); err != nil {
+		if err := sc.finish(&items[len(items)-1]); err != nil {
 			return nil, fmt.Errorf("item %d: %w", row.item.Seq, err)
 		}
 	}
@@ -103,11 +95,6 @@ func selectItems(ctx context.Context, tx bun.Tx, sessionID string, q albedo.Item
 		return nil, err
 	}
 	rows.Close()
-	if len(long) > 0 {
-		if err := attachPieces(ctx, tx.Tx, sessionID, sc, items, long); err != nil {
-			return nil, err
-		}
-	}
 	if q.Newest {
 		slices.Reverse(items)
 		slices.Reverse(imaged)
@@ -145,60 +132,6 @@ func selectSeqs(ctx context.Context, tx bun.Tx, sessionID string, q albedo.ItemQ
 		slices.Reverse(items)
 	}
 	return items, nil
-}
-
-// attachPieces reads the values kept in pieces that long lists (in the
-// order of items), sets them on items, and finishes those items.
-func attachPieces(ctx context.Context, tx *sql.Tx, sessionID string, sc *itemScanner, items []albedo.Item, long []pieced) error {
-	r, err := newPieceReader(ctx, tx, sessionID)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	for i := 0; i < len(long); {
-		at := long[i].at
-		it := &items[at]
-		var result, trace []byte
-		if it.ResultJSON != "" {
-			result = []byte(it.ResultJSON)
-		}
-		if it.TraceJSON != "" {
-			trace = []byte(it.TraceJSON)
-		}
-		for ; i < len(long) && long[i].at == at; i++ {
-			p := long[i]
-			var err error
-			switch p.field {
-			case fieldText:
-				it.Text, err = r.readString(ctx, it.Seq, p.field, p.size)
-			case fieldArguments:
-				it.Arguments, err = r.readString(ctx, it.Seq, p.field, p.size)
-			case fieldRaw:
-				it.Raw, err = r.readBytes(ctx, it.Seq, p.field, p.size)
-			case fieldResult:
-				if sc.display {
-					it.ResultJSON, err = r.readString(ctx, it.Seq, p.field, p.size)
-				} else {
-					result, err = r.readBytes(ctx, it.Seq, p.field, p.size)
-				}
-			case fieldTrace:
-				if sc.display {
-					it.TraceJSON, err = r.readString(ctx, it.Seq, p.field, p.size)
-				} else {
-					trace, err = r.readBytes(ctx, it.Seq, p.field, p.size)
-				}
-			}
-			if err != nil {
-				return err
-			}
-		}
-		if !sc.display && result != nil {
-			if err := decodeResult(it, result, trace); err != nil {
-				return fmt.Errorf("item %d: %w", it.Seq, err)
-			}
-		}
-	}
-	return nil
 }
 
 // itemRange returns the query of columns of the items of a page, and its
@@ -243,7 +176,7 @@ func pageSize(ctx context.Context, tx bun.Tx, sessionID string, q albedo.ItemQue
 // attachImages reads the images of the items whose seqs are listed, their
 // data only when withData, and sets them on items (ascending by seq).
 func attachImages(ctx context.Context, tx bun.Tx, sessionID string, items []albedo.Item, imaged []int64, withData bool) error {
-	columns := "seq, image_mime, image_width, image_height, image_bytes, image_size"
+	columns := "seq, image_mime, image_width, image_height, image_bytes"
 	if withData {
 		columns += ", image_data"
 	}
@@ -251,20 +184,8 @@ func attachImages(ctx context.Context, tx bun.Tx, sessionID string, items []albe
 	if err != nil {
 		return fmt.Errorf("select images: %w", err)
 	}
-	var pieces *pieceReader
 	for i := range images {
 		im := &images[i]
-		if withData && im.ImageSize > 0 {
-			if pieces == nil {
-				if pieces, err = newPieceReader(ctx, tx.Tx, sessionID); err != nil {
-					return err
-				}
-				defer pieces.Close()
-			}
-			if im.ImageData, err = pieces.readBytes(ctx, im.Seq, fieldImage, im.ImageSize); err != nil {
-				return err
-			}
-		}
 		at, ok := slices.BinarySearchFunc(items, im.Seq, func(it albedo.Item, seq int64) int { return cmp.Compare(it.Seq, seq) })
 		if ok {
 			items[at].Image = im.image()
@@ -293,27 +214,15 @@ func appendItems(ctx context.Context, tx bun.Tx, sessionID string, items []albed
 		return nil, fmt.Errorf("prepare item insert: %w", err)
 	}
 	defer stmt.Close()
-	var pieces *sql.Stmt
 	out := make([]albedo.Item, len(items))
 	for i, it := range items {
 		it.Seq = last + int64(i) + 1
-		args, long, err := itemArgs(sessionID, &it)
+		args, err := itemArgs(sessionID, &it)
 		if err != nil {
 			return nil, fmt.Errorf("insert item %d of session %s: %w", it.Seq, sessionID, err)
 		}
 		if _, err := stmt.ExecContext(ctx, args...); err != nil {
 			return nil, fmt.Errorf("insert item %d of session %s: %w", it.Seq, sessionID, err)
-		}
-		for _, v := range long {
-			if pieces == nil {
-				if pieces, err = tx.Tx.PrepareContext(ctx, insertPiece); err != nil {
-					return nil, fmt.Errorf("prepare piece insert: %w", err)
-				}
-				defer pieces.Close()
-			}
-			if err := insertPieces(ctx, pieces, sessionID, it.Seq, v); err != nil {
-				return nil, fmt.Errorf("insert item %d of session %s: %w", it.Seq, sessionID, err)
-			}
 		}
 		out[i] = it
 	}
@@ -331,8 +240,7 @@ func lastItemSeq(ctx context.Context, tx bun.Tx, sessionID string) (int64, error
 	return last, nil
 }
 
-// selectImages reads columns (seq, the image's metadata and size in
-// pieces, maybe its data, in the order of itemImage's fields) of the
+// selectImages reads columns (seq, the image's metadata, maybe its data, in the order of itemImage's fields) of the
 // session's items numbered seqs.
 func selectImages(ctx context.Context, tx bun.Tx, columns, sessionID string, seqs []int64) ([]itemImage, error) {
 	args := make([]any, 0, len(seqs)+1)
@@ -352,7 +260,7 @@ func selectImages(ctx context.Context, tx bun.Tx, columns, sessionID string, seq
 	var images []itemImage
 	for rows.Next() {
 		var im itemImage
-		dest := []any{&im.Seq, &im.ImageMime, &im.ImageWidth, &im.ImageHeight, &im.ImageBytes, &im.ImageSize, &im.ImageData}
+		dest := []any{&im.Seq, &im.ImageMime, &im.ImageWidth, &im.ImageHeight, &im.ImageBytes, &im.ImageData}
 		if err := rows.Scan(dest[:len(cols)]...); err != nil {
 			return nil, err
 		}
