@@ -2,15 +2,14 @@ package modelcatalog
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net/http"
 	"os"
-	"path/filepath"
 	"time"
+
+	"github.com/albedo-agent/albedo/internal/atomicfile"
 )
 
 // DefaultURL is where the catalog is fetched from when extensions.json
@@ -104,35 +103,5 @@ func (r *Refresher) Refresh(ctx context.Context) error {
 	if _, err := Parse(data); err != nil {
 		return fmt.Errorf("fetch the model catalog from %s: %w", url, err)
 	}
-	return writeAtomic(r.Path, data)
-}
-
-// writeAtomic writes data to path through a temporary file and a rename,
-// so that readers see the old catalog or the new, never a part.
-func writeAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o600)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(r.Path, data, 0o600)
 }

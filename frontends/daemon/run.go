@@ -23,6 +23,7 @@ import (
 	"github.com/albedo-agent/albedo/frontends/client"
 	"github.com/albedo-agent/albedo/frontends/compose"
 	"github.com/albedo-agent/albedo/frontends/home"
+	"github.com/albedo-agent/albedo/internal/atomicfile"
 )
 
 // Options configure a daemon process.
@@ -178,7 +179,7 @@ func (d *daemon) serve(ctx context.Context, opts Options) error {
 	// Without daemon.json no client finds the daemon: it stops, and says
 	// why, rather than serve no one.
 	var publishErr error
-	if err := home.WriteFileAtomic(filepath.Join(d.dir, home.ConnectionFile), data, 0o600); err != nil {
+	if err := atomicfile.Write(filepath.Join(d.dir, home.ConnectionFile), data, 0o600); err != nil {
 		publishErr = fmt.Errorf("publish the connection: %w", err)
 		d.log.Error("publish the connection", "err", err)
 		shutdown()

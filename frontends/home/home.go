@@ -1,6 +1,6 @@
 // Package home knows the files of an albedo home (ALBEDO_HOME): their
-// names, the daemon's connection file, and how to write them safely. The
-// daemon writes them; clients read them.
+// names, the daemon's connection file and its lock. The daemon writes
+// them (internal/atomicfile); clients read them.
 package home
 
 import (
@@ -56,33 +56,6 @@ func ReadConnection(dir string) (Connection, error) {
 		return conn, fmt.Errorf("read %s: %w", path, err)
 	}
 	return conn, nil
-}
-
-// WriteFileAtomic writes data to path through a temporary file and a
-// rename, so readers see the old content or the new, never a part.
-func WriteFileAtomic(path string, data []byte, mode os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	err = tmp.Chmod(mode)
-	if err == nil {
-		_, err = tmp.Write(data)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 // Alive reports whether a process with this pid exists.
