@@ -56,7 +56,7 @@ func (p *ChatProjector) Flush() {
 	msg := newObject()
 	if p.text != nil && p.reasoning != nil || p.calls != nil {
 		// One allocation for the whole message, however long its parts:
-		// a 50 MiB text or call is copied into it once.
+		// a long text or call is copied into it once.
 		n := 0
 		if p.text != nil && len(*p.text) > longText {
 			n += jsonStringLen(*p.text)

@@ -21,7 +21,7 @@ func (o *jsonObject) key(k string) {
 }
 
 // str adds a string field. Room for a long value is made at once, so
-// that a 50 MiB text is not copied again and again as the object grows.
+// that a long text is not copied again and again as the object grows.
 func (o *jsonObject) str(k, v string) *jsonObject {
 	o.key(k)
 	if len(v) > longText {

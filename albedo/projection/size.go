@@ -6,44 +6,18 @@ import (
 	"github.com/albedo-agent/albedo/albedo"
 )
 
-// longText is the size of a text past which measuring a projection counts
-// its encoded size instead of encoding it.
+// longText is the size of a text past which a buffer for its JSON is
+// sized to the encoding first (jsonStringLen) rather than grown.
 const longText = 64 << 10
 
-// projectedSize returns the bytes Project(items, protocol) would make,
-// each message followed by one separator byte. A long text is not
-// encoded: it is counted by jsonStringLen and projected as a one-byte
-// stand-in, so that measuring a 50 MiB answer does not build its JSON.
-// Where the projection joins a long text to another (notes, merged
-// reasoning) the count may differ from the real encoding by the few bytes
-// of an escape at the seam; it feeds an estimate. An item sent as its Raw
-// counts its Raw.
+// projectedSize returns the bytes Project(items, protocol) makes, each
+// message followed by one separator byte.
 func projectedSize(items []albedo.Item, protocol albedo.Protocol) int64 {
-	var extra int64
-	var light []albedo.Item
-	for i, it := range items {
-		if protocol == albedo.ProtocolResponses {
-			if native, _ := nativeResponses(it); native {
-				continue // sent as its Raw
-			}
-		}
-		if len(it.Text) <= longText {
-			continue
-		}
-		if light == nil {
-			light = append([]albedo.Item(nil), items...)
-		}
-		light[i].Text = "x"
-		extra += int64(jsonStringLen(it.Text)) - int64(len(`"x"`))
-	}
-	if light == nil {
-		light = items
-	}
 	var size int64
-	for _, raw := range Project(light, protocol) {
+	for _, raw := range Project(items, protocol) {
 		size += int64(len(raw)) + 1
 	}
-	return size + extra
+	return size
 }
 
 // jsonStringLen returns len(appendJSONString(nil, s)) without building it.
