@@ -5,10 +5,13 @@
 # (ours, and the seed suites from ../shared/seeds when that folder exists).
 # A throwaway PostgreSQL server (scripts/postgres.sh) serves the tests of
 # the PostgreSQL store; it is stopped and removed when the script ends.
+# Third-party MCP servers (scripts/mcpservers.sh) are installed from the npm
+# registry into a scratch prefix, removed at the end too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/postgres.sh
-trap postgres_stop EXIT
+source scripts/mcpservers.sh
+trap 'postgres_stop; mcp_servers_remove' EXIT
 
 need() { command -v "$1" >/dev/null 2>&1; }
 if ! need python3; then
@@ -48,6 +51,15 @@ if ! postgres_start; then
 		exit 1
 	fi
 	echo "PostgreSQL could not start: the PostgreSQL store's tests are skipped" >&2
+fi
+
+echo "== MCP servers for the MCP client tests"
+if ! mcp_servers_install; then
+	if [ "${CI:-}" = true ]; then
+		echo "the MCP servers could not be installed; the MCP client cannot be tested against them" >&2
+		exit 1
+	fi
+	echo "the MCP servers could not be installed: the tests against them are skipped" >&2
 fi
 
 echo "== go test -race"

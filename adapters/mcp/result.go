@@ -1,0 +1,104 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Result is what a tool call gave, in the shapes albedo shows the model.
+type Result struct {
+	// Text is the result's text contents, one after another; the
+	// structured content as JSON when no text came; resources and audio
+	// described in a line each.
+	Text string
+	// Images are the result's images, as the server sent them.
+	Images []Image
+	// IsError says the tool reported a failure (isError); Text says what.
+	IsError bool
+}
+
+// Image is one image of a result.
+type Image struct {
+	MIMEType string
+	Data     []byte
+}
+
+// resultOf turns a call's result into a Result.
+func resultOf(r *sdk.CallToolResult) Result {
+	out := Result{IsError: r.IsError}
+	var parts []string
+	for _, c := range r.Content {
+		switch c := c.(type) {
+		case *sdk.TextContent:
+			parts = append(parts, c.Text)
+		case *sdk.ImageContent:
+			out.Images = append(out.Images, Image{MIMEType: c.MIMEType, Data: c.Data})
+		case *sdk.AudioContent:
+			parts = append(parts, fmt.Sprintf("[audio %s, %d bytes]", c.MIMEType, len(c.Data)))
+		case *sdk.ResourceLink:
+			parts = append(parts, fmt.Sprintf("[resource %s: %s]", c.Name, c.URI))
+		case *sdk.EmbeddedResource:
+			parts = append(parts, embedded(c.Resource))
+		default:
+			if raw, err := json.Marshal(c); err == nil {
+				parts = append(parts, string(raw))
+			}
+		}
+	}
+	hasText := false
+	for _, c := range r.Content {
+		if _, ok := c.(*sdk.TextContent); ok {
+			hasText = true
+		}
+	}
+	if !hasText && r.StructuredContent != nil {
+		if raw, err := json.Marshal(r.StructuredContent); err == nil {
+			parts = append([]string{string(raw)}, parts...)
+		}
+	}
+	out.Text = strings.Join(parts, "\n")
+	return out
+}
+
+// embedded describes an embedded resource: its text, or a line naming a
+// binary one.
+func embedded(r *sdk.ResourceContents) string {
+	switch {
+	case r == nil:
+		return ""
+	case r.Text != "":
+		return r.Text
+	default:
+		return fmt.Sprintf("[resource %s, %s, %d bytes]", r.URI, r.MIMEType, len(r.Blob))
+	}
+}
+
+// Clip returns text whole when it fits in limit bytes, else its head and
+// tail with a line between them saying how much was cut, then hint.
+// The cut falls on UTF-8 boundaries.
+func Clip(text string, limit int, hint string) string {
+	if len(text) <= limit || limit <= 0 {
+		return text
+	}
+	head := limit / 2
+	for head > 0 && !startsRune(text, head) {
+		head--
+	}
+	tail := len(text) - (limit - head)
+	for tail < len(text) && !startsRune(text, tail) {
+		tail++
+	}
+	marker := fmt.Sprintf("\n[... %d bytes cut", tail-head)
+	if hint != "" {
+		marker += "; " + hint
+	}
+	return text[:head] + marker + " ...]\n" + text[tail:]
+}
+
+// startsRune reports whether byte i of s begins a character.
+func startsRune(s string, i int) bool {
+	return i >= len(s) || s[i]&0xC0 != 0x80
+}
