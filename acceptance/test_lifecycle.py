@@ -24,7 +24,7 @@ DEADLINE = 30
 EXIT_DEADLINE = 10
 """Seconds a daemon may take to exit once it has been told to."""
 
-COMMANDS = ("sessions", "new", "daemon", "login", "model", "run", "attach", "console", "vents")
+COMMANDS = ("sessions", "new", "daemon", "login", "model", "run", "attach", "console", "vents", "store")
 """Every command with options of its own."""
 
 
