@@ -339,6 +339,19 @@ class ConsoleTest(unittest.TestCase):
         (app.workspace / latch).write_text("")
         console.wait_for("│ first step done", "│ latch released", "all steps done", "idle")
 
+    def test_the_status_line_names_the_sandbox_mode_and_slash_sandbox_explains_it(self):
+        def read_only(app):
+            (app.home / "extensions.json").write_text(json.dumps(
+                {"models": {"refreshHours": 0}, "sandbox": {"mode": "read-only", "network": False}}))
+
+        provider, app, console = self.ready_console(lambda request: text("unused"), prepare=read_only,
+                                                    ready=(PROMPT, "sandbox: read-only, offline"))
+        console.say("/sandbox")
+        screen = console.wait_for("network: refused", "unreadable:", "kernel: not running")
+        self.assertIn("sandbox: read-only (the model's Python may write only in its own temporary folder", screen)
+        self.assertIn(str(app.home), screen.replace("\n", ""))
+        self.assertEqual(provider.requests, [])
+
     def test_tab_completes_a_slash_command(self):
         provider, app, console = self.ready_console(lambda request: text("unused"))
         console.type("/na")

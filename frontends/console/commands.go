@@ -29,6 +29,7 @@ func commandHelp() []struct{ usage, summary string } {
 		{"/name NAME", "name this session"},
 		{"/sessions", "pick another session"},
 		{"/vents", "open the vent ledger"},
+		{"/sandbox", "what the model's Python may write, read and reach"},
 		{"/help", "show commands and keys"},
 		{"/quit", "detach: the session goes on in the daemon"},
 	}
@@ -67,7 +68,7 @@ func parseCommand(text string) (cmd command, ok bool, err error) {
 		if cmd.rest == "" {
 			return cmd, true, fmt.Errorf("usage: /name NAME")
 		}
-	case "/vents", "/help", "/quit", "/sessions", "/login", "/compact", "/new":
+	case "/vents", "/help", "/quit", "/sessions", "/login", "/compact", "/new", "/sandbox":
 		if cmd.rest != "" {
 			return cmd, true, fmt.Errorf("%s takes no arguments", cmd.name)
 		}
@@ -154,6 +155,15 @@ func (s *sessionScreen) run(cmd command) {
 				return msg, nil
 			}
 			return "compacting the earlier conversation…", nil
+		})
+	case "/sandbox":
+		async(func() (string, error) {
+			d, err := cl.Session(ctx, id, 0)
+			if err != nil {
+				return "", err
+			}
+			s.post(gen, func() { s.setGlances(d.Glances) })
+			return sandboxDetail(findGlance(d.Glances, "sandbox")), nil
 		})
 	case "/name":
 		async(func() (string, error) {

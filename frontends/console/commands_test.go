@@ -178,7 +178,7 @@ func TestCompleteCommand(t *testing.T) {
 	}{
 		{"/wo", "/workspace", "/workspace"},
 		{"/f", "/fork", "/fork"},
-		{"/", "/model /login /compact /fork /new /workspace /name /sessions /vents /help /quit", "/"},
+		{"/", "/model /login /compact /fork /new /workspace /name /sessions /vents /sandbox /help /quit", "/"},
 		{"/c", "/compact", "/compact"},
 		{"/zz", "", "/zz"},
 	}

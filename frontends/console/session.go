@@ -219,17 +219,27 @@ func (s *sessionScreen) follow(ctx context.Context, gen int, id string) {
 func (s *sessionScreen) setInfo(d client.SessionDetail) {
 	s.info = d.Session
 	s.t.Running, s.t.Workspace = d.Running, d.Session.Workspace
-	s.pendingReplies, s.sandbox = 0, nil
-	for _, g := range d.Glances {
-		if g.Extension() == "sandbox" {
-			s.sandbox = g
-		}
-		if g.Extension() == "paperclips" {
-			if n, ok := g["pending_replies"].(float64); ok {
-				s.pendingReplies = int(n)
-			}
+	s.setGlances(d.Glances)
+}
+
+// setGlances takes in what the session's glances say: its sandbox and
+// the vent replies waiting for it.
+func (s *sessionScreen) setGlances(glances []client.Glance) {
+	s.sandbox = findGlance(glances, "sandbox")
+	s.pendingReplies = 0
+	if n, ok := findGlance(glances, "paperclips")["pending_replies"].(float64); ok {
+		s.pendingReplies = int(n)
+	}
+}
+
+// findGlance returns the glance of an extension, nil when there is none.
+func findGlance(glances []client.Glance, extension string) client.Glance {
+	for _, g := range glances {
+		if g.Extension() == extension {
+			return g
 		}
 	}
+	return nil
 }
 
 // setUsage shows what the daemon says the session's requests cost and how
@@ -253,10 +263,11 @@ func (s *sessionScreen) setUsage(totals client.UsageTotals, measure client.Conte
 	}
 }
 
-// reloadUsage reads the session's usage and context again once a turn
-// ended: requests the live events did not show (a summary, say) count
-// too, and the measure follows a compaction.
-func (s *sessionScreen) reloadUsage() {
+// reloadSession reads the session's usage, context and glances again once
+// a turn ended: requests the live events did not show (a summary, say)
+// count too, the measure follows a compaction, and the status line the
+// kernel's state.
+func (s *sessionScreen) reloadSession() {
 	gen, id, cl := s.gen, s.id, s.c.client()
 	go func() {
 		detail, err := cl.Session(s.c.ctx, id, 0)
@@ -264,7 +275,10 @@ func (s *sessionScreen) reloadUsage() {
 			return
 		}
 		measure, merr := cl.Context(s.c.ctx, id)
-		s.post(gen, func() { s.setUsage(detail.Session.Usage, measure, merr) })
+		s.post(gen, func() {
+			s.setUsage(detail.Session.Usage, measure, merr)
+			s.setGlances(detail.Glances)
+		})
 	}()
 }
 
@@ -300,7 +314,7 @@ func (s *sessionScreen) apply(ev client.Event) {
 		s.info.Title = strings.TrimSpace(ev.Text)
 	}
 	if ev.Type == client.EventTurn {
-		s.reloadUsage()
+		s.reloadSession()
 	}
 	switch {
 	case ev.Type == client.EventTurn && s.note == "interrupting…",
@@ -341,8 +355,8 @@ func (s *sessionScreen) refresh() {
 		Provider: s.info.Provider, Model: s.info.Model, Running: s.t.Running, Usage: s.t.Usage, Retry: s.t.Retry,
 		Conn: s.conn, ConnFailed: s.connErr, Note: s.note, NoteFailed: s.noteErr,
 		Queued: len(s.t.Queued()), Scrolled: !s.view.Following(), Detail: s.view.Detail(),
-		Sandbox: sandboxText(s.sandbox),
 	}
+	line.Sandbox, line.SandboxShort = sandboxText(s.sandbox)
 	if s.waiting() && (s.note == "" || s.note == queuedNote || s.note == "interrupted") {
 		line.Note, line.Queued, line.Prompt = "", 0, queuePrompt(len(s.t.Queued()))
 	}

@@ -44,43 +44,47 @@ type statusLine struct {
 	// Scrolled is true when the view does not follow the end.
 	Scrolled bool
 	Detail   bool
-	// Sandbox says what the session's kernel runs under, "" when unknown.
-	Sandbox string
+	// Sandbox says what the session's kernel runs under, "" when unknown;
+	// SandboxShort is its shorter form for a line that does not fit.
+	Sandbox, SandboxShort string
 }
 
 // sandboxText is the status line's word on a sandbox glance, short so it
-// leaves room for the rest: "sandbox" for the default policy, then what
-// differs from it (read-only, offline), and how many protections the
-// machine does not enforce; "sandbox off" when off.
-func sandboxText(g client.Glance) string {
+// leaves room for the rest: the mode ("sandbox: workspace-write"), then
+// "offline" when the network is refused and how many protections the
+// machine does not enforce; "sandbox off" when off. short is what a line
+// too long for the terminal shows instead: the default mode goes unnamed.
+func sandboxText(g client.Glance) (text, short string) {
 	mode, _ := g["mode"].(string)
 	switch mode {
 	case "":
-		return ""
+		return "", ""
 	case "off":
-		return "sandbox off"
+		return "sandbox off", ""
 	}
 	var notes []string
-	if mode != "workspace-write" {
-		notes = append(notes, mode)
-	}
 	if network, ok := g["network"].(bool); ok && !network {
 		notes = append(notes, "offline")
 	}
 	if missing, _ := g["not_enforced"].([]any); len(missing) > 0 {
 		notes = append(notes, fmt.Sprintf("%d not enforced", len(missing)))
 	}
-	if len(notes) == 0 {
-		return "sandbox"
+	text = "sandbox: " + strings.Join(append([]string{mode}, notes...), ", ")
+	if mode != "workspace-write" {
+		return text, ""
 	}
-	return "sandbox: " + strings.Join(notes, ", ")
+	if len(notes) == 0 {
+		return text, "sandbox"
+	}
+	return text, "sandbox: " + strings.Join(notes, ", ")
 }
 
 // statusPart is one part of the status line: its text, the colour tags
-// around it, and whether it may be shortened to fit.
+// around it, and whether it may be shortened to fit; short, when set, is
+// what it says in a line that does not fit, before anything is cut.
 type statusPart struct {
-	text, open, close string
-	squeeze           bool
+	text, open, close, short string
+	squeeze                  bool
 }
 
 // minSqueezed is the fewest cells a shortened part keeps.
@@ -145,6 +149,7 @@ func statusText(s statusLine, w int) (string, int) {
 			color = "[yellow]"
 		}
 		add(color, s.Sandbox, "[-::-]", true)
+		parts[len(parts)-1].short = s.SandboxShort
 	}
 	if s.Detail {
 		add("[::d]", "details shown", "[::-]", false)
@@ -179,6 +184,16 @@ func statusText(s statusLine, w int) (string, int) {
 // fitParts shortens the longest parts that may be shortened until the
 // parts, joined by " │ ", take at most w cells.
 func fitParts(parts []statusPart, w int) {
+	total := 3 * (len(parts) - 1)
+	for _, p := range parts {
+		total += width(p.text)
+	}
+	for i, p := range parts {
+		if total > w && p.short != "" {
+			total += width(p.short) - width(p.text)
+			parts[i].text = p.short
+		}
+	}
 	for {
 		total := 3 * (len(parts) - 1)
 		longest := -1
