@@ -16,7 +16,7 @@ import threading
 import unittest
 
 from harness import Albedo, LocalServer, Provider, QuietHandler, python, start_albedo, text
-from scripts import cell_then_answer
+from scripts import by_prompt, cell_then_answer
 from terminal import Terminal
 
 BINARY = Path(os.environ.get("ALBEDO_TEST_BINARY") or Path(__file__).resolve().parent.parent / "bin" / "albedo")
@@ -351,6 +351,16 @@ class ConsoleTest(unittest.TestCase):
         self.assertIn("sandbox: read-only (the model's Python may write only in its own temporary folder", screen)
         self.assertIn(str(app.home), screen.replace("\n", ""))
         self.assertEqual(provider.requests, [])
+
+    def test_the_status_line_shows_background_jobs_while_they_run(self):
+        code = "j = run('while [ ! -e release ]; do sleep 0.1; done')\nprint('started job', j.id)"
+        provider, app, console = self.ready_console(by_prompt({"start": python(code)}, answer="All set."))
+        console.say("start a job")
+        console.wait_for("started job 1", "All set.", "⚙ 1 job running", "idle")
+        # The job ends unread: its end wakes the session, and once that
+        # turn is over the status line no longer counts it.
+        (Path(app.workspace) / "release").write_text("")
+        console.wait_for("background job 1 finished", "idle", absent=("job running",))
 
     def test_tab_completes_a_slash_command(self):
         provider, app, console = self.ready_console(lambda request: text("unused"))

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -404,4 +405,35 @@ func checkChatImage(t *testing.T, input []inputMsg, call, url string) {
 		return
 	}
 	t.Fatalf("no tool message for %s", call)
+}
+
+// A session whose kernel runs background jobs says how many in a "jobs"
+// glance, so a client can show them; one with none has no such glance.
+func TestTheGlancesCountRunningBackgroundJobs(t *testing.T) {
+	kernel := fakes.NewKernel()
+	svc := fixtureService(t, fakes.NewProvider(func(albedo.ModelRequest) fakes.Reply { return fakes.Text("done") }), kernel, albedo.ProtocolResponses, func(*engine.Options) {})
+	busy, quiet := newSessionOf(t, svc, t.TempDir()), newSessionOf(t, svc, t.TempDir())
+	kernel.SetRunningJobs(busy.ID, 2)
+	tests := []struct {
+		session string
+		want    albedo.Glance
+	}{
+		{busy.ID, albedo.Glance{"extension": "jobs", "running": float64(2)}},
+		{quiet.ID, nil},
+	}
+	for _, tt := range tests {
+		glances, err := svc.Glances(t.Context(), tt.session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got albedo.Glance
+		for _, g := range glances {
+			if g["extension"] == "jobs" {
+				got = g
+			}
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("jobs glance of %s = %#v, want %#v", tt.session, got, tt.want)
+		}
+	}
 }

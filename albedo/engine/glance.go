@@ -9,8 +9,9 @@ import (
 // Glances returns a session's sidebar: its model, the replies to its
 // vents that wait for its next turn, the sandbox its kernel runs under
 // (when albedo has one), what is wrong with its context window or the
-// model catalog ("context"), and the instruction files its last turn
-// skipped ("instructions"). Open vents never appear there: they
+// model catalog ("context"), the instruction files its last turn
+// skipped ("instructions"), and how many background jobs its kernel
+// runs ("jobs", when any). Open vents never appear there: they
 // are the user's to triage, not the session's.
 func (s *Service) Glances(ctx context.Context, id string) ([]albedo.Glance, error) {
 	sess, err := s.store.Session(ctx, id)
@@ -33,6 +34,9 @@ func (s *Service) Glances(ctx context.Context, id string) ([]albedo.Glance, erro
 	}
 	if st, ok := s.sessionSandbox(ctx, id); ok {
 		glances = append(glances, sandboxGlance(st))
+	}
+	if n := s.kernel.RunningJobs(id); n > 0 {
+		glances = append(glances, albedo.Glance{"extension": "jobs", "running": float64(n)})
 	}
 	return glances, nil
 }

@@ -42,6 +42,9 @@ type sessionScreen struct {
 	pendingReplies int
 	// sandbox is the sandbox glance of the session, if any.
 	sandbox client.Glance
+	// jobs counts the background jobs the session's kernel runs, as the
+	// daemon last said.
+	jobs int
 	// greeting is a notice to show once the session's first snapshot is in.
 	greeting string
 	t        *Transcript
@@ -222,11 +225,14 @@ func (s *sessionScreen) setInfo(d client.SessionDetail) {
 	s.setGlances(d.Glances)
 }
 
-// setGlances takes in what the session's glances say: its sandbox and
-// the vent replies waiting for it.
+// setGlances takes in what the session's glances say: its sandbox, its
+// kernel's running background jobs and the vent replies waiting for it.
 func (s *sessionScreen) setGlances(glances []client.Glance) {
 	s.sandbox = findGlance(glances, "sandbox")
-	s.pendingReplies = 0
+	s.jobs, s.pendingReplies = 0, 0
+	if n, ok := findGlance(glances, "jobs")["running"].(float64); ok {
+		s.jobs = int(n)
+	}
 	if n, ok := findGlance(glances, "paperclips")["pending_replies"].(float64); ok {
 		s.pendingReplies = int(n)
 	}
@@ -354,7 +360,7 @@ func (s *sessionScreen) refresh() {
 	line := statusLine{
 		Provider: s.info.Provider, Model: s.info.Model, Running: s.t.Running, Usage: s.t.Usage, Retry: s.t.Retry,
 		Conn: s.conn, ConnFailed: s.connErr, Note: s.note, NoteFailed: s.noteErr,
-		Queued: len(s.t.Queued()), Scrolled: !s.view.Following(), Detail: s.view.Detail(),
+		Queued: len(s.t.Queued()), Jobs: s.jobs, Scrolled: !s.view.Following(), Detail: s.view.Detail(),
 	}
 	line.Sandbox, line.SandboxShort = sandboxText(s.sandbox)
 	if s.waiting() && (s.note == "" || s.note == queuedNote || s.note == "interrupted") {

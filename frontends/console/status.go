@@ -41,6 +41,8 @@ type statusLine struct {
 	Prompt string
 	// Queued counts messages waiting for the next model request.
 	Queued int
+	// Jobs counts the background jobs the session's kernel runs.
+	Jobs int
 	// Scrolled is true when the view does not follow the end.
 	Scrolled bool
 	Detail   bool
@@ -113,6 +115,9 @@ func statusText(s statusLine, w int) (string, int) {
 		add("[yellow::b]", run, "[-::-]", false)
 	} else {
 		add("[green]", "○ idle", "[-]", false)
+	}
+	if s.Jobs > 0 {
+		add("[yellow]", "⚙ "+plural(s.Jobs, "job")+" running", "[-]", false)
 	}
 	if s.Retry != "" {
 		add("[olive]", s.Retry, "[-]", true)

@@ -90,3 +90,21 @@ func TestSandboxDetail(t *testing.T) {
 		})
 	}
 }
+
+func TestTheStatusLineCountsRunningJobs(t *testing.T) {
+	tests := []struct {
+		jobs int
+		want string
+	}{
+		{0, ""},
+		{1, "⚙ 1 job running"},
+		{3, "⚙ 3 jobs running"},
+	}
+	for _, tt := range tests {
+		got, _ := statusText(statusLine{Model: "m", Jobs: tt.jobs}, 0)
+		got = stripTags(got)
+		if tt.want == "" && strings.Contains(got, "running") || tt.want != "" && !strings.Contains(got, tt.want) {
+			t.Errorf("statusText with %d jobs = %q, want %q", tt.jobs, got, tt.want)
+		}
+	}
+}
