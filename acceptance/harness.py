@@ -639,6 +639,42 @@ def postgres_store() -> bool:
     return os.environ.get("ALBEDO_TEST_STORE") == "postgresql"
 
 
+def processes(argv_prefix: list[str], cwd: str | None = None) -> set[int]:
+    """The pids of the processes whose command line starts with
+    ``argv_prefix`` (and that run in ``cwd`` when given), seen from outside
+    any kernel: a kernel runs in a PID namespace of its own, so the pids a
+    cell sees are not the machine's."""
+    prefix = b"".join(arg.encode() + b"\0" for arg in argv_prefix)
+    found = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if not f.read().startswith(prefix):
+                    continue
+            if cwd is None or os.readlink(f"/proc/{entry}/cwd") == os.path.realpath(cwd):
+                found.add(int(entry))
+        except OSError:
+            pass  # gone, or not ours
+    return found
+
+
+def kernel_processes(workspace) -> set[int]:
+    """The pids of the Python kernels running in ``workspace`` (not the
+    sandbox helpers that started them)."""
+    found = set()
+    for pid in processes([], cwd=str(workspace)):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+            if os.path.basename(argv[0]).startswith(b"python") and b"_albedo_kernel" in b" ".join(argv):
+                found.add(pid)
+        except OSError:
+            pass
+    return found
+
+
 def wait_gone(pid, seconds: float) -> bool:
     """Polls until ``pid`` has exited; returns False on timeout."""
     return wait_until(lambda: not alive(pid), seconds, interval=0.05)

@@ -11,7 +11,7 @@ import unittest
 import zlib
 from unittest import mock
 
-from harness import EventStream, python, python_results, start_albedo, text, turn, wait_gone, wait_until
+from harness import EventStream, processes, python, python_results, start_albedo, text, turn, wait_until
 from scripts import contents, inputs_of, latest_user, outputs_since_user
 
 RESTART_NOTE = "albedo restarted while this cell was running; it was not run again"
@@ -138,8 +138,9 @@ class CellIOTest(unittest.TestCase):
         self.assertTrue(woke[0].startswith("background job 2 finished (exit 0,"), woke)
 
     def test_stop_ends_the_jobs_whole_process_group(self):
+        marker = "100.%d" % os.getpid()
         code = (
-            "import time\nj = run('sleep 100 & echo $!; wait')\n"
+            f"import time\nj = run('sleep {marker} & echo $!; wait')\n"
             "while not j.tail():\n    time.sleep(0.01)\nchild = int(j.tail())\n"
             "print(j.pid, child, j.stop(), j.running)"
         )
@@ -148,16 +149,17 @@ class CellIOTest(unittest.TestCase):
         turn(app, session, "start and stop")
         job, child, code, running = python_results(app, session)[0]["output"].split()
         self.assertEqual((code, running), ("-15", "False"))
-        self.assertTrue(wait_gone(int(child), 10), "the job's child survived stop()")
-        self.assertTrue(wait_gone(int(job), 10))
+        self.assertTrue(wait_until(lambda: not processes(["sleep", marker]), 10), "the job's child survived stop()")
+        self.assertTrue(wait_until(lambda: not processes(["/bin/sh", "-c", f"sleep {marker} & echo $!; wait"]), 10))
 
     def test_jobs_die_with_their_kernel_when_the_daemon_dies(self):
-        _, app = self.start({"spawn": python("j = run('sleep 100')\nprint(j.pid)")})
+        marker = "101.%d" % os.getpid()
+        _, app = self.start({"spawn": python(f"j = run(['sleep', '{marker}'])\nprint(j.pid)")})
         session = app.session()
         turn(app, session, "spawn a job")
-        pid = int(python_results(app, session)[0]["output"])
+        self.assertTrue(wait_until(lambda: processes(["sleep", marker]), 10), "the job did not start")
         app.restart(crash=True)
-        self.assertTrue(wait_gone(pid, 10), "the job outlived the daemon that died")
+        self.assertTrue(wait_until(lambda: not processes(["sleep", marker]), 10), "the job outlived the daemon that died")
 
     # -- images ------------------------------------------------------------------
 

@@ -6,8 +6,18 @@ import json
 import os
 import unittest
 
-from harness import cell_result, python, start_albedo, text, wait_gone, wait_until
+from harness import cell_result, kernel_processes, python, start_albedo, text, wait_gone, wait_until
 from scripts import by_prompt, outputs_since_user
+
+
+def started(pid: int) -> int:
+    """When process pid started, in clock ticks since boot: the same seen
+    from inside a kernel's PID namespace and from outside."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[19])
+    except OSError:
+        return 0  # gone
 
 
 def gone(pid: int, seconds: float = 10) -> bool:
@@ -91,7 +101,8 @@ class KernelTest(unittest.TestCase):
         finally:
             del os.environ["ALBEDO_IDLE_SECONDS"]
         session = app.session()
-        pid = int(self.turn(app, session, "remember a number")["output"])
+        self.turn(app, session, "remember a number")
+        (pid,) = kernel_processes(app.workspace)
         self.assertTrue(gone(pid, 15), "the idle kernel kept running")
         recalled = self.turn(app, session, "recall it")
         self.assertEqual(recalled["output"].strip(), "False")
@@ -106,7 +117,8 @@ class KernelTest(unittest.TestCase):
         session = app.session()
         for crash in (False, True):
             with self.subTest(crash=crash):
-                pid = int(self.turn(app, session, "which pid")["output"])
+                self.turn(app, session, "which pid")
+                (pid,) = kernel_processes(app.workspace)
                 app.restart(crash=crash)
                 self.assertTrue(gone(pid), f"kernel {pid} survived the daemon (crash={crash})")
 
@@ -119,31 +131,21 @@ class KernelTest(unittest.TestCase):
         workspace = {}
 
         def kernels():
-            found = set()
-            for entry in os.listdir("/proc"):
-                if entry.isdigit():
-                    try:
-                        with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
-                            kernel = b"_albedo_kernel" in cmdline.read()
-                        if kernel and os.readlink(f"/proc/{entry}/cwd") == workspace["path"]:
-                            found.add(int(entry))
-                    except OSError:
-                        pass  # gone, or not ours
-            return found
+            return {started(pid): pid for pid in kernel_processes(workspace["path"])}
 
         def script(request):
             if outputs_since_user(request):
                 return text("done")
             wait_until(kernels, 60, interval=0.01)
             seen["before"] = kernels()
-            return python("import os\nprint(os.getpid())")
+            return python("print(open('/proc/self/stat').read().rsplit(')', 1)[1].split()[19])")
 
         _, app = start_albedo(self.addCleanup, script)
         workspace["path"] = os.path.realpath(app.workspace)
         session = app.session()
-        pid = int(self.turn(app, session, "which process")["output"])
+        began = int(self.turn(app, session, "which process")["output"])
         self.assertTrue(seen.get("before"), "no kernel was starting while the model answered")
-        self.assertIn(pid, seen["before"], f"the cell ran in {pid}, not in the kernel warmed before it {seen['before']}")
+        self.assertIn(began, seen["before"], f"the cell ran in a process started at {began}, not in the kernel warmed before it {seen['before']}")
 
 if __name__ == "__main__":
     unittest.main()

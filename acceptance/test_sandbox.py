@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import socket
 import unittest
 
-from harness import Albedo, binary, cell_result, http_error, python, python_results, read, start_albedo, text, turn
+from harness import Albedo, binary, cell_result, http_error, processes, python, python_results, read, start_albedo, text, turn, wait_until
 from scripts import by_prompt
 
 # A cell that tries everything the sandbox rules on and prints what happened.
@@ -541,3 +542,58 @@ class HelperReplacementTest(unittest.TestCase):
                     self.assertEqual(helper.read_text(), SKIPPER, "the cell did not replace the helper")
                 result = cell_result(app, session, "read the config")
                 self.assertEqual((result["status"], result["output"].strip()), ("ok", "refused"), result)
+
+
+class OrphansTest(unittest.TestCase):
+    """Nothing a cell starts outlives its kernel: a double-forked setsid
+    process and a nohup child die with the session, the daemon's shutdown
+    and the daemon's death alike (a PID namespace per kernel)."""
+
+    def start(self, marker, sandbox=None):
+        code = (
+            "import subprocess\n"
+            f"subprocess.run(\"setsid sh -c 'sleep {marker}1 >/dev/null 2>&1 &'\", shell=True)\n"
+            f"subprocess.run('nohup sleep {marker}2 >/dev/null 2>&1 &', shell=True)\n"
+            f"run(['sleep', '{marker}3'])\n"
+        )
+
+        def setup(app):
+            if sandbox is not None:
+                (app.home / "extensions.json").write_text(json.dumps({"models": {"refreshHours": 0}, "sandbox": sandbox}))
+
+        _, app = start_albedo(self.addCleanup, by_prompt({"orphans": python(code)}), daemon=Sandboxed, prepare=setup)
+        session = app.session()
+        self.assertEqual(cell_result(app, session, "leave orphans")["status"], "ok")
+        self.assertTrue(wait_until(lambda: len(self.marked(marker)) == 3, 10), self.marked(marker))
+        self.addCleanup(lambda: [self.kill(pid) for pid in self.marked(marker)])
+        return app, session
+
+    def marked(self, marker):
+        return set().union(*(processes(["sleep", marker + str(n)]) for n in (1, 2, 3)))
+
+    def kill(self, pid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+    def assert_all_gone(self, marker):
+        self.assertTrue(wait_until(lambda: not self.marked(marker), 10), f"left running: {self.marked(marker)}")
+
+    def test_deleting_the_session_ends_its_orphans(self):
+        marker = "3000.%d" % os.getpid()
+        app, session = self.start(marker)
+        app.api(f"/sessions/{session}", method="DELETE").close()
+        self.assert_all_gone(marker)
+
+    def test_shutdown_ends_orphans_with_the_sandbox_off(self):
+        marker = "3001.%d" % os.getpid()
+        app, _ = self.start(marker, sandbox={"mode": "off"})
+        app.restart()
+        self.assert_all_gone(marker)
+
+    def test_the_daemons_death_ends_orphans(self):
+        marker = "3002.%d" % os.getpid()
+        app, _ = self.start(marker)
+        app.restart(crash=True)
+        self.assert_all_gone(marker)

@@ -24,6 +24,19 @@
 // changes no later kernel. A helper that cannot be held is refused
 // wherever a kernel may write it.
 //
+// # A PID namespace per kernel
+//
+// Confined says PIDNamespace: the caller starts the helper as the first
+// process of a PID namespace of its own (also in mode off, where the spec
+// restricts nothing). The helper, seeing it is pid 1, starts itself again
+// as the namespace's second process, in a mount namespace of its own with
+// a /proc of the namespace, which confines itself and execs Python as
+// above; the first stays to reap what cells leave behind, pass the
+// daemon's SIGINT to the kernel's main thread, and exit with the kernel's
+// status (128 plus the signal's number for a signal's death), or at once
+// on SIGHUP, the daemon's death signal. Linux then kills every process
+// left in the namespace.
+//
 // # What the rules grant
 //
 // Landlock only grants: everything it handles is refused unless a rule

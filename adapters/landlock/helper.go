@@ -16,8 +16,13 @@ const HelperCommand = "sandbox-exec"
 // restricts this process as SPEC says and execs PROGRAM, which inherits
 // the restriction, with the environment as it is. It returns only on
 // failure, with exit status 126 after saying why on stderr; nothing of
-// PROGRAM has run then.
+// PROGRAM has run then. Started as the first process of a PID namespace,
+// it supervises that namespace instead (see superviseNamespace) and returns
+// the kernel's exit status.
 func HelperMain(args []string, stderr io.Writer) int {
+	if namespaceInit() && len(args) >= 3 && args[1] == "--" {
+		return superviseNamespace(stderr)
+	}
 	if err := helper(args); err != nil {
 		fmt.Fprintf(stderr, "albedo sandbox: %v\n", err)
 		return 126
@@ -33,6 +38,7 @@ func helper(args []string) error {
 	if err != nil {
 		return err
 	}
+	mountOwnProc()
 	program, err := exec.LookPath(args[2])
 	if err != nil {
 		return fmt.Errorf("finding %s: %w", args[2], err)

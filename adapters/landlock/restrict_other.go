@@ -5,6 +5,7 @@ package landlock
 import (
 	"errors"
 	"fmt"
+	"io"
 	"syscall"
 )
 
@@ -26,3 +27,15 @@ func execConfined(s Spec, program string, argv, env []string) error {
 // ProtectDaemon does nothing: other systems keep a process's environment
 // from other users' reach in their own ways.
 func ProtectDaemon() error { return nil }
+
+// namespaceInit reports false: PID namespaces are Linux's.
+func namespaceInit() bool { return false }
+
+// superviseNamespace is never called off Linux.
+func superviseNamespace(stderr io.Writer) int {
+	fmt.Fprintln(stderr, "albedo sandbox: PID namespaces are only available on Linux")
+	return 126
+}
+
+// mountOwnProc does nothing: there is no PID namespace to show.
+func mountOwnProc() {}

@@ -77,6 +77,11 @@ type Confined struct {
 	// Release is to be called once the kernel has exited: it removes the
 	// kernel's temporary folder.
 	Release func()
+	// PIDNamespace says Argv starts with the helper, which, started as
+	// the first process of a PID namespace of its own, runs the kernel in
+	// it and ends everything the kernel started when the kernel ends (see
+	// superviseNamespace): the caller should start it in one.
+	PIDNamespace bool
 }
 
 // New returns a Sandbox configured by opts.
@@ -114,9 +119,16 @@ func (s *Sandbox) Close() error {
 func (s *Sandbox) Confine(ctx context.Context, k Start) (Confined, error) {
 	st, abi := s.assess(ctx)
 	if st.Policy.Mode == albedo.SandboxOff {
+		// Nothing is confined, but the helper still ends what the kernel
+		// leaves running when it ends.
 		st.Running = true
 		start := s.record(k.SessionID, st)
-		return Confined{Argv: k.Argv, Env: k.Env, Status: st, Release: func() { s.release(k.SessionID, start) }}, nil
+		off := Confined{Argv: k.Argv, Env: k.Env, Status: st, Release: func() { s.release(k.SessionID, start) }}
+		if len(s.opts.Helper) > 0 {
+			off.Argv = s.helperArgv(Spec{Network: true}, k.Argv)
+			off.PIDNamespace = true
+		}
+		return off, nil
 	}
 	if st.Policy.Required && len(missingOf(st)) > 0 {
 		return Confined{}, fmt.Errorf("the sandbox is required (extensions.json sandbox.required) but this machine (Landlock ABI %d) cannot enforce %s; no cell runs until it can or sandbox.required is false",
@@ -136,7 +148,7 @@ func (s *Sandbox) Confine(ctx context.Context, k Start) (Confined, error) {
 		st.Writable = append(st.Writable, realPath(own))
 	}
 	spec := Spec{ABI: abi, Network: st.Policy.Network, Required: st.Policy.Required, Writable: st.Writable, Own: realPaths(k.Own), Hidden: st.Hidden}
-	argv := append(append(append([]string{}, s.helper.argv...), spec.encode(), "--"), k.Argv...)
+	argv := s.helperArgv(spec, k.Argv)
 	if len(s.opts.Helper) == 0 {
 		argv = k.Argv
 	}
@@ -149,7 +161,14 @@ func (s *Sandbox) Confine(ctx context.Context, k Start) (Confined, error) {
 			_ = os.RemoveAll(tmp)
 			s.release(k.SessionID, start)
 		},
+		PIDNamespace: len(s.opts.Helper) > 0,
 	}, nil
+}
+
+// helperArgv returns the command line that runs argv through the helper
+// confined as spec says.
+func (s *Sandbox) helperArgv(spec Spec, argv []string) []string {
+	return append(append(append([]string{}, s.helper.argv...), spec.encode(), "--"), argv...)
 }
 
 // Status says what a kernel started now would run under.

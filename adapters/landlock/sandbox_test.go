@@ -81,7 +81,10 @@ func TestConfineReadOnlyWritesOnlyTheTemporaryFolder(t *testing.T) {
 	}
 }
 
-func TestConfineOffRunsTheKernelAsIs(t *testing.T) {
+// TestConfineOffRunsTheKernelUnconfined: mode off restricts nothing but
+// still starts the kernel through the helper, in a PID namespace whose end
+// ends everything the kernel started.
+func TestConfineOffRunsTheKernelUnconfined(t *testing.T) {
 	sb, root := newTestSandbox(t, 7, albedo.SandboxPolicy{Mode: albedo.SandboxOff}, "albedo", HelperCommand)
 	start := Start{SessionID: "s", Workspace: filepath.Join(root, "ws"), Argv: []string{"python3", "-c", "x"}, Env: []string{"TMPDIR=/tmp"}}
 	c, err := sb.Confine(t.Context(), start)
@@ -89,8 +92,9 @@ func TestConfineOffRunsTheKernelAsIs(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Release()
-	if !slices.Equal(c.Argv, start.Argv) || !slices.Equal(c.Env, start.Env) || len(c.Status.Enforced)+len(c.Status.NotEnforced) != 0 {
-		t.Errorf("confined = %+v", c)
+	want := append([]string{"albedo", HelperCommand, Spec{Network: true}.encode(), "--"}, start.Argv...)
+	if !slices.Equal(c.Argv, want) || !slices.Equal(c.Env, start.Env) || !c.PIDNamespace || len(c.Status.Enforced)+len(c.Status.NotEnforced) != 0 {
+		t.Errorf("confined = %+v, want argv %q", c, want)
 	}
 }
 

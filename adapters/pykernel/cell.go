@@ -237,7 +237,7 @@ func (p *process) lost(st *cellState, found <-chan struct{}, reason albedo.CellS
 	res := albedo.CellResult{
 		Status: albedo.CellError,
 		Output: p.output.end(),
-		Error:  fmt.Sprintf("The python kernel exited while running the cell (%s).", p.state),
+		Error:  fmt.Sprintf("The python kernel exited while running the cell (%s).", p.exitState()),
 		Notes:  []string{goneNote},
 		Trace:  emptyTrace(),
 	}

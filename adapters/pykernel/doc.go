@@ -15,7 +15,12 @@
 // no port is opened; it imports little at start (asyncio, traceback and
 // linecache only when first needed). A kernel is stopped by killing its
 // process group; a kernel whose control pipe closes (the daemon died, even
-// by SIGKILL) kills its own group, so no process outlives the daemon. The
+// by SIGKILL) kills its own group. A launch with PIDNamespace (the
+// sandbox's, in every mode) runs in a PID namespace of its own, led by
+// the sandbox helper (see adapters/landlock): when the kernel ends, or the
+// daemon dies, Linux kills every process left in it, setsid and nohup ones
+// included, and the pids a cell sees are the namespace's. Where the
+// machine allows no namespace the kernel runs without one. The
 // cells of a session take turns; a cell naming another workspace than the
 // previous one first changes the kernel's working directory there.
 //
@@ -65,17 +70,21 @@
 // run(cmd, *, cwd=None, env=None, timeout=None) starts a command with
 // subprocess in a session of its own (so a process group of its own), its
 // output going through a pipe to a spool of two files of 512 KiB written in
-// turn, under $TMPDIR/albedo-jobs-PID. The kernel says "job_started" with
+// turn, under $TMPDIR/albedo-jobs-PID (PID the daemon's). The kernel says "job_started" with
 // the job's pid, "job_ended" when its process exits, and "job_wake" when
 // nothing read that end (await, wait(), exit_code, stop()); a job ending
 // during a cell is judged when the cell ends ("wakes" on the end says a
 // wake follows at once). The daemon passes a wake to Options.OnJobEnd,
 // counts running jobs (RunningJobs; the daemon's idle reaper spares a
-// kernel with any), a job with a wake to pass on counting until
-// OnJobEnd returns, and kills every job's process group when
-// the kernel is killed or exits, and removes the spool folder. A kernel whose daemon
-// died kills its jobs' groups before its own. A job started at the very
-// moment its kernel is killed may escape before its pid is reported.
+// kernel with any), a job with a wake to pass on counting until OnJobEnd
+// returns, and kills every job's process group when the kernel is killed
+// or exits, and removes the spool folder (the daemon names it in the
+// program frame). Only a pid that is the kernel's child leading its own
+// group when the event arrives is ever killed, whatever pid a (forged)
+// event names; a kernel in a PID namespace needs none of this, its jobs
+// end with it. A kernel whose daemon died kills its jobs' groups before
+// its own. A job started at the very moment its kernel is killed may
+// escape before its pid is reported.
 //
 // # Images
 //

@@ -48,7 +48,12 @@ func (p *process) jobEvent(ev event) {
 	wake := ev.Type == "job_wake" && p.onJob != nil
 	switch {
 	case ev.Type == "job_started":
-		p.jobs.groups[ev.Job] = ev.PID
+		// The group is killed with the kernel only when it is one: the
+		// daemon's to kill, not any process a forged event names. A
+		// contained kernel's jobs end with its namespace.
+		if !p.contained && jobOfKernel(p.pid, ev.PID) {
+			p.jobs.groups[ev.Job] = ev.PID
+		}
 		p.jobs.running[ev.Job] = true
 	case ev.Type == "job_ended":
 		delete(p.jobs.running, ev.Job)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"syscall"
 	"time"
 )
 
@@ -21,7 +22,7 @@ func (p *process) wait(cmd *exec.Cmd) {
 	p.state = cmd.ProcessState
 	p.cancel()
 	close(p.exited)
-	p.log.Info("python kernel exited", "state", p.state.String())
+	p.log.Info("python kernel exited", "state", p.exitState())
 	_ = p.ctl.Close()
 	// A process that left the group may still hold the pipes' other ends:
 	// give them a moment to deliver, then cut them.
@@ -104,4 +105,16 @@ func closeAll(files ...*os.File) {
 			_ = f.Close()
 		}
 	}
+}
+
+// exitState says how the kernel ended, as os.ProcessState does. The first
+// process of a kernel's PID namespace exits with 128 plus the number of
+// the signal that ended the kernel (it cannot die of the kernel's signal
+// itself): that is told as the signal.
+func (p *process) exitState() string {
+	code := p.state.ExitCode()
+	if p.contained && code > 128 && code < 128+65 {
+		return "signal: " + syscall.Signal(code-128).String()
+	}
+	return p.state.String()
 }

@@ -47,6 +47,11 @@ type Launch struct {
 	// Writable are the folders the kernel itself writes (a spool, say),
 	// which a sandbox must leave writable.
 	Writable []string
+	// PIDNamespace asks for a PID namespace of its own, for a launch whose
+	// program, as the namespace's first process, runs the kernel and
+	// stays to reap and to pass SIGINT on (the sandbox's helper does).
+	// Where the machine allows no namespace, the kernel runs without.
+	PIDNamespace bool
 	// Release, when set, is called once the process has exited (or failed
 	// to start).
 	Release func()

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
@@ -40,6 +41,10 @@ type process struct {
 	// executable is the interpreter the kernel reported running as, once
 	// it is ready: the real one behind a version manager's shim.
 	executable string
+	// contained says the kernel runs in a PID namespace of its own, led
+	// by the process pid: everything it started ends with that process,
+	// and the pids its events name are the namespace's, not the daemon's.
+	contained bool
 	// confinedTo is the workspace a confined kernel may write in, "" for
 	// a kernel that Options.Confine did not wrap.
 	confinedTo string
@@ -100,7 +105,7 @@ func start(ctx context.Context, o *Options, python, sessionID, workspace string)
 	if err != nil {
 		return nil, err
 	}
-	if err := p.write(programFrame()); err != nil {
+	if err := p.write(programFrame(p.jobsFolder)); err != nil {
 		p.kill()
 		return nil, p.failedStart(python)
 	}
@@ -112,7 +117,7 @@ func start(ctx context.Context, o *Options, python, sessionID, workspace string)
 			p.log.Debug("python kernel wrote while starting", "output", text)
 		}
 		p.log.Info("python kernel started", "python", ev.Python, "executable", ev.Executable,
-			"workspace", workspace, "duration", time.Since(began))
+			"workspace", workspace, "pid_namespace", p.contained, "duration", time.Since(began))
 		p.executable, p.version = ev.Executable, ev.Python
 		return p, nil
 	case <-p.exited:
@@ -149,13 +154,24 @@ func spawn(ctx context.Context, o *Options, python, sessionID, workspace string)
 	}
 	ctlR, ctlW, evR, evW, outR, outW := pipes[0], pipes[1], pipes[2], pipes[3], pipes[4], pipes[5]
 
-	cmd := exec.Command(launch.Argv[0], launch.Argv[1:]...)
-	cmd.Dir = workspace
-	cmd.Env = launch.Env
-	cmd.Stdout, cmd.Stderr = outW, outW
-	cmd.ExtraFiles = []*os.File{ctlR, evW} // fds 3 and 4
-	cmd.SysProcAttr = groupAttr()
-	err = cmd.Start()
+	// A launch that asks for it runs in a PID namespace of its own, the
+	// first way the machine allows; one that allows none runs without.
+	attrs := []*syscall.SysProcAttr{groupAttr()}
+	if launch.PIDNamespace {
+		attrs = append(namespaceAttrs(attrs[0]), attrs...)
+	}
+	var cmd *exec.Cmd
+	for _, attr := range attrs {
+		cmd = exec.Command(launch.Argv[0], launch.Argv[1:]...)
+		cmd.Dir = workspace
+		cmd.Env = launch.Env
+		cmd.Stdout, cmd.Stderr = outW, outW
+		cmd.ExtraFiles = []*os.File{ctlR, evW} // fds 3 and 4
+		cmd.SysProcAttr = attr
+		if err = cmd.Start(); err == nil {
+			break
+		}
+	}
 	closeAll(ctlR, evW, outW) // the kernel holds its own copies now
 	if err != nil {
 		closeAll(ctlW, evR, outR)
@@ -170,6 +186,7 @@ func spawn(ctx context.Context, o *Options, python, sessionID, workspace string)
 		workspace:  workspace,
 		jobsFolder: jobsFolder(launch.Env, cmd.Process.Pid),
 		pid:        cmd.Process.Pid,
+		contained:  inNamespace(cmd.SysProcAttr),
 		log:        o.Logger.With("session", sessionID, "pid", cmd.Process.Pid),
 		release:    launch.Release,
 		onJob:      o.OnJobEnd,
@@ -203,7 +220,7 @@ func (p *process) failedStart(python string) error {
 	if text != "" {
 		text = ": " + text
 	}
-	return fmt.Errorf("the python kernel (%s) exited while starting, %s%s", python, p.state, text)
+	return fmt.Errorf("the python kernel (%s) exited while starting, %s%s", python, p.exitState(), text)
 }
 
 // lookPython resolves the interpreter's name to a path.

@@ -39,12 +39,19 @@ _albedo_kernel()
 `
 
 // programFrame returns the body of the first frame a kernel reads: its
-// files as a JSON array of [name, source] pairs.
-func programFrame() []byte {
+// files as a JSON array of [name, source] pairs, and, between jobs.py and
+// kernel.py, a line naming the folder its jobs' spools go in (which the
+// daemon removes when the kernel exits).
+func programFrame(jobsFolder string) []byte {
+	folder, err := json.Marshal(jobsFolder)
+	if err != nil {
+		panic("pykernel: encoding the jobs folder: " + err.Error()) // strings always encode
+	}
 	body, err := json.Marshal([][2]string{
 		{"tracer.py", tracerSource},
 		{"cells.py", cellsSource},
 		{"jobs.py", jobsSource},
+		{"launch", "JOBS_FOLDER = " + string(folder)},
 		{"kernel.py", kernelSource},
 	})
 	if err != nil {

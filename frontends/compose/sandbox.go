@@ -48,7 +48,7 @@ func confine(sb *landlock.Sandbox, log *slog.Logger) func(context.Context, pyker
 			log.Warn("python kernel sandboxed short of its policy", "session", l.SessionID,
 				"mode", st.Policy.Mode, "not_enforced", st.NotEnforced, "problems", st.Problems)
 		}
-		l.Argv, l.Env, l.Release = c.Argv, c.Env, c.Release
+		l.Argv, l.Env, l.Release, l.PIDNamespace = c.Argv, c.Env, c.Release, c.PIDNamespace
 		return l, nil
 	}
 }

@@ -21,6 +21,9 @@ JOB_SPOOL_MAX = 1 << 20
 DRAIN_GRACE = 1.0
 # stop() gives a job this long to end after SIGTERM before SIGKILL.
 STOP_GRACE = 2.0
+# Where the jobs' spools go: set by the daemon, which removes the folder
+# when the kernel exits; albedo-jobs-PID in TMPDIR when unset.
+JOBS_FOLDER = None
 # show_image takes images of at most IMAGE_MAX bytes, IMAGES_MAX per cell.
 IMAGE_MAX = 20 << 20
 IMAGES_MAX = 4
@@ -272,8 +275,10 @@ class Jobs:
 
     def spool_folder(self):
         if self.folder is None:
-            base = os.environ.get("TMPDIR") or "/tmp"
-            folder = os.path.join(base, "albedo-jobs-%d" % os.getpid())
+            folder = JOBS_FOLDER
+            if folder is None:
+                base = os.environ.get("TMPDIR") or "/tmp"
+                folder = os.path.join(base, "albedo-jobs-%d" % os.getpid())
             # The spools are the kernel's own files, not the cells': the
             # folder is left out of the trace before it is made.
             self.kernel.tracer.roots += (os.path.normpath(folder),)
