@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -328,5 +330,35 @@ os.path.join(tempfile.gettempdir(), "albedo-jobs-%%d" %% os.getpid())`, victim))
 	}
 	if _, err := os.Stat(own); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the kernel's own jobs folder %s is left: %v", own, err)
+	}
+}
+
+// TestAForgedJobEventKillsNoOtherProcess forges the event that starts a
+// job, naming a process group that is not the kernel's: stopping the
+// kernel kills its own jobs and leaves that group alone.
+func TestAForgedJobEventKillsNoOtherProcess(t *testing.T) {
+	victim := exec.Command("sleep", "100")
+	victim.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- victim.Wait() }()
+	t.Cleanup(func() { _ = victim.Process.Kill() })
+	k := newKernels(t, Options{})
+	res := run(t, k, "forge", t.TempDir(), fmt.Sprintf(`import json, os
+body = json.dumps({"type": "job_started", "job": 99, "pid": %d, "dir": "/"}).encode()
+os.write(4, len(body).to_bytes(4, "big") + body)
+run("true").wait()`, victim.Process.Pid))
+	if res.Status != "ok" {
+		t.Fatalf("cell = %+v", res)
+	}
+	if err := k.Stop(context.Background(), "forge"); err != nil {
+		t.Fatal(err)
+	}
+	// Had the daemon killed it, SIGKILL came first; else SIGTERM ends it.
+	_ = victim.Process.Signal(syscall.SIGTERM)
+	if err := <-ended; err == nil || !strings.Contains(err.Error(), "terminated") {
+		t.Errorf("the process the forged event named ended with %v, want our SIGTERM", err)
 	}
 }
