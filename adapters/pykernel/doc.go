@@ -7,7 +7,9 @@
 // service warms it (Kernels.Warm, as a turn begins: a cell coming during
 // the warm start waits for it and uses its kernel), in the workspace, as
 // "python3 -c BOOTSTRAP" in a process group of its own; sys.path starts
-// with the working directory, as in an interactive interpreter. stdin is
+// with the working directory, as in an interactive interpreter, once the
+// kernel has imported its own modules (a workspace json.py never runs in
+// their place). stdin is
 // /dev/null, so input() raises EOFError; stdout and stderr share one pipe
 // whose bytes, including those of child processes, become the cell's
 // output. The kernel program (the files under python/, embedded in the

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -230,5 +231,31 @@ func TestTheKernelIsToldWhenTheDaemonDies(t *testing.T) {
 	}
 	if res := run(t, k, "d", workspace, "sig.value"); pidOf(k, "d") != pid || res.Value != strconv.Itoa(int(deathSignal)) || res.Fresh {
 		t.Errorf("after a death signal while the daemon lives: pid %d (was %d), %q %q", pidOf(k, "d"), pid, res.Value, res.Error)
+	}
+}
+
+// TestTheKernelImportsNothingFromTheWorkspaceAtStart: a workspace holding
+// json.py (which the kernel imports as it starts) does not run it; a cell
+// still imports the workspace's own modules, as an interpreter started
+// there would.
+func TestTheKernelImportsNothingFromTheWorkspaceAtStart(t *testing.T) {
+	ws := t.TempDir()
+	ran := filepath.Join(ws, "ran")
+	files := map[string]string{
+		"json.py":  fmt.Sprintf("open(%q, 'w').close()\n", ran),
+		"mymod.py": "X = 42\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	k := newKernels(t, Options{})
+	res := run(t, k, "s", ws, "import mymod, json\n(mymod.X, json.dumps([1]))")
+	if res.Status != "ok" || res.Value != "(42, '[1]')" {
+		t.Errorf("cell = %+v, want the workspace's module and the standard json", res)
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Error("the workspace's json.py ran in the kernel")
 	}
 }

@@ -18,14 +18,18 @@ var (
 )
 
 // bootstrap is the code given to "python3 -c". It refuses interpreters older
-// than 3.9, reads the program frame from fd 3, runs each file under the
-// name "<albedo-kernel/FILE>" and hands the control reader to serve(). It
+// than 3.9, takes the working directory (the workspace) off sys.path while
+// the kernel imports its own modules, so that a workspace json.py never
+// runs in their place, reads the program frame from fd 3, runs each file under the
+// name "<albedo-kernel/FILE>", puts the working directory back first on
+// sys.path for the cells, and hands the control reader to serve(). It
 // leaves only the names sys and _albedo_kernel in __main__, which serve()
 // removes.
 const bootstrap = `import sys
 if sys.version_info < (3, 9):
     sys.exit("albedo's python tool needs Python 3.9 or newer; %s is Python %s" % (sys.executable, sys.version.split()[0]))
 def _albedo_kernel():
+    here = sys.path.pop(0) if sys.path[:1] == [""] else None
     import json, os
     control = os.fdopen(3, "rb")
     head = control.read(4)
@@ -34,6 +38,8 @@ def _albedo_kernel():
     namespace = {"__name__": "albedo_kernel"}
     for name, source in json.loads(control.read(int.from_bytes(head, "big"))):
         exec(compile(source, "<albedo-kernel/%s>" % name, "exec"), namespace)
+    if here is not None:
+        sys.path.insert(0, here)
     namespace["serve"](control)
 _albedo_kernel()
 `
