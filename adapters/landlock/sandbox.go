@@ -125,7 +125,7 @@ func (s *Sandbox) Confine(ctx context.Context, k Start) (Confined, error) {
 		start := s.record(k.SessionID, st)
 		off := Confined{Argv: k.Argv, Env: k.Env, Status: st, Release: func() { s.release(k.SessionID, start) }}
 		if len(s.opts.Helper) > 0 {
-			off.Argv = s.helperArgv(Spec{Network: true}, k.Argv)
+			off.Argv = s.helperArgv(Spec{Network: true, Off: true}, k.Argv)
 			off.PIDNamespace = true
 		}
 		return off, nil

@@ -24,6 +24,9 @@ type Spec struct {
 	Own []string `json:"own,omitempty"`
 	// Hidden are the paths that may not be read.
 	Hidden []string `json:"hidden"`
+	// Off is mode off: the helper only runs the kernel in its PID
+	// namespace, and restricts nothing, privileges included.
+	Off bool `json:"off,omitempty"`
 }
 
 // devices are the files every program expects to write, granted unless
