@@ -61,6 +61,8 @@ def attempt(action):
         return "ok"
     except PermissionError:
         return "refused"
+    except FileNotFoundError:  # the kernel's own /proc shows no daemon
+        return "refused"
 def give_away():
     open("mine.txt", "w").close()
     os.chown("mine.txt", 12345, 12345)
@@ -74,10 +76,15 @@ def netlink():
 def read(path):
     with open(path, "rb") as f:
         return f.read()
+def shown(path):
+    try:
+        return read(path)
+    except FileNotFoundError:
+        return b""
 report = {
     "environ": attempt(lambda: read(f"/proc/{DAEMON}/environ")),
     "mem": attempt(lambda: open(f"/proc/{DAEMON}/mem", "rb").close()),
-    "cmdline_shows_secret": SECRET.encode() in read(f"/proc/{DAEMON}/cmdline"),
+    "cmdline_shows_secret": SECRET.encode() in shown(f"/proc/{DAEMON}/cmdline"),
     "packet": attempt(lambda: socket.socket(socket.AF_PACKET, socket.SOCK_RAW)),
     "raw": attempt(lambda: socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)),
     "netlink": attempt(netlink),
