@@ -21,7 +21,12 @@ const HelperCommand = "sandbox-exec"
 // the kernel's exit status.
 func HelperMain(args []string, stderr io.Writer) int {
 	if namespaceInit() && len(args) >= 3 && args[1] == "--" {
-		return superviseNamespace(stderr)
+		spec, err := decodeSpec(args[0])
+		if err != nil {
+			fmt.Fprintf(stderr, "albedo sandbox: %v\n", err)
+			return 126
+		}
+		return superviseNamespace(spec, stderr)
 	}
 	if err := helper(args); err != nil {
 		fmt.Fprintf(stderr, "albedo sandbox: %v\n", err)

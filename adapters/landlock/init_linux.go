@@ -3,6 +3,7 @@
 package landlock
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -26,7 +27,11 @@ const inheritedFDs = 5
 // SIGTERM, and exits with the kernel's status once the kernel is gone, a
 // signal's death as 128 plus its number. Linux then kills every process
 // left in the namespace: nothing a cell started outlives its kernel.
-func superviseNamespace(stderr io.Writer) int {
+func superviseNamespace(spec Spec, stderr io.Writer) int {
+	if err := mapOwnIDs(spec.UID, spec.GID); err != nil {
+		fmt.Fprintf(stderr, "albedo sandbox: %v\n", err)
+		return 126
+	}
 	signals := make(chan os.Signal, 16)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGCHLD)
 	files := make([]uintptr, inheritedFDs)
@@ -94,6 +99,34 @@ func reap(kernel int) (code int, ended bool) {
 			code = 128 + int(ws.Signal())
 		}
 	}
+}
+
+// mapOwnIDs maps, in a user namespace that has no ids mapped yet, the
+// user uid and the group gid to themselves, with setgroups denied. An
+// unprivileged daemon starts the helper so: being non-dumpable, it may not
+// write its child's maps, and passes the helper the ambient capabilities
+// to write its own (and to mount the namespace's /proc), which the helper
+// drops before it execs the kernel. A namespace already mapped (or none
+// of the helper's own) is left as it is.
+func mapOwnIDs(uid, gid int) error {
+	current, err := os.ReadFile("/proc/self/uid_map")
+	if err != nil {
+		return fmt.Errorf("reading the user namespace's map: %w", err)
+	}
+	if len(bytes.TrimSpace(current)) > 0 {
+		return nil
+	}
+	writes := []struct{ file, line string }{
+		{"/proc/self/setgroups", "deny"},
+		{"/proc/self/uid_map", fmt.Sprintf("%d %d 1", uid, uid)},
+		{"/proc/self/gid_map", fmt.Sprintf("%d %d 1", gid, gid)},
+	}
+	for _, w := range writes {
+		if err := os.WriteFile(w.file, []byte(w.line), 0); err != nil {
+			return fmt.Errorf("mapping the daemon's user and group in the kernel's user namespace: %w", err)
+		}
+	}
+	return nil
 }
 
 // namespaceInit reports whether this process is the first of its PID

@@ -18,9 +18,8 @@ import (
 // make devices or give files away. Each of these calls acts on the
 // calling thread alone, so it must be the one that execs.
 func dropCapabilities() error {
-	// EINVAL: a kernel older than ambient capabilities (4.3), which has none.
-	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
-		return fmt.Errorf("clearing the ambient capabilities: %w", err)
+	if err := clearAmbient(); err != nil {
+		return err
 	}
 	if err := dropBoundingSet(); err != nil {
 		return err
@@ -29,6 +28,16 @@ func dropCapabilities() error {
 	var none [2]unix.CapUserData // version 3 takes two words of each set
 	if err := unix.Capset(&header, &none[0]); err != nil {
 		return fmt.Errorf("dropping the capabilities: %w", err)
+	}
+	return nil
+}
+
+// clearAmbient empties the ambient capability set of the calling thread,
+// which an exec would otherwise keep.
+func clearAmbient() error {
+	// EINVAL: a kernel older than ambient capabilities (4.3), which has none.
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("clearing the ambient capabilities: %w", err)
 	}
 	return nil
 }

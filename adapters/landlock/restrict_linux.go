@@ -103,8 +103,13 @@ func rulesetOf(s Spec) (int, uint32, error) {
 	return fd, flags, nil
 }
 
-// execPlain execs program as this process is: mode off.
+// execPlain execs program as this process is (mode off), but for the
+// ambient capabilities an unprivileged daemon lent the helper over its
+// user namespace (see mapOwnIDs).
 func execPlain(program string, argv, env []string) error {
+	if err := clearAmbient(); err != nil {
+		return err
+	}
 	if err := syscall.Exec(program, argv, env); err != nil {
 		return fmt.Errorf("running %s: %w", program, err)
 	}

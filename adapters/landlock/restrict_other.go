@@ -32,7 +32,7 @@ func ProtectDaemon() error { return nil }
 func namespaceInit() bool { return false }
 
 // superviseNamespace is never called off Linux.
-func superviseNamespace(stderr io.Writer) int {
+func superviseNamespace(_ Spec, stderr io.Writer) int {
 	fmt.Fprintln(stderr, "albedo sandbox: PID namespaces are only available on Linux")
 	return 126
 }

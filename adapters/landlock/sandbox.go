@@ -166,8 +166,9 @@ func (s *Sandbox) Confine(ctx context.Context, k Start) (Confined, error) {
 }
 
 // helperArgv returns the command line that runs argv through the helper
-// confined as spec says.
+// confined as spec says, as the daemon's user and group.
 func (s *Sandbox) helperArgv(spec Spec, argv []string) []string {
+	spec.UID, spec.GID = os.Geteuid(), os.Getegid()
 	return append(append(append([]string{}, s.helper.argv...), spec.encode(), "--"), argv...)
 }
 

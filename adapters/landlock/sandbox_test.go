@@ -92,7 +92,7 @@ func TestConfineOffRunsTheKernelUnconfined(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Release()
-	want := append([]string{"albedo", HelperCommand, Spec{Network: true, Off: true}.encode(), "--"}, start.Argv...)
+	want := append([]string{"albedo", HelperCommand, Spec{Network: true, Off: true, UID: os.Geteuid(), GID: os.Getegid()}.encode(), "--"}, start.Argv...)
 	if !slices.Equal(c.Argv, want) || !slices.Equal(c.Env, start.Env) || !c.PIDNamespace || len(c.Status.Enforced)+len(c.Status.NotEnforced) != 0 {
 		t.Errorf("confined = %+v, want argv %q", c, want)
 	}

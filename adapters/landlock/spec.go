@@ -27,6 +27,11 @@ type Spec struct {
 	// Off is mode off: the helper only runs the kernel in its PID
 	// namespace, and restricts nothing, privileges included.
 	Off bool `json:"off,omitempty"`
+	// UID and GID are the daemon's user and group. Started unprivileged in
+	// a user namespace of its own with no ids mapped yet, the helper maps
+	// them to themselves (see mapOwnIDs).
+	UID int `json:"uid"`
+	GID int `json:"gid"`
 }
 
 // devices are the files every program expects to write, granted unless
