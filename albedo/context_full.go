@@ -16,9 +16,6 @@ var contextFullMarkers = []string{
 	"exceeds the available context size",
 }
 
-// ContextFullMarkers returns the markers ContextFull looks for.
-func ContextFullMarkers() []string { return append([]string(nil), contextFullMarkers...) }
-
 // ContextFull reports whether err is a provider error saying that the
 // request was larger than the model's context window.
 func ContextFull(err error) bool {

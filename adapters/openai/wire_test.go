@@ -93,11 +93,6 @@ var (
 	crlf = func(b []byte) []byte {
 		return bytes.ReplaceAll(bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n")), []byte("\n"), []byte("\r\n"))
 	}
-	// withoutDone drops the closing data: [DONE].
-	withoutDone = func(b []byte) []byte {
-		b = bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n"))
-		return bytes.ReplaceAll(b, []byte("data: [DONE]\n\n"), nil)
-	}
 	// keepAlive puts OpenRouter's ": OPENROUTER PROCESSING" comments before
 	// and between the events.
 	keepAlive = func(b []byte) []byte {

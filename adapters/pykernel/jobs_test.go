@@ -1,7 +1,6 @@
 package pykernel
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -240,24 +239,6 @@ func TestStoppingTheKernelStopsItsJobs(t *testing.T) {
 	if k.RunningJobs("kstop") != 0 {
 		t.Errorf("RunningJobs after Stop = %d", k.RunningJobs("kstop"))
 	}
-}
-
-// syncBuffer is a log destination tests read while kernels write to it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // png23 is a 2×3 PNG.

@@ -179,19 +179,6 @@ func checkLogin(p albedo.ProviderConfig) error {
 	return nil
 }
 
-// readKey reads an API key without echoing it on a terminal. An empty key
-// is a mistake: a provider without one is saved with --no-key.
-func readKey(e *env, name string) (string, error) {
-	key, err := readSecret(e, name, false)
-	if err != nil {
-		return "", err
-	}
-	if key == "" {
-		return "", usageError{"no API key was given (use --no-key for a provider that needs none)"}
-	}
-	return key, nil
-}
-
 // readSecret reads one line, trimmed: from a prompt that does not echo
 // when stdin is a terminal, else from stdin. keep says that an empty
 // answer keeps the saved key, for the prompt to say so.

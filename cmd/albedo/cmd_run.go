@@ -425,7 +425,6 @@ type turnWatcher struct {
 	done    bool
 	status  string
 	errors  []string
-	answers []string
 }
 
 func newTurnWatcher(prompt string, after int64) *turnWatcher {
@@ -450,19 +449,12 @@ func (w *turnWatcher) take(ev client.Event) bool {
 		w.started = true
 	}
 	switch ev.Type {
-	case client.EventMessage:
-		w.answers = append(w.answers, ev.Text)
 	case client.EventError:
 		w.errors = append(w.errors, ev.Text)
 	case client.EventTurn:
 		w.done, w.status = true, ev.Status
 	}
 	return true
-}
-
-// answer returns the model's text of the turn.
-func (w *turnWatcher) answer() string {
-	return strings.TrimSpace(strings.Join(w.answers, "\n\n"))
 }
 
 // err says why the turn did not finish well, or nil.

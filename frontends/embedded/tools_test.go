@@ -124,9 +124,8 @@ func pairs(protocol albedo.Protocol, body map[string]any) (outputs map[string]st
 // programKernel is a program's own kernel: it runs only a call of the
 // stamp host call, through the host the cell carries.
 type programKernel struct {
-	mu        sync.Mutex
-	offered   [][]albedo.HostCallDecl
-	hostCalls int
+	mu      sync.Mutex
+	offered [][]albedo.HostCallDecl
 }
 
 func (k *programKernel) Run(ctx context.Context, cell albedo.Cell) (albedo.CellResult, error) {
