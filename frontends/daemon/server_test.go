@@ -130,7 +130,10 @@ func TestABodyThatStallsIsRefusedAtItsDeadline(t *testing.T) {
 }
 
 func TestAStreamOutlivesEveryTimeout(t *testing.T) {
-	d := serveDaemon(t, serverLimits{ReadHeader: 5 * time.Millisecond, Read: 5 * time.Millisecond, Idle: 5 * time.Millisecond, MaxConns: 16},
+	// The head has a minute to arrive, so a slow machine cannot refuse the
+	// request itself; the whole-request and idle deadlines are long past by
+	// the time the stream's first heartbeat is written.
+	d := serveDaemon(t, serverLimits{ReadHeader: time.Minute, Read: 5 * time.Millisecond, Idle: 5 * time.Millisecond, MaxConns: 16},
 		APIOptions{Heartbeat: 10 * time.Millisecond})
 	sess, err := d.svc.CreateSession(t.Context(), t.TempDir(), "")
 	if err != nil {
