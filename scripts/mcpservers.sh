@@ -3,11 +3,13 @@
 #
 # mcp_servers_install installs pinned versions from the npm registry into a
 # scratch prefix (never `npx -y` at test time), installing Node.js with apt
-# when it is missing, and exports ALBEDO_TEST_MCP_EVERYTHING naming the
-# server-everything program. mcp_servers_remove removes the prefix; test.sh
+# when it is missing, and exports ALBEDO_TEST_MCP_EVERYTHING and
+# ALBEDO_TEST_MCP_FILESYSTEM naming the server-everything and
+# server-filesystem programs. mcp_servers_remove removes the prefix; test.sh
 # calls it from its exit trap.
 
 MCP_SERVER_EVERYTHING=@modelcontextprotocol/server-everything@2026.8.31
+MCP_SERVER_FILESYSTEM=@modelcontextprotocol/server-filesystem@2026.8.31
 
 mcp_servers_install() {
 	if ! command -v npm >/dev/null 2>&1; then
@@ -21,11 +23,12 @@ mcp_servers_install() {
 		fi
 	fi
 	MCP_SERVERS_DIR=$(mktemp -d "${TMPDIR:-/tmp}/albedo-mcp-servers.XXXXXX")
-	if ! npm install --prefix "$MCP_SERVERS_DIR" --no-audit --no-fund --silent "$MCP_SERVER_EVERYTHING" >/dev/null; then
-		echo "npm could not install $MCP_SERVER_EVERYTHING" >&2
+	if ! npm install --prefix "$MCP_SERVERS_DIR" --no-audit --no-fund --silent "$MCP_SERVER_EVERYTHING" "$MCP_SERVER_FILESYSTEM" >/dev/null; then
+		echo "npm could not install $MCP_SERVER_EVERYTHING and $MCP_SERVER_FILESYSTEM" >&2
 		return 1
 	fi
 	export ALBEDO_TEST_MCP_EVERYTHING="$MCP_SERVERS_DIR/node_modules/.bin/mcp-server-everything"
+	export ALBEDO_TEST_MCP_FILESYSTEM="$MCP_SERVERS_DIR/node_modules/.bin/mcp-server-filesystem"
 }
 
 mcp_servers_remove() {
