@@ -126,6 +126,12 @@ func parseServer(name string, raw json.RawMessage) (ServerConfig, bool, error) {
 	if err := strictDecode(raw, &f); err != nil {
 		return ServerConfig{}, false, err
 	}
+	return checkServer(name, f)
+}
+
+// checkServer turns one server's settings into its configuration, and
+// says whether it is enabled.
+func checkServer(name string, f serverFile) (ServerConfig, bool, error) {
 	c := ServerConfig{
 		Name: name, Command: f.Command, Args: f.Args, Cwd: f.Cwd, Env: f.Env,
 		URL: f.URL, Headers: f.Headers,

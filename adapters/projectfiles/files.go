@@ -62,7 +62,7 @@ func (f *Files) Instructions(ctx context.Context, workspace string) (albedo.Inst
 	if f.home != "" {
 		hidden = append(hidden, f.home)
 	}
-	root := repositoryRoot(workspace)
+	root := localfs.RepositoryRoot(workspace)
 	for _, dir := range chain(root, workspace) {
 		if err := ctx.Err(); err != nil {
 			return set, err
@@ -86,22 +86,6 @@ func (f *Files) Instructions(ctx context.Context, workspace string) (albedo.Inst
 		}
 	}
 	return set, nil
-}
-
-// repositoryRoot is the nearest ancestor of workspace (itself included)
-// holding .git, or workspace when none does.
-func repositoryRoot(workspace string) string {
-	dir := filepath.Clean(workspace)
-	for {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return filepath.Clean(workspace)
-		}
-		dir = parent
-	}
 }
 
 // chain lists the folders from root down to workspace, both included.
