@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/frontends/client"
 	"github.com/albedo-agent/albedo/frontends/console"
 )
@@ -39,16 +40,16 @@ func runAttach(ctx context.Context, e *env, args []string) error {
 func findSession(ctx context.Context, c *client.Client, ref string) (string, error) {
 	// Archived sessions answer to their id or name too; only the default
 	// leaves them out.
-	sessions, _, err := c.FindSessions(ctx, client.SessionFilter{Archived: "all"})
+	sessions, _, err := c.FindSessions(ctx, wire.SessionFilter{Archived: "all"})
 	if err != nil {
 		return "", err
 	}
 	if ref == "" {
-		sessions = slices.DeleteFunc(sessions, func(s client.Session) bool { return s.Archived })
+		sessions = slices.DeleteFunc(sessions, func(s wire.Session) bool { return s.Archived })
 		if len(sessions) == 0 {
 			return "", fmt.Errorf("no sessions yet: run 'albedo' in a project folder to start one")
 		}
-		latest := slices.MaxFunc(sessions, func(a, b client.Session) int { return cmp.Compare(a.UpdatedAt, b.UpdatedAt) })
+		latest := slices.MaxFunc(sessions, func(a, b wire.Session) int { return cmp.Compare(a.UpdatedAt, b.UpdatedAt) })
 		return latest.ID, nil
 	}
 	var byName, byPrefix []string

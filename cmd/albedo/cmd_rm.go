@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/frontends/client"
 )
 
@@ -39,7 +40,7 @@ func runRm(ctx context.Context, e *env, args []string) error {
 			}
 		}
 		if err := c.DeleteSession(ctx, id); err != nil {
-			if client.ErrorCode(err) == client.CodeBusy {
+			if wire.ErrorCode(err) == wire.CodeBusy {
 				fmt.Fprintf(e.stderr, "albedo rm: session %s is running a turn: interrupt it first (it was not deleted)\n", id)
 				failed = append(failed, id)
 				continue
@@ -112,7 +113,7 @@ func findSessions(ctx context.Context, c *client.Client, refs []string) ([]strin
 }
 
 // label names a session for people: its name, else its title.
-func label(s client.Session) string {
+func label(s wire.Session) string {
 	if s.Name != "" {
 		return s.Name
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/frontends/client"
 )
 
@@ -74,22 +75,22 @@ func readPrompt(e *env, args []string) (string, error) {
 }
 
 // runSession finds the session named, or makes a new one in workspace.
-func runSession(ctx context.Context, e *env, c *client.Client, ref, workspace string) (client.Session, error) {
+func runSession(ctx context.Context, e *env, c *client.Client, ref, workspace string) (wire.Session, error) {
 	if ref != "" {
 		id, err := findSession(ctx, c, ref)
 		if err != nil {
-			return client.Session{}, err
+			return wire.Session{}, err
 		}
 		d, err := c.Session(ctx, id, 0)
 		return d.Session, err
 	}
 	abs, err := workspaceDir(workspace)
 	if err != nil {
-		return client.Session{}, err
+		return wire.Session{}, err
 	}
 	s, err := c.CreateSession(ctx, abs, "")
 	if err != nil {
-		return client.Session{}, err
+		return wire.Session{}, err
 	}
 	fmt.Fprintf(e.stderr, "albedo: new session %s in %s (%s · %s)\n", s.ID, s.Workspace, s.Provider, s.Model)
 	return s, nil
@@ -97,17 +98,17 @@ func runSession(ctx context.Context, e *env, c *client.Client, ref, workspace st
 
 // latestIn returns the most recently updated session in dir (default:
 // the current folder).
-func latestIn(ctx context.Context, c *client.Client, dir string) (client.Session, error) {
+func latestIn(ctx context.Context, c *client.Client, dir string) (wire.Session, error) {
 	abs, err := workspaceDir(dir)
 	if err != nil {
-		return client.Session{}, err
+		return wire.Session{}, err
 	}
-	found, _, err := c.FindSessions(ctx, client.SessionFilter{Workspace: abs, Limit: 1})
+	found, _, err := c.FindSessions(ctx, wire.SessionFilter{Workspace: abs, Limit: 1})
 	if err != nil {
-		return client.Session{}, err
+		return wire.Session{}, err
 	}
 	if len(found) == 0 {
-		return client.Session{}, fmt.Errorf("no session in %s to continue: leave out --continue to start one", abs)
+		return wire.Session{}, fmt.Errorf("no session in %s to continue: leave out --continue to start one", abs)
 	}
 	return found[0], nil
 }
@@ -124,10 +125,10 @@ type turnRun struct {
 	// middle of a line of reasoning.
 	printed, thinking bool
 	// before is the session's usage before the prompt (with --json).
-	before client.UsageTotals
+	before wire.UsageTotals
 	// end is the turn's last event, printed last with the turn's usage
 	// (with --json).
-	end *client.Event
+	end *wire.Event
 }
 
 // run subscribes, sends, and follows the turn, reconnecting when the
@@ -203,8 +204,8 @@ func (r *turnRun) run(ctx context.Context, c *client.Client, prompt string) erro
 // turnLine is the last line of --json: the turn's end with its usage,
 // summed over the turn's successful model requests.
 type turnLine struct {
-	client.Event
-	Usage client.UsageTotals `json:"usage"`
+	wire.Event
+	Usage wire.UsageTotals `json:"usage"`
 }
 
 // printEnd prints the turn's last event with the turn's usage.
@@ -219,7 +220,7 @@ func (r *turnRun) printEnd(ctx context.Context, c *client.Client) {
 }
 
 // take shows an event of the turn and reports whether the turn is over.
-func (r *turnRun) take(w *turnWatcher, ev client.Event) bool {
+func (r *turnRun) take(w *turnWatcher, ev wire.Event) bool {
 	if !w.take(ev) {
 		return false
 	}
@@ -240,29 +241,29 @@ func (r *turnRun) take(w *turnWatcher, ev client.Event) bool {
 // show prints an event of the turn as it comes: the answer's text on
 // stdout, reasoning, cells and retries on stderr. Failures are left to
 // the error the run returns, so that each is printed once.
-func (r *turnRun) show(ev client.Event) {
+func (r *turnRun) show(ev wire.Event) {
 	out, errs := r.e.stdout, r.e.stderr
 	switch {
-	case ev.Type == client.EventDelta && ev.Kind == client.DeltaText:
+	case ev.Type == wire.EventDelta && ev.Kind == wire.DeltaText:
 		r.endThinking()
 		if r.streamed.Len() == 0 && r.printed {
 			fmt.Fprintln(out) // a blank line between answers
 		}
 		io.WriteString(out, ev.Text)
 		r.streamed.WriteString(ev.Text)
-	case ev.Type == client.EventDelta && ev.Kind == client.DeltaReasoning:
+	case ev.Type == wire.EventDelta && ev.Kind == wire.DeltaReasoning:
 		if !r.thinking {
 			io.WriteString(errs, "∴ ")
 			r.thinking = true
 		}
 		io.WriteString(errs, strings.ReplaceAll(ev.Text, "\n", " "))
-	case ev.Type == client.EventDelta && ev.Kind == client.DeltaRetry:
+	case ev.Type == wire.EventDelta && ev.Kind == wire.DeltaRetry:
 		r.endThinking()
 		fmt.Fprintln(errs, "albedo: "+ev.Text)
-	case ev.Type == client.EventDelta:
-	case ev.Type == client.EventThinking:
+	case ev.Type == wire.EventDelta:
+	case ev.Type == wire.EventThinking:
 		r.endThinking()
-	case ev.Type == client.EventMessage:
+	case ev.Type == wire.EventMessage:
 		r.endThinking()
 		shown := r.streamed.String()
 		r.streamed.Reset()
@@ -280,7 +281,7 @@ func (r *turnRun) show(ev client.Event) {
 		}
 		io.WriteString(out, rest)
 		r.printed = true
-	case ev.Type == client.EventError, ev.Type == client.EventTurn:
+	case ev.Type == wire.EventError, ev.Type == wire.EventTurn:
 		r.endThinking()
 	default:
 		r.endThinking()
@@ -310,7 +311,7 @@ func (r *turnRun) resubscribe(ctx context.Context, after int64) (*client.Client,
 				return c, s, nil
 			}
 		}
-		if time.Now().After(deadline) || client.ErrorCode(err) == client.CodeNotFound {
+		if time.Now().After(deadline) || wire.ErrorCode(err) == wire.CodeNotFound {
 			return c, nil, err
 		}
 		select {
@@ -335,7 +336,7 @@ func (r *turnRun) interrupt(c *client.Client) error {
 }
 
 // lastSeq returns the highest item id among events.
-func lastSeq(events []client.Event) int64 {
+func lastSeq(events []wire.Event) int64 {
 	var n int64
 	for _, ev := range events {
 		n = max(n, ev.Seq)
@@ -346,9 +347,9 @@ func lastSeq(events []client.Event) int64 {
 // progress tells stderr what the turn does: cells, their outcomes, errors
 // and notes from albedo. Paths in workspace are shown relative to it.
 // (albedo run leaves errors and the turn's end to the error it returns.)
-func progress(w io.Writer, ev client.Event, workspace string) {
+func progress(w io.Writer, ev wire.Event, workspace string) {
 	switch ev.Type {
-	case client.EventToolCall:
+	case wire.EventToolCall:
 		code := strings.TrimSpace(ev.Code)
 		first, _, more := strings.Cut(code, "\n")
 		suffix := ""
@@ -356,7 +357,7 @@ func progress(w io.Writer, ev client.Event, workspace string) {
 			suffix = fmt.Sprintf(" (+%d lines)", strings.Count(code, "\n"))
 		}
 		fmt.Fprintf(w, "⚙ %s #%d: %s%s\n", ev.Name, ev.Seq, clip(first, 100), suffix)
-	case client.EventTool:
+	case wire.EventTool:
 		cell, _ := ev.Cell()
 		line := "  → " + cell.Status
 		if cell.DurationMS > 0 {
@@ -371,14 +372,14 @@ func progress(w io.Writer, ev client.Event, workspace string) {
 		}
 		fmt.Fprintln(w, line)
 		printedTail(w, cell)
-	case client.EventError:
+	case wire.EventError:
 		fmt.Fprintln(w, "✗ "+ev.Text)
-	case client.EventUser:
+	case wire.EventUser:
 		if ev.Source != "" {
 			fmt.Fprintf(w, "· %s: %s\n", ev.Source, clip(firstLine(ev.Text), 100))
 		}
-	case client.EventTurn:
-		if ev.Status != client.TurnFinished {
+	case wire.EventTurn:
+		if ev.Status != wire.TurnFinished {
 			fmt.Fprintf(w, "── turn %s\n", ev.Status)
 		}
 	}
@@ -389,7 +390,7 @@ const printedRows = 5
 
 // printedTail shows the last lines a cell printed and its value, under its
 // outcome.
-func printedTail(w io.Writer, cell client.CellResult) {
+func printedTail(w io.Writer, cell wire.CellResult) {
 	out := strings.TrimRight(cell.Output, "\n")
 	if strings.TrimSpace(out) != "" {
 		lines := strings.Split(out, "\n")
@@ -432,7 +433,7 @@ func newTurnWatcher(prompt string, after int64) *turnWatcher {
 }
 
 // take considers an event and reports whether it belongs to the turn.
-func (w *turnWatcher) take(ev client.Event) bool {
+func (w *turnWatcher) take(ev wire.Event) bool {
 	if w.done {
 		return false
 	}
@@ -443,15 +444,15 @@ func (w *turnWatcher) take(ev client.Event) bool {
 		w.seen = ev.Seq
 	}
 	if !w.started {
-		if ev.Type != client.EventUser || ev.Source != "" || ev.Seq <= w.after || ev.Text != w.prompt {
+		if ev.Type != wire.EventUser || ev.Source != "" || ev.Seq <= w.after || ev.Text != w.prompt {
 			return false
 		}
 		w.started = true
 	}
 	switch ev.Type {
-	case client.EventError:
+	case wire.EventError:
 		w.errors = append(w.errors, ev.Text)
-	case client.EventTurn:
+	case wire.EventTurn:
 		w.done, w.status = true, ev.Status
 	}
 	return true
@@ -460,9 +461,9 @@ func (w *turnWatcher) take(ev client.Event) bool {
 // err says why the turn did not finish well, or nil.
 func (w *turnWatcher) err() error {
 	switch {
-	case w.status == client.TurnInterrupted:
+	case w.status == wire.TurnInterrupted:
 		return errors.New("the turn was interrupted")
-	case w.status == client.TurnFailed || len(w.errors) > 0:
+	case w.status == wire.TurnFailed || len(w.errors) > 0:
 		if n := len(w.errors); n > 0 {
 			return fmt.Errorf("the turn failed: %s", w.errors[n-1])
 		}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/frontends/client"
 	"github.com/albedo-agent/albedo/frontends/home"
 )
@@ -40,10 +41,10 @@ func TestRunClosesTheStreamThatEndsTheTurn(t *testing.T) {
 			fmt.Fprint(w, "data: {\"events\": []}\n\n")
 			return // the daemon went away
 		}
-		snapshot, _ := json.Marshal(map[string]any{"events": []client.Event{
-			{Type: client.EventUser, Seq: 1, Text: prompt},
-			{Type: client.EventMessage, Seq: 2, Text: "done"},
-			{Type: client.EventTurn, Seq: 3, Status: client.TurnFinished},
+		snapshot, _ := json.Marshal(map[string]any{"events": []wire.Event{
+			{Type: wire.EventUser, Seq: 1, Text: prompt},
+			{Type: wire.EventMessage, Seq: 2, Text: "done"},
+			{Type: wire.EventTurn, Seq: 3, Status: wire.TurnFinished},
 		}})
 		fmt.Fprintf(w, "data: %s\n\n", snapshot)
 		w.(http.Flusher).Flush()
@@ -117,26 +118,26 @@ func TestRunStreamsTheAnswer(t *testing.T) {
 	})
 	mux.HandleFunc("GET /sessions/{id}/stream", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		send := func(ev client.Event) {
-			data, _ := json.Marshal(map[string]any{"events": []client.Event{ev}})
+		send := func(ev wire.Event) {
+			data, _ := json.Marshal(map[string]any{"events": []wire.Event{ev}})
 			fmt.Fprintf(w, "data: %s\n\n", data)
 			w.(http.Flusher).Flush()
 		}
 		fmt.Fprint(w, "data: {\"events\": []}\n\n")
-		send(client.Event{Type: client.EventUser, Seq: 1, Text: prompt})
-		send(client.Event{Type: client.EventDelta, Kind: client.DeltaRetry, Text: "retrying (1/4) in 0.5 s: provider \"p\" answered 503"})
-		send(client.Event{Type: client.EventDelta, Kind: client.DeltaReasoning, Text: "let me see"})
-		send(client.Event{Type: client.EventDelta, Kind: client.DeltaText, Text: "Hel"})
+		send(wire.Event{Type: wire.EventUser, Seq: 1, Text: prompt})
+		send(wire.Event{Type: wire.EventDelta, Kind: wire.DeltaRetry, Text: "retrying (1/4) in 0.5 s: provider \"p\" answered 503"})
+		send(wire.Event{Type: wire.EventDelta, Kind: wire.DeltaReasoning, Text: "let me see"})
+		send(wire.Event{Type: wire.EventDelta, Kind: wire.DeltaText, Text: "Hel"})
 		select {
 		case <-goOn:
 		case <-r.Context().Done():
 			return
 		}
-		send(client.Event{Type: client.EventDelta, Kind: client.DeltaText, Text: "lo"})
-		send(client.Event{Type: client.EventMessage, Seq: 2, Text: "Hello"})
-		send(client.Event{Type: client.EventMessage, Seq: 3, Text: "Second part."})
-		send(client.Event{Type: client.EventError, Seq: 4, Text: "provider \"p\" answered 500"})
-		send(client.Event{Type: client.EventTurn, Seq: 5, Status: client.TurnFailed})
+		send(wire.Event{Type: wire.EventDelta, Kind: wire.DeltaText, Text: "lo"})
+		send(wire.Event{Type: wire.EventMessage, Seq: 2, Text: "Hello"})
+		send(wire.Event{Type: wire.EventMessage, Seq: 3, Text: "Second part."})
+		send(wire.Event{Type: wire.EventError, Seq: 4, Text: "provider \"p\" answered 500"})
+		send(wire.Event{Type: wire.EventTurn, Seq: 5, Status: wire.TurnFailed})
 		<-r.Context().Done()
 	})
 	srv := httptest.NewServer(mux)

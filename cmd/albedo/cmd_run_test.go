@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/albedo-agent/albedo/frontends/client"
+	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
 func TestTurnWatcher(t *testing.T) {
@@ -13,14 +13,14 @@ func TestTurnWatcher(t *testing.T) {
 	tests := []struct {
 		name   string
 		after  int64
-		events []client.Event
+		events []wire.Event
 		// taken lists the types the watcher kept.
 		taken   string
 		wantErr string
 	}{
 		{
 			name: "a finished turn",
-			events: []client.Event{
+			events: []wire.Event{
 				{Type: "status"},
 				{Type: "user", Seq: 1, Text: prompt},
 				{Type: "delta", Kind: "text", Text: "par"},
@@ -36,7 +36,7 @@ func TestTurnWatcher(t *testing.T) {
 		{
 			name:  "queued behind a running turn",
 			after: 10,
-			events: []client.Event{
+			events: []wire.Event{
 				{Type: "tool", Seq: 11, CallID: "old"},
 				{Type: "queued", Text: prompt},
 				{Type: "user", Seq: 12, Text: prompt},
@@ -48,7 +48,7 @@ func TestTurnWatcher(t *testing.T) {
 		{
 			name:  "an older turn's marker is not ours",
 			after: 3,
-			events: []client.Event{
+			events: []wire.Event{
 				{Type: "turn", Seq: 4, Status: "failed"},
 				{Type: "user", Seq: 5, Text: prompt},
 				{Type: "message", Seq: 6, Text: "fine"},
@@ -58,7 +58,7 @@ func TestTurnWatcher(t *testing.T) {
 		},
 		{
 			name: "a replayed snapshot adds only what is new",
-			events: []client.Event{
+			events: []wire.Event{
 				{Type: "user", Seq: 1, Text: prompt},
 				{Type: "message", Seq: 2, Text: "once"},
 				// reconnected: the snapshot again, then more
@@ -71,7 +71,7 @@ func TestTurnWatcher(t *testing.T) {
 		},
 		{
 			name: "a failed turn",
-			events: []client.Event{
+			events: []wire.Event{
 				{Type: "user", Seq: 1, Text: prompt},
 				{Type: "error", Seq: 2, Text: "provider said no"},
 				{Type: "turn", Seq: 3, Status: "failed"},
@@ -81,7 +81,7 @@ func TestTurnWatcher(t *testing.T) {
 		},
 		{
 			name: "an interrupted turn",
-			events: []client.Event{
+			events: []wire.Event{
 				{Type: "user", Seq: 1, Text: prompt},
 				{Type: "turn", Seq: 2, Status: "interrupted"},
 			},
@@ -90,7 +90,7 @@ func TestTurnWatcher(t *testing.T) {
 		},
 		{
 			name:    "a turn that has not ended",
-			events:  []client.Event{{Type: "user", Seq: 1, Text: prompt}},
+			events:  []wire.Event{{Type: "user", Seq: 1, Text: prompt}},
 			taken:   "user",
 			wantErr: "the turn did not end",
 		},
@@ -117,19 +117,19 @@ func TestTurnWatcher(t *testing.T) {
 
 func TestProgress(t *testing.T) {
 	tests := []struct {
-		ev   client.Event
+		ev   wire.Event
 		want string
 	}{
-		{client.Event{Type: "tool_call", Seq: 3, Name: "python", Code: "import os\nprint(os.getcwd())"}, "⚙ python #3: import os (+1 lines)\n"},
-		{client.Event{Type: "tool", Result: `{"status":"ok"}`, Trace: &client.Trace{Changes: []client.Change{{Path: "/w/a.go", Kind: "modified"}}}}, "  → ok · ~a.go\n"},
-		{client.Event{Type: "tool", Result: `{"status":"error","error":"Traceback\nZeroDivisionError: division by zero"}`}, "  → error: ZeroDivisionError: division by zero\n"},
-		{client.Event{Type: "tool", Result: `{"status":"ok","output":"one\ntwo\n","value":"42","duration_ms":3200}`}, "  → ok 3.2s\n    │ one\n    │ two\n    = 42\n"},
-		{client.Event{Type: "tool", Result: `{"status":"ok","output":"1\n2\n3\n4\n5\n6\n7\n","duration_ms":125000}`}, "  → ok 2m05s\n    │ … 2 earlier lines\n    │ 3\n    │ 4\n    │ 5\n    │ 6\n    │ 7\n"},
-		{client.Event{Type: "error", Text: "provider said no"}, "✗ provider said no\n"},
-		{client.Event{Type: "user", Text: "albedo restarted\nmore", Source: "daemon restart"}, "· daemon restart: albedo restarted\n"},
-		{client.Event{Type: "turn", Status: "interrupted"}, "── turn interrupted\n"},
-		{client.Event{Type: "turn", Status: "finished"}, ""},
-		{client.Event{Type: "message", Text: "the answer goes to stdout"}, ""},
+		{wire.Event{Type: "tool_call", Seq: 3, Name: "python", Code: "import os\nprint(os.getcwd())"}, "⚙ python #3: import os (+1 lines)\n"},
+		{wire.Event{Type: "tool", Result: `{"status":"ok"}`, Trace: &wire.Trace{Changes: []wire.Change{{Path: "/w/a.go", Kind: "modified"}}}}, "  → ok · ~a.go\n"},
+		{wire.Event{Type: "tool", Result: `{"status":"error","error":"Traceback\nZeroDivisionError: division by zero"}`}, "  → error: ZeroDivisionError: division by zero\n"},
+		{wire.Event{Type: "tool", Result: `{"status":"ok","output":"one\ntwo\n","value":"42","duration_ms":3200}`}, "  → ok 3.2s\n    │ one\n    │ two\n    = 42\n"},
+		{wire.Event{Type: "tool", Result: `{"status":"ok","output":"1\n2\n3\n4\n5\n6\n7\n","duration_ms":125000}`}, "  → ok 2m05s\n    │ … 2 earlier lines\n    │ 3\n    │ 4\n    │ 5\n    │ 6\n    │ 7\n"},
+		{wire.Event{Type: "error", Text: "provider said no"}, "✗ provider said no\n"},
+		{wire.Event{Type: "user", Text: "albedo restarted\nmore", Source: "daemon restart"}, "· daemon restart: albedo restarted\n"},
+		{wire.Event{Type: "turn", Status: "interrupted"}, "── turn interrupted\n"},
+		{wire.Event{Type: "turn", Status: "finished"}, ""},
+		{wire.Event{Type: "message", Text: "the answer goes to stdout"}, ""},
 	}
 	for _, tt := range tests {
 		var b bytes.Buffer

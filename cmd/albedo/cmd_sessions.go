@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/albedo-agent/albedo/frontends/client"
+	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
 func runSessions(ctx context.Context, e *env, args []string) error {
@@ -33,8 +33,8 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var sessions []client.Session
-	if f := (client.SessionFilter{Query: *search, Limit: *limit}); *all || *archived || f != (client.SessionFilter{}) {
+	var sessions []wire.Session
+	if f := (wire.SessionFilter{Query: *search, Limit: *limit}); *all || *archived || f != (wire.SessionFilter{}) {
 		switch {
 		case *all:
 			f.Archived = "all"

@@ -66,9 +66,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 }
 
 // ask runs prompt in a new session and returns the model's answer. It is
-// written against embedded.Agent, so it runs unchanged on a daemon through
+// written against wire.Agent, so it runs unchanged on a daemon through
 // the HTTP client.
-func ask(ctx context.Context, agent embedded.Agent, workspace, prompt string) (string, error) {
+func ask(ctx context.Context, agent wire.Agent, workspace, prompt string) (string, error) {
 	s, err := agent.CreateSession(ctx, workspace, "")
 	if err != nil {
 		return "", err
@@ -88,7 +88,7 @@ func ask(ctx context.Context, agent embedded.Agent, workspace, prompt string) (s
 
 // answer reads the model's last message from a finished turn's transcript,
 // or the reason the turn did not finish.
-func answer(history []embedded.HistoryItem) (string, error) {
+func answer(history []wire.HistoryItem) (string, error) {
 	var text, failure, outcome string
 	for _, it := range history {
 		switch it.Kind {

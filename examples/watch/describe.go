@@ -5,13 +5,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/albedo-agent/albedo/frontends/client"
+	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
 // describe says what an event is in one line.
-func describe(ev client.Event) string {
+func describe(ev wire.Event) string {
 	switch ev.Type {
-	case client.EventUser:
+	case wire.EventUser:
 		who := "user"
 		if ev.Source != "" {
 			who += " (" + ev.Source + ")"
@@ -21,9 +21,9 @@ func describe(ev client.Event) string {
 			text += fmt.Sprintf(" [%s %d×%d]", img.MimeType, img.Width, img.Height)
 		}
 		return who + ": " + text
-	case client.EventToolCall:
+	case wire.EventToolCall:
 		return fmt.Sprintf("tool_call %s: %s", ev.Name, oneLine(ev.Code))
-	case client.EventTool:
+	case wire.EventTool:
 		cell, err := ev.Cell()
 		if err != nil {
 			return fmt.Sprintf("tool %s", ev.Status)
@@ -34,18 +34,18 @@ func describe(ev client.Event) string {
 			}
 		}
 		return "tool " + cell.Status
-	case client.EventTurn:
+	case wire.EventTurn:
 		return "turn " + ev.Status
-	case client.EventDelta:
+	case wire.EventDelta:
 		return fmt.Sprintf("delta %s: %s", ev.Kind, strconv.Quote(ev.Text))
-	case client.EventStatus:
+	case wire.EventStatus:
 		switch {
 		case ev.Running != nil && *ev.Running:
 			return "status: running"
 		case ev.Running != nil:
 			return "status: idle"
 		case ev.Usage != nil:
-			return fmt.Sprintf("status: %d tokens in, %d out", client.Tokens(ev.Usage.InputTokens), client.Tokens(ev.Usage.OutputTokens))
+			return fmt.Sprintf("status: %d tokens in, %d out", wire.Tokens(ev.Usage.InputTokens), wire.Tokens(ev.Usage.OutputTokens))
 		}
 		return "status"
 	}

@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/frontends/client"
 	"github.com/albedo-agent/albedo/frontends/home"
 )
@@ -127,7 +128,7 @@ func (w *watcher) run(ctx context.Context, poll time.Duration) error {
 }
 
 // follow prints a session's events until its stream ends.
-func (w *watcher) follow(ctx context.Context, s client.Session) {
+func (w *watcher) follow(ctx context.Context, s wire.Session) {
 	stream, err := w.client.Subscribe(ctx, s.ID)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -142,7 +143,7 @@ func (w *watcher) follow(ctx context.Context, s client.Session) {
 	}
 	for ev, err := range stream.Events() {
 		if err != nil {
-			if ctx.Err() == nil && !errors.Is(err, client.ErrStreamEnded) {
+			if ctx.Err() == nil && !errors.Is(err, wire.ErrStreamEnded) {
 				w.out.print(s.ID, fmt.Sprintf("stream failed: %v", err))
 			}
 			return
@@ -153,8 +154,8 @@ func (w *watcher) follow(ctx context.Context, s client.Session) {
 
 // show prints an event unless it was printed before or is a fragment
 // nobody asked for.
-func (w *watcher) show(id string, ev client.Event) {
-	if ev.Type == client.EventDelta && !w.deltas {
+func (w *watcher) show(id string, ev wire.Event) {
+	if ev.Type == wire.EventDelta && !w.deltas {
 		return
 	}
 	if ev.Durable() {

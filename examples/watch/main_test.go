@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/examples/internal/fakemodel"
 	"github.com/albedo-agent/albedo/frontends/client"
 )
@@ -214,24 +215,24 @@ func TestWatchWithoutDaemon(t *testing.T) {
 func TestDescribe(t *testing.T) {
 	running, stopped := true, false
 	tests := []struct {
-		ev   client.Event
+		ev   wire.Event
 		want string
 	}{
-		{client.Event{Type: "user", Text: "hi\nthere\n"}, `user: hi\nthere`},
-		{client.Event{Type: "user", Text: "albedo restarted", Source: "daemon restart"}, "user (daemon restart): albedo restarted"},
-		{client.Event{Type: "user", Text: "look", Image: &client.ImageMeta{MimeType: "image/png", Width: 2, Height: 3}}, "user: look [image/png 2×3]"},
-		{client.Event{Type: "thinking", Text: "hmm"}, "thinking: hmm"},
-		{client.Event{Type: "tool_call", Name: "python", Code: "x = 1\nx"}, `tool_call python: x = 1\nx`},
-		{client.Event{Type: "tool", Status: "ok", Result: `{"status":"ok","output":"","value":"1"}`}, "tool ok: 1"},
-		{client.Event{Type: "tool", Status: "error", Result: `{"status":"error","output":"","error":"NameError"}`}, "tool error: NameError"},
-		{client.Event{Type: "tool", Status: "ok", Result: `{"status":"ok","output":""}`}, "tool ok"},
-		{client.Event{Type: "error", Text: "provider down"}, "error: provider down"},
-		{client.Event{Type: "turn", Status: "interrupted"}, "turn interrupted"},
-		{client.Event{Type: "delta", Kind: "text", Text: "He"}, `delta text: "He"`},
-		{client.Event{Type: "queued", Text: "later"}, "queued: later"},
-		{client.Event{Type: "status", Running: &running}, "status: running"},
-		{client.Event{Type: "status", Running: &stopped}, "status: idle"},
-		{client.Event{Type: "status", Usage: &client.Usage{InputTokens: new(int64(3)), OutputTokens: new(int64(4))}}, "status: 3 tokens in, 4 out"},
+		{wire.Event{Type: "user", Text: "hi\nthere\n"}, `user: hi\nthere`},
+		{wire.Event{Type: "user", Text: "albedo restarted", Source: "daemon restart"}, "user (daemon restart): albedo restarted"},
+		{wire.Event{Type: "user", Text: "look", Image: &wire.ImageMeta{MimeType: "image/png", Width: 2, Height: 3}}, "user: look [image/png 2×3]"},
+		{wire.Event{Type: "thinking", Text: "hmm"}, "thinking: hmm"},
+		{wire.Event{Type: "tool_call", Name: "python", Code: "x = 1\nx"}, `tool_call python: x = 1\nx`},
+		{wire.Event{Type: "tool", Status: "ok", Result: `{"status":"ok","output":"","value":"1"}`}, "tool ok: 1"},
+		{wire.Event{Type: "tool", Status: "error", Result: `{"status":"error","output":"","error":"NameError"}`}, "tool error: NameError"},
+		{wire.Event{Type: "tool", Status: "ok", Result: `{"status":"ok","output":""}`}, "tool ok"},
+		{wire.Event{Type: "error", Text: "provider down"}, "error: provider down"},
+		{wire.Event{Type: "turn", Status: "interrupted"}, "turn interrupted"},
+		{wire.Event{Type: "delta", Kind: "text", Text: "He"}, `delta text: "He"`},
+		{wire.Event{Type: "queued", Text: "later"}, "queued: later"},
+		{wire.Event{Type: "status", Running: &running}, "status: running"},
+		{wire.Event{Type: "status", Running: &stopped}, "status: idle"},
+		{wire.Event{Type: "status", Usage: &wire.Usage{InputTokens: new(int64(3)), OutputTokens: new(int64(4))}}, "status: 3 tokens in, 4 out"},
 	}
 	for _, tt := range tests {
 		if got := describe(tt.ev); got != tt.want {

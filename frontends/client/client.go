@@ -13,10 +13,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/frontends/home"
 )
 
-// Client talks to one daemon.
+// Client talks to one daemon. It is a wire.Agent.
 type Client struct {
 	http *http.Client
 
@@ -29,6 +30,8 @@ type Client struct {
 	// a request gets through.
 	fallback func(ctx context.Context) (home.Connection, error)
 }
+
+var _ wire.Agent = (*Client)(nil)
 
 // ErrNoAnswer is the error of a request the daemon accepted but did not
 // answer within a minute: a daemon that hangs, which starting another
@@ -82,16 +85,6 @@ func (e *Error) Error() string {
 // ErrorCode returns the daemon's error code, which makes the error a
 // wire.CodedError.
 func (e *Error) ErrorCode() string { return e.Code }
-
-// ErrorCode returns the daemon's error code carried by err, or "" when err
-// is not an answer of the daemon.
-func ErrorCode(err error) string {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return ""
-}
 
 // do sends a request and decodes a JSON answer into out (when not nil).
 func (c *Client) do(ctx context.Context, method, path string, body, out any, headers map[string]string) (http.Header, error) {
@@ -217,8 +210,8 @@ func (c *Client) reached(conn home.Connection) {
 }
 
 // Health asks whether the daemon is up.
-func (c *Client) Health(ctx context.Context) (Health, error) {
-	var h Health
+func (c *Client) Health(ctx context.Context) (wire.Health, error) {
+	var h wire.Health
 	_, err := c.do(ctx, http.MethodGet, "/health", nil, &h, nil)
 	return h, err
 }

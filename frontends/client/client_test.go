@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/frontends/home"
 )
 
@@ -32,7 +33,7 @@ func TestRequests(t *testing.T) {
 				answer:  []map[string]any{{"id": "s1", "workspace": "/w", "title": "t"}},
 				call:    func(c *Client) (any, error) { return c.Sessions(ctx) },
 				want:    []string{"GET /sessions"},
-				wantOut: []Session{{ID: "s1", Workspace: "/w", Title: "t"}},
+				wantOut: []wire.Session{{ID: "s1", Workspace: "/w", Title: "t"}},
 			},
 			{
 				name:     "create session",
@@ -40,7 +41,7 @@ func TestRequests(t *testing.T) {
 				call:     func(c *Client) (any, error) { return c.CreateSession(ctx, "/w", "p") },
 				want:     []string{"POST /sessions"},
 				wantBody: map[string]any{"workspace": "/w", "provider": "p"},
-				wantOut:  Session{ID: "s1", Provider: "p"},
+				wantOut:  wire.Session{ID: "s1", Provider: "p"},
 			},
 			{
 				name: "session with tail",
@@ -51,10 +52,10 @@ func TestRequests(t *testing.T) {
 				},
 				call: func(c *Client) (any, error) { return c.Session(ctx, "s1", 0) },
 				want: []string{"GET /sessions/s1?tail=0"},
-				wantOut: SessionDetail{
-					Session: Session{ID: "s1"}, Running: true,
-					Events:  []Event{{Type: "user", Seq: 1, Text: "hi"}},
-					Glances: []Glance{{"extension": "model", "model": "m"}},
+				wantOut: wire.SessionDetail{
+					Session: wire.Session{ID: "s1"}, Running: true,
+					Events:  []wire.Event{{Type: "user", Seq: 1, Text: "hi"}},
+					Glances: []wire.Glance{{"extension": "model", "model": "m"}},
 				},
 			},
 			{
@@ -69,7 +70,7 @@ func TestRequests(t *testing.T) {
 				name:   "send with image",
 				answer: map[string]any{"queued": false},
 				call: func(c *Client) (any, error) {
-					return c.Send(ctx, "s1", "look", &Image{MimeType: "image/png", Data: "AAAA", Width: 1, Height: 2, Bytes: 3})
+					return c.Send(ctx, "s1", "look", &wire.Image{MimeType: "image/png", Data: "AAAA", Width: 1, Height: 2, Bytes: 3})
 				},
 				want: []string{"POST /sessions/s1/events"},
 				wantBody: map[string]any{"content": "look", "image": map[string]any{
@@ -98,9 +99,9 @@ func TestRequests(t *testing.T) {
 				}}},
 				call: func(c *Client) (any, error) { return c.History(ctx, "s1") },
 				want: []string{"GET /sessions/s1/history"},
-				wantOut: []HistoryItem{{
-					Seq: 3, Kind: "tool_result", CallID: "c", Tool: &ToolRef{Name: "python"},
-					Content: []ContentPart{{Kind: "json", Field: "result", Value: "{}"}},
+				wantOut: []wire.HistoryItem{{
+					Seq: 3, Kind: "tool_result", CallID: "c", Tool: &wire.ToolRef{Name: "python"},
+					Content: []wire.ContentPart{{Kind: "json", Field: "result", Value: "{}"}},
 				}},
 			},
 			{
@@ -108,21 +109,21 @@ func TestRequests(t *testing.T) {
 				answer:  map[string]any{"items": []map[string]any{{"id": 4, "type": "assistant", "preview": "call python"}}, "hasMore": true},
 				call:    func(c *Client) (any, error) { return c.Tree(ctx, "s1", 3, 10) },
 				want:    []string{"GET /sessions/s1/tree?after=3&limit=10"},
-				wantOut: TreePage{Items: []TreeItem{{ID: 4, Type: "assistant", Preview: "call python"}}, HasMore: true},
+				wantOut: wire.TreePage{Items: []wire.TreeItem{{ID: 4, Type: "assistant", Preview: "call python"}}, HasMore: true},
 			},
 			{
 				name:    "tree from the start, default page",
 				answer:  map[string]any{"items": []map[string]any{}, "hasMore": false},
 				call:    func(c *Client) (any, error) { return c.Tree(ctx, "s1", 0, 0) },
 				want:    []string{"GET /sessions/s1/tree"},
-				wantOut: TreePage{Items: []TreeItem{}},
+				wantOut: wire.TreePage{Items: []wire.TreeItem{}},
 			},
 			{
 				name:    "requests after a cursor",
 				answer:  map[string]any{"rows": []map[string]any{{"id": 8, "kind": "turn", "outcome": "ok"}}, "next": nil},
 				call:    func(c *Client) (any, error) { return c.Requests(ctx, "s1", 7, 2) },
 				want:    []string{"GET /sessions/s1/requests?after=7&limit=2"},
-				wantOut: RequestPage{Rows: []RequestRow{{ID: 8, Kind: "turn", Outcome: "ok"}}},
+				wantOut: wire.RequestPage{Rows: []wire.RequestRow{{ID: 8, Kind: "turn", Outcome: "ok"}}},
 			},
 			{
 				name:     "fork",
@@ -130,7 +131,7 @@ func TestRequests(t *testing.T) {
 				call:     func(c *Client) (any, error) { return c.Fork(ctx, "s1", 4) },
 				want:     []string{"POST /sessions/s1/fork"},
 				wantBody: map[string]any{"checkpoint": 4.0},
-				wantOut:  Session{ID: "s2", ParentID: "s1", Checkpoint: 4},
+				wantOut:  wire.Session{ID: "s2", ParentID: "s1", Checkpoint: 4},
 			},
 			{
 				name:     "move workspace",
@@ -138,7 +139,7 @@ func TestRequests(t *testing.T) {
 				call:     func(c *Client) (any, error) { return c.MoveWorkspace(ctx, "s1", "/new") },
 				want:     []string{"POST /sessions/s1/workspace"},
 				wantBody: map[string]any{"workspace": "/new"},
-				wantOut:  Session{ID: "s1", Workspace: "/new"},
+				wantOut:  wire.Session{ID: "s1", Workspace: "/new"},
 			},
 			{
 				name:     "command",
@@ -154,7 +155,7 @@ func TestRequests(t *testing.T) {
 				call:     func(c *Client) (any, error) { return c.SwitchModel(ctx, "s1", "p", "m") },
 				want:     []string{"POST /sessions/s1/commands"},
 				wantBody: map[string]any{"name": "/model", "args": map[string]any{"provider": "p", "model": "m"}},
-				wantOut:  ModelChoice{Provider: "p", Model: "m", Protocol: "responses"},
+				wantOut:  wire.ModelChoice{Provider: "p", Model: "m", Protocol: "responses"},
 			},
 			{
 				name:    "config",
@@ -162,7 +163,7 @@ func TestRequests(t *testing.T) {
 				etag:    `"7"`,
 				call:    func(c *Client) (any, error) { return c.Config(ctx, "s1") },
 				want:    []string{"GET /sessions/s1?view=configuration"},
-				wantOut: Config{ID: "s1", Name: "n", ETag: `"7"`},
+				wantOut: wire.Config{ID: "s1", Name: "n", ETag: `"7"`},
 			},
 			{
 				name:     "rename",
@@ -171,14 +172,14 @@ func TestRequests(t *testing.T) {
 				call:     func(c *Client) (any, error) { return c.Rename(ctx, "s1", "n") },
 				want:     []string{"GET /sessions/s1?view=configuration", "PATCH /sessions/s1?view=configuration If-Match:\"7\""},
 				wantBody: map[string]any{"name": "n"},
-				wantOut:  Config{ID: "s1", Name: "n", ETag: `"7"`},
+				wantOut:  wire.Config{ID: "s1", Name: "n", ETag: `"7"`},
 			},
 			{
 				name:    "vents",
 				answer:  map[string]any{"items": []map[string]any{{"value": map[string]any{"id": "2", "status": "open"}}}, "next": "2"},
 				call:    func(c *Client) (any, error) { return c.Vents(ctx, 1, "5") },
 				want:    []string{"GET /extensions/paperclips/items?cursor=5&limit=1"},
-				wantOut: VentPage{Items: []Vent{{ID: "2", Status: "open"}}, Next: "2"},
+				wantOut: wire.VentPage{Items: []wire.Vent{{ID: "2", Status: "open"}}, Next: "2"},
 			},
 			{
 				name:    "vent",
@@ -186,7 +187,7 @@ func TestRequests(t *testing.T) {
 				etag:    `"9"`,
 				call:    func(c *Client) (any, error) { return c.Vent(ctx, "2") },
 				want:    []string{"GET /extensions/paperclips/items/2"},
-				wantOut: Vent{ID: "2", SessionID: ptr("s1"), Revision: 9},
+				wantOut: wire.Vent{ID: "2", SessionID: ptr("s1"), Revision: 9},
 			},
 			{
 				name:     "reply to a vent",
@@ -195,7 +196,7 @@ func TestRequests(t *testing.T) {
 				call:     func(c *Client) (any, error) { return c.ReplyVent(ctx, "2", "ok") },
 				want:     []string{"GET /extensions/paperclips/items/2", "PATCH /extensions/paperclips/items/2 If-Match:\"9\""},
 				wantBody: map[string]any{"reply": "ok"},
-				wantOut:  VentReply{State: "queued", Vent: Vent{ID: "2", Reply: "ok"}},
+				wantOut:  wire.VentReply{State: "queued", Vent: wire.Vent{ID: "2", Reply: "ok"}},
 			},
 			{
 				name:     "dismiss a vent",
@@ -204,7 +205,7 @@ func TestRequests(t *testing.T) {
 				call:     func(c *Client) (any, error) { return c.DismissVent(ctx, "2") },
 				want:     []string{"GET /extensions/paperclips/items/2", "PATCH /extensions/paperclips/items/2 If-Match:\"9\""},
 				wantBody: map[string]any{"status": "dismissed"},
-				wantOut:  Vent{ID: "2", Status: "dismissed"},
+				wantOut:  wire.Vent{ID: "2", Status: "dismissed"},
 			},
 			{
 				name:   "delete a vent",
@@ -224,7 +225,7 @@ func TestRequests(t *testing.T) {
 				answer:  map[string]any{"ok": true, "version": 2, "capabilities": []string{"a"}},
 				call:    func(c *Client) (any, error) { return c.Health(ctx) },
 				want:    []string{"GET /health"},
-				wantOut: Health{OK: true, Version: 2, Capabilities: []string{"a"}},
+				wantOut: wire.Health{OK: true, Version: 2, Capabilities: []string{"a"}},
 			},
 		}
 		for _, tt := range tests {
@@ -285,46 +286,46 @@ func TestErrors(t *testing.T) {
 		if e.Status != http.StatusConflict || e.Code != "workspace_missing" || e.Body["workspace"] != "/old" {
 			t.Errorf("error = %+v", e)
 		}
-		if ErrorCode(err) != "workspace_missing" {
-			t.Errorf("ErrorCode = %q", ErrorCode(err))
+		if wire.ErrorCode(err) != "workspace_missing" {
+			t.Errorf("ErrorCode = %q", wire.ErrorCode(err))
 		}
 		if want := "send to session s1: workspace /old is missing (409 workspace_missing)"; err.Error() != want {
 			t.Errorf("message = %q, want %q", err.Error(), want)
 		}
-		if ErrorCode(errors.New("other")) != "" {
+		if wire.ErrorCode(errors.New("other")) != "" {
 			t.Error("ErrorCode of a plain error is not empty")
 		}
 	})
 }
 
 func TestEventCellAndTrace(t *testing.T) {
-	ev := Event{Type: EventTool, CallID: "c1", Status: "ok", Result: `{"status":"ok","output":"hi\n","value":"3"}`,
-		Trace: &Trace{
-			Activities: []Activity{{Kind: "read", Target: "a.txt"}, {Kind: "read", Target: "a.txt"}, {Kind: "write", Target: "b.txt"}},
-			Changes:    []Change{{Path: "b.txt", Kind: "created"}},
+	ev := wire.Event{Type: wire.EventTool, CallID: "c1", Status: "ok", Result: `{"status":"ok","output":"hi\n","value":"3"}`,
+		Trace: &wire.Trace{
+			Activities: []wire.Activity{{Kind: "read", Target: "a.txt"}, {Kind: "read", Target: "a.txt"}, {Kind: "write", Target: "b.txt"}},
+			Changes:    []wire.Change{{Path: "b.txt", Kind: "created"}},
 		}}
 	cell, err := ev.Cell()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(cell, CellResult{Status: "ok", Output: "hi\n", Value: "3"}) {
+	if !reflect.DeepEqual(cell, wire.CellResult{Status: "ok", Output: "hi\n", Value: "3"}) {
 		t.Errorf("cell = %+v", cell)
 	}
 	if got, want := ev.Trace.Summary(""), "read a.txt · +b.txt"; got != want {
 		t.Errorf("summary = %q, want %q", got, want)
 	}
-	abs := &Trace{Activities: []Activity{{Kind: "read", Target: "/w/src/a.go"}, {Kind: "read", Target: "/etc/hosts"}}, Changes: []Change{{Path: "/w/b.go"}}}
+	abs := &wire.Trace{Activities: []wire.Activity{{Kind: "read", Target: "/w/src/a.go"}, {Kind: "read", Target: "/etc/hosts"}}, Changes: []wire.Change{{Path: "/w/b.go"}}}
 	if got, want := abs.Summary("/w"), "read src/a.go, /etc/hosts · b.go"; got != want {
 		t.Errorf("summary in /w = %q, want %q", got, want)
 	}
-	kinds := &Trace{Changes: []Change{{Path: "/w/new.go", Kind: "created"}, {Path: "/w/b.go", Kind: "modified"}, {Path: "/w/old.go", Kind: "deleted"}, {Path: "/w/b.go", Kind: "modified"}}}
+	kinds := &wire.Trace{Changes: []wire.Change{{Path: "/w/new.go", Kind: "created"}, {Path: "/w/b.go", Kind: "modified"}, {Path: "/w/old.go", Kind: "deleted"}, {Path: "/w/b.go", Kind: "modified"}}}
 	if got, want := kinds.Summary("/w"), "+new.go ~b.go −old.go"; got != want {
 		t.Errorf("summary of changes = %q, want %q", got, want)
 	}
-	if _, err := (Event{Result: "{"}).Cell(); err == nil {
+	if _, err := (wire.Event{Result: "{"}).Cell(); err == nil {
 		t.Error("a broken result decoded")
 	}
-	var nilTrace *Trace
+	var nilTrace *wire.Trace
 	if nilTrace.Summary("") != "" {
 		t.Error("nil trace has a summary")
 	}

@@ -30,18 +30,18 @@ func (c *Client) Command(ctx context.Context, id, name string, args any) (json.R
 // SwitchModel rebinds an idle session to a provider (its own when empty)
 // and model with /model; the daemon makes that choice the default for new
 // sessions too.
-func (c *Client) SwitchModel(ctx context.Context, id, provider, model string) (ModelChoice, error) {
+func (c *Client) SwitchModel(ctx context.Context, id, provider, model string) (wire.ModelChoice, error) {
 	args := map[string]string{"model": model}
 	if provider != "" {
 		args["provider"] = provider
 	}
 	raw, err := c.Command(ctx, id, "/model", args)
 	if err != nil {
-		return ModelChoice{}, err
+		return wire.ModelChoice{}, err
 	}
-	var out ModelChoice
+	var out wire.ModelChoice
 	if err := json.Unmarshal(raw, &out); err != nil {
-		return ModelChoice{}, fmt.Errorf("decode result of /model: %w", err)
+		return wire.ModelChoice{}, fmt.Errorf("decode result of /model: %w", err)
 	}
 	return out, nil
 }

@@ -10,12 +10,9 @@ import (
 	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
-// SessionFilter chooses the sessions FindSessions lists.
-type SessionFilter = wire.SessionFilter
-
 // FindSessions lists the sessions f matches, most recently updated first,
 // and the cursor of the next page ("" on the last).
-func (c *Client) FindSessions(ctx context.Context, f SessionFilter) ([]Session, string, error) {
+func (c *Client) FindSessions(ctx context.Context, f wire.SessionFilter) ([]wire.Session, string, error) {
 	q := url.Values{}
 	for name, value := range map[string]string{"q": f.Query, "workspace": f.Workspace, "archived": f.Archived, "cursor": f.Cursor} {
 		if value != "" {
@@ -29,7 +26,7 @@ func (c *Client) FindSessions(ctx context.Context, f SessionFilter) ([]Session, 
 	if len(q) > 0 {
 		path += "?" + q.Encode()
 	}
-	var out []Session
+	var out []wire.Session
 	h, err := c.do(ctx, http.MethodGet, path, nil, &out, nil)
 	if err != nil {
 		return nil, "", fmt.Errorf("find sessions: %w", err)
@@ -48,15 +45,15 @@ func (c *Client) DeleteSession(ctx context.Context, id string) error {
 
 // SetArchived archives a session or brings it back: it reads the
 // session's ETag and sends the change conditionally on it.
-func (c *Client) SetArchived(ctx context.Context, id string, archived bool) (Config, error) {
+func (c *Client) SetArchived(ctx context.Context, id string, archived bool) (wire.Config, error) {
 	cur, err := c.Config(ctx, id)
 	if err != nil {
-		return Config{}, err
+		return wire.Config{}, err
 	}
-	var out Config
+	var out wire.Config
 	h, err := c.do(ctx, http.MethodPatch, sessionPath(id)+"?view=configuration", map[string]bool{"archived": archived}, &out, map[string]string{"If-Match": cur.ETag})
 	if err != nil {
-		return Config{}, fmt.Errorf("archive session %s: %w", id, err)
+		return wire.Config{}, fmt.Errorf("archive session %s: %w", id, err)
 	}
 	out.ETag = h.Get("ETag")
 	return out, nil

@@ -4,19 +4,21 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+
+	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
 // Requests returns up to limit rows of a session's request ledger after
 // the cursor after (0: from the first row; limit 0: the daemon's default).
-func (c *Client) Requests(ctx context.Context, id string, after int64, limit int) (RequestPage, error) {
-	return getPage[RequestPage](ctx, c, id, "requests", after, limit)
+func (c *Client) Requests(ctx context.Context, id string, after int64, limit int) (wire.RequestPage, error) {
+	return getPage[wire.RequestPage](ctx, c, id, "requests", after, limit)
 }
 
 // Context returns how full a session's model context is.
-func (c *Client) Context(ctx context.Context, id string) (Context, error) {
-	var out Context
+func (c *Client) Context(ctx context.Context, id string) (wire.Context, error) {
+	var out wire.Context
 	if _, err := c.do(ctx, http.MethodGet, sessionPath(id, "context"), nil, &out, nil); err != nil {
-		return Context{}, fmt.Errorf("get context of session %s: %w", id, err)
+		return wire.Context{}, fmt.Errorf("get context of session %s: %w", id, err)
 	}
 	return out, nil
 }

@@ -11,8 +11,8 @@ import (
 )
 
 // Sessions lists every session, most recently updated first.
-func (c *Client) Sessions(ctx context.Context) ([]Session, error) {
-	var out []Session
+func (c *Client) Sessions(ctx context.Context) ([]wire.Session, error) {
+	var out []wire.Session
 	if _, err := c.do(ctx, http.MethodGet, "/sessions", nil, &out, nil); err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
@@ -21,11 +21,11 @@ func (c *Client) Sessions(ctx context.Context) ([]Session, error) {
 
 // CreateSession makes a session in workspace on the named provider (the
 // active one when empty).
-func (c *Client) CreateSession(ctx context.Context, workspace, provider string) (Session, error) {
-	var out Session
+func (c *Client) CreateSession(ctx context.Context, workspace, provider string) (wire.Session, error) {
+	var out wire.Session
 	body := wire.CreateSession{Workspace: workspace, Provider: provider}
 	if _, err := c.do(ctx, http.MethodPost, "/sessions", body, &out, nil); err != nil {
-		return Session{}, fmt.Errorf("create session in %s: %w", workspace, err)
+		return wire.Session{}, fmt.Errorf("create session in %s: %w", workspace, err)
 	}
 	return out, nil
 }
@@ -41,15 +41,15 @@ func sessionPath(id string, rest ...string) string {
 
 // Session returns a session with its last tail events (none when tail is
 // 0, the daemon's default of 50 when tail is negative) and its glances.
-func (c *Client) Session(ctx context.Context, id string, tail int) (SessionDetail, error) {
+func (c *Client) Session(ctx context.Context, id string, tail int) (wire.SessionDetail, error) {
 	p := sessionPath(id)
 	if tail >= 0 {
 		p += "?tail=" + strconv.Itoa(tail)
 	}
-	var out SessionDetail
+	var out wire.SessionDetail
 	_, err := c.do(ctx, http.MethodGet, p, nil, &out, nil)
 	if err != nil {
-		return SessionDetail{}, fmt.Errorf("get session %s: %w", id, err)
+		return wire.SessionDetail{}, fmt.Errorf("get session %s: %w", id, err)
 	}
 	return out, nil
 }
@@ -57,7 +57,7 @@ func (c *Client) Session(ctx context.Context, id string, tail int) (SessionDetai
 // Send gives a session a user message, with an optional image. An idle
 // session starts a turn; a busy one queues the message for its next model
 // request and queued is true.
-func (c *Client) Send(ctx context.Context, id, text string, img *Image) (queued bool, err error) {
+func (c *Client) Send(ctx context.Context, id, text string, img *wire.Image) (queued bool, err error) {
 	body := wire.Message{Content: &text, Image: img}
 	var out wire.Sent
 	if _, err := c.do(ctx, http.MethodPost, sessionPath(id, "events"), body, &out, nil); err != nil {
@@ -104,7 +104,7 @@ func (c *Client) SendQueued(ctx context.Context, id string) (started bool, err e
 }
 
 // History returns a session's whole transcript.
-func (c *Client) History(ctx context.Context, id string) ([]HistoryItem, error) {
+func (c *Client) History(ctx context.Context, id string) ([]wire.HistoryItem, error) {
 	var out wire.History
 	if _, err := c.do(ctx, http.MethodGet, sessionPath(id, "history"), nil, &out, nil); err != nil {
 		return nil, fmt.Errorf("get history of session %s: %w", id, err)
@@ -114,38 +114,38 @@ func (c *Client) History(ctx context.Context, id string) ([]HistoryItem, error) 
 
 // Tree returns up to limit checkpoints of a session after the checkpoint
 // id after (0: from the start; limit 0: the daemon's default).
-func (c *Client) Tree(ctx context.Context, id string, after int64, limit int) (TreePage, error) {
-	return getPage[TreePage](ctx, c, id, "tree", after, limit)
+func (c *Client) Tree(ctx context.Context, id string, after int64, limit int) (wire.TreePage, error) {
+	return getPage[wire.TreePage](ctx, c, id, "tree", after, limit)
 }
 
 // Fork makes a new session whose transcript is the session's up to the
 // checkpoint (a tree item id).
-func (c *Client) Fork(ctx context.Context, id string, checkpoint int64) (Session, error) {
-	var out Session
+func (c *Client) Fork(ctx context.Context, id string, checkpoint int64) (wire.Session, error) {
+	var out wire.Session
 	body := wire.Fork{Checkpoint: &checkpoint}
 	if _, err := c.do(ctx, http.MethodPost, sessionPath(id, "fork"), body, &out, nil); err != nil {
-		return Session{}, fmt.Errorf("fork session %s at %d: %w", id, checkpoint, err)
+		return wire.Session{}, fmt.Errorf("fork session %s at %d: %w", id, checkpoint, err)
 	}
 	return out, nil
 }
 
 // MoveWorkspace points an idle session at another workspace folder (an
 // absolute path) and returns the session as it now is.
-func (c *Client) MoveWorkspace(ctx context.Context, id, workspace string) (Session, error) {
+func (c *Client) MoveWorkspace(ctx context.Context, id, workspace string) (wire.Session, error) {
 	var out wire.Moved
 	body := wire.MoveWorkspace{Workspace: workspace}
 	if _, err := c.do(ctx, http.MethodPost, sessionPath(id, "workspace"), body, &out, nil); err != nil {
-		return Session{}, fmt.Errorf("move session %s to %s: %w", id, workspace, err)
+		return wire.Session{}, fmt.Errorf("move session %s to %s: %w", id, workspace, err)
 	}
 	return out.Session, nil
 }
 
 // Config returns a session's configuration and its ETag.
-func (c *Client) Config(ctx context.Context, id string) (Config, error) {
-	var out Config
+func (c *Client) Config(ctx context.Context, id string) (wire.Config, error) {
+	var out wire.Config
 	h, err := c.do(ctx, http.MethodGet, sessionPath(id)+"?view=configuration", nil, &out, nil)
 	if err != nil {
-		return Config{}, fmt.Errorf("get configuration of session %s: %w", id, err)
+		return wire.Config{}, fmt.Errorf("get configuration of session %s: %w", id, err)
 	}
 	out.ETag = h.Get("ETag")
 	return out, nil
@@ -153,16 +153,16 @@ func (c *Client) Config(ctx context.Context, id string) (Config, error) {
 
 // Rename gives a session a name: it reads the session's ETag and sends the
 // change conditionally on it.
-func (c *Client) Rename(ctx context.Context, id, name string) (Config, error) {
+func (c *Client) Rename(ctx context.Context, id, name string) (wire.Config, error) {
 	cur, err := c.Config(ctx, id)
 	if err != nil {
-		return Config{}, err
+		return wire.Config{}, err
 	}
-	var out Config
+	var out wire.Config
 	body := wire.ConfigPatch{Name: &name}
 	h, err := c.do(ctx, http.MethodPatch, sessionPath(id)+"?view=configuration", body, &out, map[string]string{"If-Match": cur.ETag})
 	if err != nil {
-		return Config{}, fmt.Errorf("rename session %s: %w", id, err)
+		return wire.Config{}, fmt.Errorf("rename session %s: %w", id, err)
 	}
 	out.ETag = h.Get("ETag")
 	return out, nil

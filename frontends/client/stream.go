@@ -18,7 +18,7 @@ import (
 type Stream struct {
 	// Snapshot is every durable event of the session when the stream
 	// opened (after SubscribeOptions.After, or its last Tail).
-	Snapshot []Event
+	Snapshot []wire.Event
 	// Before is, for a tailed snapshot that does not hold the session's
 	// first event, the seq of its oldest event; 0 otherwise.
 	Before int64
@@ -73,7 +73,7 @@ func (c *Client) SubscribeFrom(ctx context.Context, id string, opts SubscribeOpt
 	}
 	s.Snapshot = msg.Events
 	if s.Snapshot == nil {
-		s.Snapshot = []Event{}
+		s.Snapshot = []wire.Event{}
 	}
 	if msg.Before != nil {
 		s.Before = *msg.Before
@@ -89,7 +89,7 @@ func (s *Stream) LastEventID() int64 { return s.last }
 func (s *Stream) read() (wire.EventBatch, error) {
 	ev, err := s.sse.Next()
 	if err == io.EOF {
-		return wire.EventBatch{}, ErrStreamEnded
+		return wire.EventBatch{}, wire.ErrStreamEnded
 	}
 	if err != nil {
 		return wire.EventBatch{}, err
@@ -111,12 +111,12 @@ func (s *Stream) read() (wire.EventBatch, error) {
 // the stream ends it yields one last non-nil error: ErrStreamEnded when
 // the daemon closed it, the context's error when it was cancelled or
 // closed, else what went wrong. It is meant to be ranged over once.
-func (s *Stream) Events() iter.Seq2[Event, error] {
-	return func(yield func(Event, error) bool) {
+func (s *Stream) Events() iter.Seq2[wire.Event, error] {
+	return func(yield func(wire.Event, error) bool) {
 		for {
 			msg, err := s.read()
 			if err != nil {
-				yield(Event{}, fmt.Errorf("stream of session %s: %w", s.session, err))
+				yield(wire.Event{}, fmt.Errorf("stream of session %s: %w", s.session, err))
 				return
 			}
 			for _, ev := range msg.Events {

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/frontends/home"
 )
 
@@ -41,7 +42,7 @@ func TestSubscribe(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		if want := []Event{{Type: "user", Seq: 1, Text: "hi", Timestamp: 5}}; !reflect.DeepEqual(s.Snapshot, want) {
+		if want := []wire.Event{{Type: "user", Seq: 1, Text: "hi", Timestamp: 5}}; !reflect.DeepEqual(s.Snapshot, want) {
 			t.Errorf("snapshot = %+v", s.Snapshot)
 		}
 		if got := f.requests()[0].Path; got != "/sessions/s1/stream" {
@@ -59,7 +60,7 @@ func TestSubscribe(t *testing.T) {
 		if want := []string{"status", "delta", "message"}; !reflect.DeepEqual(got, want) {
 			t.Errorf("events = %q, want %q", got, want)
 		}
-		if !errors.Is(last, ErrStreamEnded) {
+		if !errors.Is(last, wire.ErrStreamEnded) {
 			t.Errorf("end = %v, want ErrStreamEnded", last)
 		}
 	})
@@ -114,7 +115,7 @@ func TestSubscribeRefused(t *testing.T) {
 			reply(w, http.StatusNotFound, map[string]any{"error": "no session nope", "code": "not_found"})
 		})
 		_, err := c.Subscribe(context.Background(), "nope")
-		if ErrorCode(err) != "not_found" {
+		if wire.ErrorCode(err) != "not_found" {
 			t.Errorf("err = %v, want not_found", err)
 		}
 	})
@@ -144,7 +145,7 @@ func TestWatchResumesAfterOverflow(t *testing.T) {
 			}
 			seqs = append(seqs, ev.Seq)
 		}
-		if !reflect.DeepEqual(seqs, []int64{1, 2, 3}) || !errors.Is(end, ErrStreamEnded) {
+		if !reflect.DeepEqual(seqs, []int64{1, 2, 3}) || !errors.Is(end, wire.ErrStreamEnded) {
 			t.Errorf("seqs = %v, end = %v; want 1 2 3 then the end", seqs, end)
 		}
 		if !reflect.DeepEqual(lastIDs, []string{"", "2"}) {

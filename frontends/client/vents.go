@@ -18,7 +18,7 @@ func ventPath(id string) string { return ventsPath + "/" + url.PathEscape(id) }
 
 // Vents returns up to limit vents (0: the daemon's default), newest first,
 // starting after cursor ("" for the newest).
-func (c *Client) Vents(ctx context.Context, limit int, cursor string) (VentPage, error) {
+func (c *Client) Vents(ctx context.Context, limit int, cursor string) (wire.VentPage, error) {
 	q := url.Values{}
 	if limit > 0 {
 		q.Set("limit", strconv.Itoa(limit))
@@ -32,17 +32,17 @@ func (c *Client) Vents(ctx context.Context, limit int, cursor string) (VentPage,
 	}
 	var out wire.VentList
 	if _, err := c.do(ctx, http.MethodGet, p, nil, &out, nil); err != nil {
-		return VentPage{}, fmt.Errorf("list vents: %w", err)
+		return wire.VentPage{}, fmt.Errorf("list vents: %w", err)
 	}
 	return out.Page(), nil
 }
 
 // Vent returns one vent; its Revision is the one its ETag names.
-func (c *Client) Vent(ctx context.Context, id string) (Vent, error) {
+func (c *Client) Vent(ctx context.Context, id string) (wire.Vent, error) {
 	var out wire.VentResource
 	h, err := c.do(ctx, http.MethodGet, ventPath(id), nil, &out, nil)
 	if err != nil {
-		return Vent{}, fmt.Errorf("get vent %s: %w", id, err)
+		return wire.Vent{}, fmt.Errorf("get vent %s: %w", id, err)
 	}
 	if rev, ok := wire.ParseETag(h.Get("ETag")); ok {
 		out.Value.Revision = rev
@@ -56,14 +56,14 @@ func ifMatch(rev int64) map[string]string {
 }
 
 // patchVent changes a vent at its current revision.
-func (c *Client) patchVent(ctx context.Context, id string, body wire.VentPatch) (VentReply, error) {
+func (c *Client) patchVent(ctx context.Context, id string, body wire.VentPatch) (wire.VentReply, error) {
 	cur, err := c.Vent(ctx, id)
 	if err != nil {
-		return VentReply{}, err
+		return wire.VentReply{}, err
 	}
 	var out wire.VentPatched
 	if _, err := c.do(ctx, http.MethodPatch, ventPath(id), body, &out, ifMatch(cur.Revision)); err != nil {
-		return VentReply{}, err
+		return wire.VentReply{}, err
 	}
 	return out.Reply(), nil
 }
@@ -71,20 +71,20 @@ func (c *Client) patchVent(ctx context.Context, id string, body wire.VentPatch) 
 // ReplyVent answers a vent: the vent becomes acknowledged and, when its
 // filing session still exists, the reply reaches that session on its next
 // turn.
-func (c *Client) ReplyVent(ctx context.Context, id, text string) (VentReply, error) {
+func (c *Client) ReplyVent(ctx context.Context, id, text string) (wire.VentReply, error) {
 	r, err := c.patchVent(ctx, id, wire.VentPatch{Reply: &text})
 	if err != nil {
-		return VentReply{}, fmt.Errorf("reply to vent %s: %w", id, err)
+		return wire.VentReply{}, fmt.Errorf("reply to vent %s: %w", id, err)
 	}
 	return r, nil
 }
 
 // DismissVent closes a vent without resolving it.
-func (c *Client) DismissVent(ctx context.Context, id string) (Vent, error) {
-	status := VentDismissed
+func (c *Client) DismissVent(ctx context.Context, id string) (wire.Vent, error) {
+	status := wire.VentDismissed
 	r, err := c.patchVent(ctx, id, wire.VentPatch{Status: &status})
 	if err != nil {
-		return Vent{}, fmt.Errorf("dismiss vent %s: %w", id, err)
+		return wire.Vent{}, fmt.Errorf("dismiss vent %s: %w", id, err)
 	}
 	return r.Vent, nil
 }

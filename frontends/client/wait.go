@@ -36,18 +36,18 @@ func (c *Client) Wait(ctx context.Context, id string) error {
 // ErrStreamEnded, or ctx's error) or the caller stops. A stream that
 // overflows because the caller fell behind is resumed after its last
 // event (Last-Event-ID), so nothing durable is missed or repeated.
-func (c *Client) Watch(ctx context.Context, id string) iter.Seq2[Event, error] {
-	return func(yield func(Event, error) bool) {
+func (c *Client) Watch(ctx context.Context, id string) iter.Seq2[wire.Event, error] {
+	return func(yield func(wire.Event, error) bool) {
 		opts := SubscribeOptions{}
 		for {
 			s, err := c.SubscribeFrom(ctx, id, opts)
 			if err != nil {
-				yield(Event{}, err)
+				yield(wire.Event{}, err)
 				return
 			}
 			overflowed, stopped := false, false
-			Replay(s.Snapshot, s.Events(), func(ev Event, err error) bool {
-				if err == nil && ev.Type == EventOverflow {
+			wire.Replay(s.Snapshot, s.Events(), func(ev wire.Event, err error) bool {
+				if err == nil && ev.Type == wire.EventOverflow {
 					overflowed = true
 					return false
 				}
@@ -61,12 +61,6 @@ func (c *Client) Watch(ctx context.Context, id string) iter.Seq2[Event, error] {
 			}
 		}
 	}
-}
-
-// Replay yields a stream's snapshot and then its events until they end or
-// yield stops; see wire.Replay.
-func Replay(snapshot []Event, events iter.Seq2[Event, error], yield func(Event, error) bool) {
-	wire.Replay(snapshot, events, yield)
 }
 
 // Close releases the client's idle connections; the daemon keeps running.

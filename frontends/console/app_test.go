@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/albedo-agent/albedo/frontends/client"
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/gdamore/tcell/v2"
 )
 
@@ -52,17 +52,17 @@ func answer(f *fakeDaemon, id, text string) bool {
 	seq := f.nextSeq(id)
 	f.publish(id,
 		statusEvent(true),
-		client.Event{Type: "user", Seq: seq, Text: text},
-		client.Event{Type: "delta", Kind: "text", Text: "Hel"},
-		client.Event{Type: "delta", Kind: "text", Text: "lo "},
+		wire.Event{Type: "user", Seq: seq, Text: text},
+		wire.Event{Type: "delta", Kind: "text", Text: "Hel"},
+		wire.Event{Type: "delta", Kind: "text", Text: "lo "},
 	)
 	f.publish(id,
-		client.Event{Type: "message", Seq: seq + 1, Text: "Hello there"},
-		client.Event{Type: "tool_call", Seq: seq + 2, CallID: "c1", Name: "python", Code: "print('from the cell')"},
-		client.Event{Type: "tool", Seq: seq + 3, CallID: "c1", Name: "python", Code: "print('from the cell')", Status: "ok",
-			Result: `{"status":"ok","output":"from the cell\n"}`, Trace: &client.Trace{Changes: []client.Change{{Path: "/w/out.txt", Kind: "created"}}}},
-		client.Event{Type: "status", Usage: &client.Usage{InputTokens: new(int64(1200)), OutputTokens: new(int64(30))}, Used: new(int64(1234)), Window: new(int64(2000)), Percent: new(61.7)},
-		client.Event{Type: "turn", Seq: seq + 4, Status: "finished"},
+		wire.Event{Type: "message", Seq: seq + 1, Text: "Hello there"},
+		wire.Event{Type: "tool_call", Seq: seq + 2, CallID: "c1", Name: "python", Code: "print('from the cell')"},
+		wire.Event{Type: "tool", Seq: seq + 3, CallID: "c1", Name: "python", Code: "print('from the cell')", Status: "ok",
+			Result: `{"status":"ok","output":"from the cell\n"}`, Trace: &wire.Trace{Changes: []wire.Change{{Path: "/w/out.txt", Kind: "created"}}}},
+		wire.Event{Type: "status", Usage: &wire.Usage{InputTokens: new(int64(1200)), OutputTokens: new(int64(30))}, Used: new(int64(1234)), Window: new(int64(2000)), Percent: new(61.7)},
+		wire.Event{Type: "turn", Seq: seq + 4, Status: "finished"},
 		statusEvent(false),
 	)
 	return false
@@ -70,7 +70,7 @@ func answer(f *fakeDaemon, id, text string) bool {
 
 func TestConsoleSendsAndShowsTheTurn(t *testing.T) {
 	f := newFakeDaemon(t)
-	f.events["s1"] = []client.Event{{Type: "user", Seq: 1, Text: "earlier question"}, {Type: "message", Seq: 2, Text: "earlier answer"}}
+	f.events["s1"] = []wire.Event{{Type: "user", Seq: 1, Text: "earlier question"}, {Type: "message", Seq: 2, Text: "earlier answer"}}
 	f.onSend = answer
 	s, wait := startConsole(t, f, Options{Session: "s1"})
 	s.waitFor(t, "earlier question", "earlier answer", "fixture · fixture-model", "idle")
@@ -96,7 +96,7 @@ func TestConsoleSendsAndShowsTheTurn(t *testing.T) {
 func TestConsoleNewlinesHistoryAndQueue(t *testing.T) {
 	f := newFakeDaemon(t)
 	f.onSend = func(f *fakeDaemon, id, text string) bool {
-		f.publish(id, client.Event{Type: "queued", Text: text})
+		f.publish(id, wire.Event{Type: "queued", Text: text})
 		return true
 	}
 	s, _ := startConsole(t, f, Options{Session: "s1"})
@@ -119,8 +119,8 @@ func TestConsoleNewlinesHistoryAndQueue(t *testing.T) {
 func TestConsoleInterrupts(t *testing.T) {
 	f := newFakeDaemon(t)
 	f.onSend = func(f *fakeDaemon, id, text string) bool {
-		f.publish(id, statusEvent(true), client.Event{Type: "user", Seq: 1, Text: text},
-			client.Event{Type: "tool_call", Seq: 2, CallID: "c", Name: "python", Code: "sleep()"})
+		f.publish(id, statusEvent(true), wire.Event{Type: "user", Seq: 1, Text: text},
+			wire.Event{Type: "tool_call", Seq: 2, CallID: "c", Name: "python", Code: "sleep()"})
 		return false
 	}
 	s, _ := startConsole(t, f, Options{Session: "s1"})
@@ -158,7 +158,7 @@ func TestConsoleShowsTheRunningTurnAndCellMove(t *testing.T) {
 	tick := make(chan time.Time)
 	f := newFakeDaemon(t)
 	f.onSend = func(f *fakeDaemon, id, text string) bool {
-		f.publish(id, statusEvent(true), client.Event{Type: "user", Seq: 1, Text: text, Timestamp: 1_000_000})
+		f.publish(id, statusEvent(true), wire.Event{Type: "user", Seq: 1, Text: text, Timestamp: 1_000_000})
 		return false
 	}
 	s, _ := startConsole(t, f, Options{Session: "s1", Clock: clock.Now, Tick: tick})
@@ -180,14 +180,14 @@ func TestConsoleShowsTheRunningTurnAndCellMove(t *testing.T) {
 		s.waitFor(t, step.want)
 	}
 	// A cell called at 1,060 s has run for 5 s at 1,065.2 s.
-	f.publish("s1", client.Event{Type: "tool_call", Seq: 2, CallID: "c", Name: "python", Code: "work()", Timestamp: 1_060_000})
+	f.publish("s1", wire.Event{Type: "tool_call", Seq: 2, CallID: "c", Name: "python", Code: "work()", Timestamp: 1_060_000})
 	s.waitFor(t, "running 1m05s · cell 5s")
-	f.publish("s1", client.Event{Type: "tool", Seq: 3, CallID: "c", Name: "python", Status: "ok", Result: `{"status":"ok","output":""}`})
+	f.publish("s1", wire.Event{Type: "tool", Seq: 3, CallID: "c", Name: "python", Status: "ok", Result: `{"status":"ok","output":""}`})
 	screen := s.waitFor(t, "· ok")
 	if strings.Contains(screen, "· cell") {
 		t.Errorf("a finished cell still counts:\n%s", screen)
 	}
-	f.publish("s1", client.Event{Type: "turn", Seq: 4, Status: "finished"}, statusEvent(false))
+	f.publish("s1", wire.Event{Type: "turn", Seq: 4, Status: "finished"}, statusEvent(false))
 	screen = s.waitFor(t, "○ idle")
 	if strings.Contains(screen, "running 1m") {
 		t.Errorf("the indicator stayed after the turn:\n%s", screen)
@@ -196,11 +196,11 @@ func TestConsoleShowsTheRunningTurnAndCellMove(t *testing.T) {
 
 func TestConsoleReconnects(t *testing.T) {
 	f := newFakeDaemon(t)
-	f.events["s1"] = []client.Event{{Type: "user", Seq: 1, Text: "before the restart"}}
+	f.events["s1"] = []wire.Event{{Type: "user", Seq: 1, Text: "before the restart"}}
 	s, _ := startConsole(t, f, Options{Session: "s1"})
 	s.waitFor(t, "before the restart")
 	f.mu.Lock()
-	f.events["s1"] = append(f.events["s1"], client.Event{Type: "message", Seq: 2, Text: "written while away"})
+	f.events["s1"] = append(f.events["s1"], wire.Event{Type: "message", Seq: 2, Text: "written while away"})
 	f.mu.Unlock()
 	f.dropStreams()
 	s.waitFor(t, "reconnected to the daemon", "before the restart", "written while away")
@@ -214,7 +214,7 @@ func TestConsoleReconnects(t *testing.T) {
 
 func TestConsoleCommands(t *testing.T) {
 	f := newFakeDaemon(t)
-	f.events["s1"] = []client.Event{{Type: "user", Seq: 1, Text: "root"}, {Type: "message", Seq: 2, Text: "reply"}}
+	f.events["s1"] = []wire.Event{{Type: "user", Seq: 1, Text: "root"}, {Type: "message", Seq: 2, Text: "reply"}}
 	s, _ := startConsole(t, f, Options{Session: "s1"})
 	s.waitFor(t, "reply")
 	for _, tt := range []struct {
@@ -246,11 +246,11 @@ func TestConsoleCommands(t *testing.T) {
 
 func TestConsoleSaysWhatToDoWhenTheContextIsFull(t *testing.T) {
 	f := newFakeDaemon(t)
-	f.events["s1"] = []client.Event{{Type: "user", Seq: 1, Text: "root"}, {Type: "message", Seq: 2, Text: "reply"},
+	f.events["s1"] = []wire.Event{{Type: "user", Seq: 1, Text: "root"}, {Type: "message", Seq: 2, Text: "reply"},
 		{Type: "error", Seq: 3, Text: "ask fixture (m): the next request (about 2100 tokens) does not fit the model's context window of 2000 tokens, " +
 			"and there is nothing left to compact: the newest message and its answer alone fill it"}}
-	f.contexts["s1"] = client.Context{Used: tokenCount(1950), Window: tokenCount(2000), Percent: percent(97.5)}
-	f.usage["s1"] = client.UsageTotals{Requests: 1}
+	f.contexts["s1"] = wire.Context{Used: tokenCount(1950), Window: tokenCount(2000), Percent: percent(97.5)}
+	f.usage["s1"] = wire.UsageTotals{Requests: 1}
 	s, _ := startConsole(t, f, Options{Session: "s1"})
 	s.waitFor(t, "nothing left to compact", "the context is full: /fork N goes on from an earlier checkpoint #N")
 	s.typeText("/compact")
@@ -268,11 +268,11 @@ func TestConsoleSaysWhatToDoWhenTheContextIsFull(t *testing.T) {
 
 func TestConsolePickerAndVents(t *testing.T) {
 	f := newFakeDaemon(t)
-	f.vents = []client.Vent{
+	f.vents = []wire.Vent{
 		{ID: "1", Title: "old complaint", Topic: "bug", Status: "open", Message: "the old message"},
 		{ID: "2", Title: "new complaint", Topic: "harness", Status: "open", Message: "it is slow", Suggestion: "cache it", SessionID: ptr("s2"), SessionTitle: "what s2 was about", Workspace: "/w2"},
 	}
-	f.events["s2"] = []client.Event{{Type: "user", Seq: 1, Text: "in s2"}}
+	f.events["s2"] = []wire.Event{{Type: "user", Seq: 1, Text: "in s2"}}
 	s, wait := startConsole(t, f, Options{Workspace: "/w"})
 	// The picker lists the most recent session first.
 	screen := s.waitFor(t, "newer", "older", "2 sessions")
@@ -311,7 +311,7 @@ func TestConsolePickerAndVents(t *testing.T) {
 func TestRunRefusesAnUnknownSession(t *testing.T) {
 	f := newFakeDaemon(t)
 	_, err := Run(context.Background(), Options{Dial: f.dial, Session: "gone", Screen: newScreen(80, 24)})
-	if client.ErrorCode(err) != "not_found" {
+	if wire.ErrorCode(err) != "not_found" {
 		t.Errorf("err = %v, want not_found before the screen is taken", err)
 	}
 }
@@ -320,7 +320,7 @@ func ptr(s string) *string { return &s }
 
 func TestConsoleKeepsAReplyThatFailed(t *testing.T) {
 	f := newFakeDaemon(t)
-	f.vents = []client.Vent{{ID: "1", Title: "a complaint", Topic: "bug", Status: "open"}}
+	f.vents = []wire.Vent{{ID: "1", Title: "a complaint", Topic: "bug", Status: "open"}}
 	s, _ := startConsole(t, f, Options{Workspace: "/w"})
 	s.waitFor(t, "2 sessions")
 	s.typeText("v")
@@ -592,7 +592,7 @@ func TestConsoleCompletesSlashCommands(t *testing.T) {
 func TestConsoleOffersToSendEditOrDropWaitingMessages(t *testing.T) {
 	f := newFakeDaemon(t)
 	f.onSend = func(f *fakeDaemon, id, text string) bool {
-		f.publish(id, client.Event{Type: "queued", Text: text, QueueID: int64(len(text))})
+		f.publish(id, wire.Event{Type: "queued", Text: text, QueueID: int64(len(text))})
 		return true
 	}
 	s, _ := startConsole(t, f, Options{Session: "s1"})
@@ -605,13 +605,13 @@ func TestConsoleOffersToSendEditOrDropWaitingMessages(t *testing.T) {
 	s.waitFor(t, "2 messages waiting: Enter sends · Ctrl-E edits · Ctrl-X drops")
 	s.InjectKey(tcell.KeyCtrlX, 0, tcell.ModCtrl)
 	waitUntil(t, "the drop", func() bool { return f.seen("DELETE /sessions/s1/queue/5") })
-	f.publish("s1", client.Event{Type: "unqueued", QueueID: 5})
+	f.publish("s1", wire.Event{Type: "unqueued", QueueID: 5})
 	s.waitFor(t, "dropped the last queued one", "1 queued")
 	s.InjectKey(tcell.KeyCtrlE, 0, tcell.ModCtrl)
 	waitUntil(t, "the edit", func() bool { return f.seen("DELETE /sessions/s1/queue/3") })
 	s.waitFor(t, "❯ one", "editing the last queued message")
 	s.InjectKey(tcell.KeyCtrlC, 0, tcell.ModCtrl) // clears the input
-	f.publish("s1", client.Event{Type: "unqueued", QueueID: 3}, client.Event{Type: "queued", Text: "again", QueueID: 9})
+	f.publish("s1", wire.Event{Type: "unqueued", QueueID: 3}, wire.Event{Type: "queued", Text: "again", QueueID: 9})
 	screen := s.waitFor(t, "⧗ again")
 	if strings.Contains(screen, "⧗ one") {
 		t.Errorf("the edited message still shows as queued:\n%s", screen)

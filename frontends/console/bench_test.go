@@ -5,30 +5,30 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/albedo-agent/albedo/frontends/client"
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/gdamore/tcell/v2"
 )
 
 // largeSession returns n events of a long working session: prompts,
 // thinking, cells with output and traces, answers.
-func largeSession(n int) []client.Event {
-	events := make([]client.Event, 0, n)
+func largeSession(n int) []wire.Event {
+	events := make([]wire.Event, 0, n)
 	for seq := int64(1); len(events) < n; seq++ {
 		call := fmt.Sprintf("call-%d", seq)
-		var ev client.Event
+		var ev wire.Event
 		switch seq % 5 {
 		case 1:
-			ev = client.Event{Type: "user", Text: fmt.Sprintf("step %d: look at the failing test and fix what it finds", seq)}
+			ev = wire.Event{Type: "user", Text: fmt.Sprintf("step %d: look at the failing test and fix what it finds", seq)}
 		case 2:
-			ev = client.Event{Type: "thinking", Text: strings.Repeat("The test reads the config and compares it. ", 6)}
+			ev = wire.Event{Type: "thinking", Text: strings.Repeat("The test reads the config and compares it. ", 6)}
 		case 3:
-			ev = client.Event{Type: "tool_call", CallID: call, Name: "python", Code: "import pathlib\nfor p in pathlib.Path('.').glob('*.go'):\n    print(p, len(p.read_text()))"}
+			ev = wire.Event{Type: "tool_call", CallID: call, Name: "python", Code: "import pathlib\nfor p in pathlib.Path('.').glob('*.go'):\n    print(p, len(p.read_text()))"}
 		case 4:
-			ev = client.Event{Type: "tool", CallID: fmt.Sprintf("call-%d", seq-1), Name: "python", Status: "ok",
+			ev = wire.Event{Type: "tool", CallID: fmt.Sprintf("call-%d", seq-1), Name: "python", Status: "ok",
 				Result: `{"status":"ok","output":"` + strings.Repeat(`main.go 1234\n`, 30) + `"}`,
-				Trace:  &client.Trace{Activities: []client.Activity{{Kind: "read", Target: "main.go"}}, Changes: []client.Change{{Path: "main.go"}}}}
+				Trace:  &wire.Trace{Activities: []wire.Activity{{Kind: "read", Target: "main.go"}}, Changes: []wire.Change{{Path: "main.go"}}}}
 		case 0:
-			ev = client.Event{Type: "message", Text: strings.Repeat("I changed the comparison so that it ignores the order of keys. ", 4)}
+			ev = wire.Event{Type: "message", Text: strings.Repeat("I changed the comparison so that it ignores the order of keys. ", 4)}
 		}
 		ev.Seq = seq
 		events = append(events, ev)
@@ -93,9 +93,9 @@ func BenchmarkRenderLargeTranscript(b *testing.B) {
 		for b.Loop() {
 			// An answer of 100 fragments streams in, then completes.
 			if n++; n%100 == 0 {
-				tr.Apply(client.Event{Type: "message", Seq: int64(10000 + n), Text: "done"})
+				tr.Apply(wire.Event{Type: "message", Seq: int64(10000 + n), Text: "done"})
 			}
-			tr.Apply(client.Event{Type: "delta", Kind: "text", Text: "more words "})
+			tr.Apply(wire.Event{Type: "delta", Kind: "text", Text: "more words "})
 			v.Draw(s)
 		}
 	})
@@ -103,7 +103,7 @@ func BenchmarkRenderLargeTranscript(b *testing.B) {
 
 // benchScrollPage measures paging up through a transcript of events, one
 // page a frame, from the end again once the top is reached.
-func benchScrollPage(events []client.Event) func(b *testing.B) {
+func benchScrollPage(events []wire.Event) func(b *testing.B) {
 	return func(b *testing.B) {
 		s := benchScreen(b)
 		_, v := benchView(events)
@@ -119,7 +119,7 @@ func benchScrollPage(events []client.Event) func(b *testing.B) {
 }
 
 // benchView lays out a transcript of events in a 120×40 view.
-func benchView(events []client.Event) (*Transcript, *TranscriptView) {
+func benchView(events []wire.Event) (*Transcript, *TranscriptView) {
 	tr := &Transcript{}
 	tr.Reset(events)
 	v := NewTranscriptView(tr)
@@ -134,7 +134,7 @@ const markdownAnswer = "## Result\n\nThe test compared **maps** in order; it now
 	"```python\nimport pathlib\nfor p in sorted(pathlib.Path('.').glob('*.go')):\n    print(p, len(p.read_text()))  # sizes\n```\n\nSee [the docs](https://example.com/docs) for more."
 
 // markdownSession is largeSession with every answer written in markdown.
-func markdownSession(n int) []client.Event {
+func markdownSession(n int) []wire.Event {
 	events := largeSession(n)
 	for i := range events {
 		if events[i].Type == "message" {
@@ -171,9 +171,9 @@ func BenchmarkRenderMarkdownTranscript(b *testing.B) {
 		n := 0
 		for b.Loop() {
 			if n%len(fragments) == 0 && n > 0 {
-				tr.Apply(client.Event{Type: "message", Seq: int64(10000 + n), Text: markdownAnswer})
+				tr.Apply(wire.Event{Type: "message", Seq: int64(10000 + n), Text: markdownAnswer})
 			}
-			tr.Apply(client.Event{Type: "delta", Kind: "text", Text: fragments[n%len(fragments)]})
+			tr.Apply(wire.Event{Type: "delta", Kind: "text", Text: fragments[n%len(fragments)]})
 			n++
 			v.Draw(s)
 		}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/frontends/client"
 	"github.com/albedo-agent/albedo/frontends/home"
 	"github.com/gdamore/tcell/v2"
@@ -26,13 +27,13 @@ type fakeDaemon struct {
 	srv *httptest.Server
 	mu  sync.Mutex
 	// events are each session's durable events so far.
-	events map[string][]client.Event
+	events map[string][]wire.Event
 	// subs are the open streams of each session.
-	subs map[string][]chan client.Event
+	subs map[string][]chan wire.Event
 	// requests are "METHOD path body" lines, in order.
 	requests []string
 	running  bool
-	vents    []client.Vent
+	vents    []wire.Vent
 	// onSend answers a message; it may publish events.
 	onSend func(f *fakeDaemon, id, text string) (queued bool)
 	// dials counts clients handed out.
@@ -44,15 +45,15 @@ type fakeDaemon struct {
 	// usage sums each session's requests, as the status events published
 	// report them; contexts is each session's context measure, as the
 	// latest status event gave it. Tests may set both.
-	usage    map[string]client.UsageTotals
-	contexts map[string]client.Context
+	usage    map[string]wire.UsageTotals
+	contexts map[string]wire.Context
 	// createErr, when set, is the error body that refuses a new session.
 	createErr map[string]any
 }
 
 func newFakeDaemon(t *testing.T) *fakeDaemon {
-	f := &fakeDaemon{t: t, events: map[string][]client.Event{}, subs: map[string][]chan client.Event{}, hidden: map[string]bool{}, archived: map[string]bool{},
-		usage: map[string]client.UsageTotals{}, contexts: map[string]client.Context{}}
+	f := &fakeDaemon{t: t, events: map[string][]wire.Event{}, subs: map[string][]chan wire.Event{}, hidden: map[string]bool{}, archived: map[string]bool{},
+		usage: map[string]wire.UsageTotals{}, contexts: map[string]wire.Context{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /sessions", f.sessions)
 	mux.HandleFunc("POST /sessions", func(w http.ResponseWriter, r *http.Request) {
@@ -63,7 +64,7 @@ func newFakeDaemon(t *testing.T) *fakeDaemon {
 			writeJSON(w, f.createErr)
 			return
 		}
-		writeJSON(w, client.Session{ID: "s3", Workspace: "/w", Provider: "fixture", Model: "fixture-model"})
+		writeJSON(w, wire.Session{ID: "s3", Workspace: "/w", Provider: "fixture", Model: "fixture-model"})
 	})
 	mux.HandleFunc("GET /sessions/{id}", f.session)
 	mux.HandleFunc("PATCH /sessions/{id}", f.rename)
@@ -86,7 +87,7 @@ func newFakeDaemon(t *testing.T) *fakeDaemon {
 	})
 	mux.HandleFunc("POST /sessions/{id}/events", f.send)
 	mux.HandleFunc("POST /sessions/{id}/interrupt", func(w http.ResponseWriter, r *http.Request) {
-		f.publish(r.PathValue("id"), client.Event{Type: "turn", Seq: f.nextSeq(r.PathValue("id")), Status: "interrupted"}, statusEvent(false))
+		f.publish(r.PathValue("id"), wire.Event{Type: "turn", Seq: f.nextSeq(r.PathValue("id")), Status: "interrupted"}, statusEvent(false))
 		writeJSON(w, map[string]any{"running": false})
 	})
 	mux.HandleFunc("DELETE /sessions/{id}/queue/{queue}", func(w http.ResponseWriter, r *http.Request) {
@@ -106,7 +107,7 @@ func newFakeDaemon(t *testing.T) *fakeDaemon {
 	})
 	mux.HandleFunc("POST /sessions/{id}/fork", func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
-		f.events["forked"] = append([]client.Event(nil), f.events[r.PathValue("id")][:1]...)
+		f.events["forked"] = append([]wire.Event(nil), f.events[r.PathValue("id")][:1]...)
 		f.mu.Unlock()
 		writeJSON(w, map[string]any{"id": "forked", "workspace": "/w"})
 	})
@@ -121,7 +122,7 @@ func newFakeDaemon(t *testing.T) *fakeDaemon {
 	})
 	mux.HandleFunc("GET /extensions/paperclips/items/{vent}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("ETag", `"1"`)
-		writeJSON(w, map[string]any{"value": client.Vent{ID: r.PathValue("vent")}})
+		writeJSON(w, map[string]any{"value": wire.Vent{ID: r.PathValue("vent")}})
 	})
 	mux.HandleFunc("PATCH /extensions/paperclips/items/{vent}", f.patchVent)
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -187,7 +188,7 @@ func (f *fakeDaemon) nextSeq(id string) int64 {
 }
 
 // publish records durable events and sends every event to the streams.
-func (f *fakeDaemon) publish(id string, events ...client.Event) {
+func (f *fakeDaemon) publish(id string, events ...wire.Event) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, ev := range events {
@@ -199,13 +200,13 @@ func (f *fakeDaemon) publish(id string, events ...client.Event) {
 		}
 		if u := ev.Usage; ev.Type == "status" && u != nil {
 			total := f.usage[id]
-			total.InputTokens += client.Tokens(u.InputTokens)
-			total.OutputTokens += client.Tokens(u.OutputTokens)
+			total.InputTokens += wire.Tokens(u.InputTokens)
+			total.OutputTokens += wire.Tokens(u.OutputTokens)
 			total.Requests++
 			f.usage[id] = total
 		}
 		if ev.Type == "status" && ev.Used != nil {
-			f.contexts[id] = client.Context{Used: ev.Used, Window: ev.Window, Percent: ev.Percent}
+			f.contexts[id] = wire.Context{Used: ev.Used, Window: ev.Window, Percent: ev.Percent}
 		}
 		for _, ch := range f.subs[id] {
 			ch <- ev
@@ -213,7 +214,7 @@ func (f *fakeDaemon) publish(id string, events ...client.Event) {
 	}
 }
 
-func statusEvent(running bool) client.Event { return client.Event{Type: "status", Running: &running} }
+func statusEvent(running bool) wire.Event { return wire.Event{Type: "status", Running: &running} }
 
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
@@ -223,8 +224,8 @@ func writeJSON(w http.ResponseWriter, v any) {
 func (f *fakeDaemon) sessions(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	list := []client.Session{}
-	for _, s := range []client.Session{
+	list := []wire.Session{}
+	for _, s := range []wire.Session{
 		{ID: "s1", Workspace: "/w", Title: "older", Provider: "fixture", Model: "m", UpdatedAt: 1},
 		{ID: "s2", Workspace: "/w2", Title: "newer", Provider: "fixture", Model: "m", UpdatedAt: 2},
 	} {
@@ -254,8 +255,8 @@ func (f *fakeDaemon) session(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, map[string]any{
-		"session": client.Session{ID: id, Workspace: "/w", Provider: "fixture", Model: "fixture-model", Title: "a title", Usage: f.usage[id]},
-		"running": f.running, "events": []client.Event{},
+		"session": wire.Session{ID: id, Workspace: "/w", Provider: "fixture", Model: "fixture-model", Title: "a title", Usage: f.usage[id]},
+		"running": f.running, "events": []wire.Event{},
 		"glances": []map[string]any{{"extension": "model"}},
 	})
 }
@@ -276,13 +277,13 @@ func (f *fakeDaemon) rename(w http.ResponseWriter, r *http.Request) {
 
 func (f *fakeDaemon) stream(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	ch := make(chan client.Event, 256)
+	ch := make(chan wire.Event, 256)
 	f.mu.Lock()
-	snapshot := append([]client.Event{}, f.events[id]...)
+	snapshot := append([]wire.Event{}, f.events[id]...)
 	f.subs[id] = append(f.subs[id], ch)
 	f.mu.Unlock()
 	w.Header().Set("Content-Type", "text/event-stream")
-	write := func(events []client.Event) {
+	write := func(events []wire.Event) {
 		data, _ := json.Marshal(map[string]any{"events": events})
 		fmt.Fprintf(w, "data: %s\n\n", data)
 		w.(http.Flusher).Flush()
@@ -294,7 +295,7 @@ func (f *fakeDaemon) stream(w http.ResponseWriter, r *http.Request) {
 			if !ok {
 				return
 			}
-			write([]client.Event{ev})
+			write([]wire.Event{ev})
 		case <-r.Context().Done():
 			f.mu.Lock()
 			for i, c := range f.subs[id] {

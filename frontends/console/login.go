@@ -3,7 +3,7 @@ package console
 import (
 	"strings"
 
-	"github.com/albedo-agent/albedo/frontends/client"
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 )
@@ -181,7 +181,7 @@ func (c *Console) onboard(workspace string) {
 func (c *Console) canLogin() bool { return c.opts.SaveProvider != nil }
 
 // noProvider reports whether err says that no provider is configured.
-func noProvider(err error) bool { return client.ErrorCode(err) == client.CodeNoProvider }
+func noProvider(err error) bool { return wire.ErrorCode(err) == wire.CodeNoProvider }
 
 // login opens the form from the session screen (/login), filled with the
 // session's provider as configured, and comes back to it.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/albedo-agent/albedo/frontends/client"
+	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
 func TestOutputLinesHighlightTheCodeOfATraceback(t *testing.T) {
@@ -50,7 +50,7 @@ func TestOutputLinesLeaveOtherOutputAlone(t *testing.T) {
 
 func TestACellsValueIsHighlightedAsPython(t *testing.T) {
 	th := defaultTheme()
-	b := &Block{Kind: BlockTool, Name: "python", Code: "answer", Cell: &client.CellResult{Status: "ok", Value: "{'total': 42, 'missing': None}"}}
+	b := &Block{Kind: BlockTool, Name: "python", Code: "answer", Cell: &wire.CellResult{Status: "ok", Value: "{'total': 42, 'missing': None}"}}
 	rows := b.rows(layoutOptions{width: 60, theme: th})
 	if !strings.Contains(plainRows(b, 60, false), "│ = {'total': 42, 'missing': None}") {
 		t.Fatalf("the value is not shown whole:\n%s", plainRows(b, 60, false))

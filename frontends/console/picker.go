@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/albedo-agent/albedo/frontends/client"
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 )
@@ -23,7 +23,7 @@ type pickerScreen struct {
 	// so that a search typed fast ends on its own results.
 	loads int
 	// sessions are the rows of the table, most recent first.
-	sessions []client.Session
+	sessions []wire.Session
 	// manage holds the delete, archive and search keys' state.
 	manage pickerManage
 }
@@ -98,7 +98,7 @@ func (p *pickerScreen) loadThen(then func()) {
 	p.status.SetText("[::d]loading…")
 	cl := p.c.client()
 	p.loads++
-	n, filter := p.loads, client.SessionFilter{Query: p.manage.query}
+	n, filter := p.loads, wire.SessionFilter{Query: p.manage.query}
 	if p.manage.archived {
 		filter.Archived = "all"
 	}
@@ -112,7 +112,7 @@ func (p *pickerScreen) loadThen(then func()) {
 				p.status.SetText("[red]" + tview.Escape(describe(err)))
 				return
 			}
-			slices.SortStableFunc(sessions, func(a, b client.Session) int { return cmp.Compare(b.UpdatedAt, a.UpdatedAt) })
+			slices.SortStableFunc(sessions, func(a, b wire.Session) int { return cmp.Compare(b.UpdatedAt, a.UpdatedAt) })
 			p.sessions = sessions
 			p.fill()
 			if then != nil {

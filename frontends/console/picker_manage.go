@@ -1,7 +1,7 @@
 package console
 
 import (
-	"github.com/albedo-agent/albedo/frontends/client"
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 )
@@ -12,7 +12,7 @@ type pickerManage struct {
 	// pending, when set, is a deletion or an archiving waiting for y.
 	pending *pendingChange
 	// undo, when set, is the session last archived: u brings it back.
-	undo *client.Session
+	undo *wire.Session
 	// query filters the listing as it is typed; search is where.
 	query  string
 	search *tview.InputField
@@ -22,16 +22,16 @@ type pickerManage struct {
 
 // pendingChange is a change of a session that waits for y.
 type pendingChange struct {
-	session client.Session
+	session wire.Session
 	// archive is true for an archiving, false for a deletion.
 	archive bool
 }
 
 // selected returns the session of the selected row.
-func (p *pickerScreen) selected() (client.Session, bool) {
+func (p *pickerScreen) selected() (wire.Session, bool) {
 	row, _ := p.table.GetSelection()
 	if row < 1 || row > len(p.sessions) {
-		return client.Session{}, false
+		return wire.Session{}, false
 	}
 	return p.sessions[row-1], true
 }
@@ -99,7 +99,7 @@ func (m *pickerManage) confirming(p *pickerScreen, ev *tcell.EventKey) bool {
 
 // setArchived archives a session or brings it back, and says so once the
 // listing is loaded again.
-func (p *pickerScreen) setArchived(s client.Session, archived bool) {
+func (p *pickerScreen) setArchived(s wire.Session, archived bool) {
 	cl := p.c.client()
 	go func() {
 		_, err := cl.SetArchived(p.c.ctx, s.ID, archived)
@@ -171,7 +171,7 @@ func (p *pickerScreen) clearSearch() {
 }
 
 // pickerLabel names a session in the picker's messages.
-func pickerLabel(s client.Session) string {
+func pickerLabel(s wire.Session) string {
 	if s.Name != "" {
 		return s.Name
 	}

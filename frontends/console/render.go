@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/frontends/client"
 
 	"github.com/gdamore/tcell/v2"
@@ -88,9 +89,9 @@ func layout(b *Block, o layoutOptions) []line {
 	case BlockTurn:
 		style, text := th.warn, "turn "+b.Status
 		switch b.Status {
-		case client.TurnFailed:
+		case wire.TurnFailed:
 			style = th.fail
-		case client.TurnFinished:
+		case wire.TurnFinished:
 			style, text = th.dim, "done"
 		}
 		if b.Took > 0 {
@@ -187,7 +188,7 @@ func contextFull(text string) bool {
 }
 
 // imageText describes an image: "640x480 image/png, 12.0 KiB".
-func imageText(img client.ImageMeta) string {
+func imageText(img wire.ImageMeta) string {
 	return fmt.Sprintf("%dx%d %s, %s", img.Width, img.Height, img.MimeType, size(img.Bytes))
 }
 

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/albedo-agent/albedo/frontends/client"
+	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
 // plainRows lays a block out at width and returns its rows as text.
@@ -84,7 +84,7 @@ func TestLayout(t *testing.T) {
 		{
 			name: "finished cell",
 			block: &Block{Kind: BlockTool, Seq: 4, Name: "python", Code: "print(open('a').read())",
-				Cell: &client.CellResult{Status: "ok", Output: "hello\n", Value: "3"}, Trace: "read a · changed b"},
+				Cell: &wire.CellResult{Status: "ok", Output: "hello\n", Value: "3"}, Trace: "read a · changed b"},
 			width: 40,
 			want:  "\n⚙ python #4 · ok\n│ print(open('a').read())\n├ output\n│ hello\n│ = 3\n└ read a · changed b",
 		},
@@ -96,13 +96,13 @@ func TestLayout(t *testing.T) {
 		},
 		{
 			name:  "failed cell",
-			block: &Block{Kind: BlockTool, Name: "python", Code: "1/0", Cell: &client.CellResult{Status: "error", Error: "ZeroDivisionError"}},
+			block: &Block{Kind: BlockTool, Name: "python", Code: "1/0", Cell: &wire.CellResult{Status: "error", Error: "ZeroDivisionError"}},
 			width: 40,
 			want:  "\n⚙ python · error\n│ 1/0\n├ error\n│ ZeroDivisionError\n└",
 		},
 		{
 			name:  "long output keeps its end",
-			block: &Block{Kind: BlockTool, Name: "python", Code: "x", Cell: &client.CellResult{Status: "ok", Output: "first\n" + longOutput}},
+			block: &Block{Kind: BlockTool, Name: "python", Code: "x", Cell: &wire.CellResult{Status: "ok", Output: "first\n" + longOutput}},
 			width: 50,
 			want:  "\n⚙ python · ok\n│ x\n├ output\n│ … 9 lines more (Ctrl-T shows all)\n" + strings.Repeat("│ line\n", 12) + "└",
 		},
@@ -133,7 +133,7 @@ func TestLayout(t *testing.T) {
 		{
 			name: "a finished cell says how long it ran and the images it showed",
 			block: &Block{Kind: BlockTool, Seq: 4, Name: "python", Code: "show_image('a.png')",
-				Cell: &client.CellResult{Status: "ok", DurationMS: 1_520, Images: []client.ImageMeta{{MimeType: "image/png", Width: 640, Height: 480, Bytes: 2048}}}},
+				Cell: &wire.CellResult{Status: "ok", DurationMS: 1_520, Images: []wire.ImageMeta{{MimeType: "image/png", Width: 640, Height: 480, Bytes: 2048}}}},
 			width: 60,
 			want:  "\n⚙ python #4 · ok · 1.5s\n│ show_image('a.png')\n├ image shown to the model: 640x480 image/png, 2.0 KiB\n└",
 		},

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/albedo-agent/albedo/frontends/client"
+	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
 // sandboxModes says in words what each sandbox mode lets the model's
@@ -18,7 +18,7 @@ var sandboxModes = map[string]string{
 // sandboxDetail is what /sandbox shows of a session's sandbox glance:
 // the mode in words, the network, the folders it may write and may not
 // read, what the machine enforces, and where the policy is set.
-func sandboxDetail(g client.Glance) string {
+func sandboxDetail(g wire.Glance) string {
 	mode, _ := g["mode"].(string)
 	if mode == "" {
 		return "this daemon runs no sandbox: the model's Python runs with your rights"
@@ -57,7 +57,7 @@ func sandboxDetail(g client.Glance) string {
 }
 
 // glanceStrings reads a list of strings from a glance.
-func glanceStrings(g client.Glance, key string) []string {
+func glanceStrings(g wire.Glance, key string) []string {
 	list, _ := g[key].([]any)
 	out := make([]string, 0, len(list))
 	for _, v := range list {

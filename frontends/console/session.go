@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/frontends/client"
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -37,11 +38,11 @@ type sessionScreen struct {
 
 	// id is the open session, "" before one is opened.
 	id   string
-	info client.Session
+	info wire.Session
 	// pendingReplies counts vent replies waiting for the session.
 	pendingReplies int
 	// sandbox is the sandbox glance of the session, if any.
-	sandbox client.Glance
+	sandbox wire.Glance
 	// jobs counts the background jobs the session's kernel runs, as the
 	// daemon last said.
 	jobs int
@@ -99,7 +100,7 @@ func (s *sessionScreen) open(id string) {
 		s.cancel()
 	}
 	s.gen++
-	s.id, s.info, s.pendingReplies, s.greeting = id, client.Session{ID: id}, 0, ""
+	s.id, s.info, s.pendingReplies, s.greeting = id, wire.Session{ID: id}, 0, ""
 	s.t = &Transcript{}
 	s.view.SetTranscript(s.t)
 	s.conn, s.note = "connecting…", ""
@@ -150,7 +151,7 @@ func (s *sessionScreen) follow(ctx context.Context, gen int, id string) {
 			if ctx.Err() != nil {
 				return
 			}
-			if client.ErrorCode(err) == client.CodeNotFound {
+			if wire.ErrorCode(err) == wire.CodeNotFound {
 				s.post(gen, func() { s.setConn("this session no longer exists", true) })
 				return
 			}
@@ -192,11 +193,11 @@ func (s *sessionScreen) follow(ctx context.Context, gen int, id string) {
 			if err != nil {
 				break
 			}
-			if ev.Type == client.EventOverflow {
+			if ev.Type == wire.EventOverflow {
 				overflowed = true
 				break
 			}
-			if ev.Type == client.EventDeleted {
+			if ev.Type == wire.EventDeleted {
 				deleted = true
 				break
 			}
@@ -219,7 +220,7 @@ func (s *sessionScreen) follow(ctx context.Context, gen int, id string) {
 }
 
 // setInfo takes in what the daemon says of the session.
-func (s *sessionScreen) setInfo(d client.SessionDetail) {
+func (s *sessionScreen) setInfo(d wire.SessionDetail) {
 	s.info = d.Session
 	s.t.Running, s.t.Workspace = d.Running, d.Session.Workspace
 	s.setGlances(d.Glances)
@@ -227,7 +228,7 @@ func (s *sessionScreen) setInfo(d client.SessionDetail) {
 
 // setGlances takes in what the session's glances say: its sandbox, its
 // kernel's running background jobs and the vent replies waiting for it.
-func (s *sessionScreen) setGlances(glances []client.Glance) {
+func (s *sessionScreen) setGlances(glances []wire.Glance) {
 	s.sandbox = findGlance(glances, "sandbox")
 	s.jobs, s.pendingReplies = 0, 0
 	if n, ok := findGlance(glances, "jobs")["running"].(float64); ok {
@@ -239,7 +240,7 @@ func (s *sessionScreen) setGlances(glances []client.Glance) {
 }
 
 // findGlance returns the glance of an extension, nil when there is none.
-func findGlance(glances []client.Glance, extension string) client.Glance {
+func findGlance(glances []wire.Glance, extension string) wire.Glance {
 	for _, g := range glances {
 		if g.Extension() == extension {
 			return g
@@ -251,7 +252,7 @@ func findGlance(glances []client.Glance, extension string) client.Glance {
 // setUsage shows what the daemon says the session's requests cost and how
 // full its context is; the live status events add to it from then on. A
 // context the daemon could not tell (err) leaves the measure as it was.
-func (s *sessionScreen) setUsage(totals client.UsageTotals, measure client.Context, err error) {
+func (s *sessionScreen) setUsage(totals wire.UsageTotals, measure wire.Context, err error) {
 	u := &s.t.Usage
 	u.Input, u.Output, u.Requests = totals.InputTokens, totals.OutputTokens, int(totals.Requests)
 	if err != nil {
@@ -312,19 +313,19 @@ func (s *sessionScreen) resumeTurn() {
 }
 
 // apply shows one live event.
-func (s *sessionScreen) apply(ev client.Event) {
+func (s *sessionScreen) apply(ev wire.Event) {
 	wasRunning := s.t.Running
 	s.t.Apply(ev)
 	s.trackTurn(wasRunning)
-	if ev.Type == client.EventUser && ev.Source == "" {
+	if ev.Type == wire.EventUser && ev.Source == "" {
 		s.info.Title = strings.TrimSpace(ev.Text)
 	}
-	if ev.Type == client.EventTurn {
+	if ev.Type == wire.EventTurn {
 		s.reloadSession()
 	}
 	switch {
-	case ev.Type == client.EventTurn && s.note == "interrupting…",
-		ev.Type == client.EventUser && s.note == queuedNote && len(s.t.Queued()) == 0:
+	case ev.Type == wire.EventTurn && s.note == "interrupting…",
+		ev.Type == wire.EventUser && s.note == queuedNote && len(s.t.Queued()) == 0:
 		s.note = ""
 	}
 }
@@ -628,7 +629,7 @@ func tildePath(p string) string {
 func describe(err error) string {
 	var e *client.Error
 	if errors.As(err, &e) {
-		if e.Code == client.CodeWorkspaceMissing {
+		if e.Code == wire.CodeWorkspaceMissing {
 			return e.Message + " (/workspace PATH moves the session)"
 		}
 		return e.Message

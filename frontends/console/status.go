@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/albedo-agent/albedo/frontends/client"
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/rivo/tview"
 )
 
@@ -56,7 +56,7 @@ type statusLine struct {
 // "offline" when the network is refused and how many protections the
 // machine does not enforce; "sandbox off" when off. short is what a line
 // too long for the terminal shows instead: the default mode goes unnamed.
-func sandboxText(g client.Glance) (text, short string) {
+func sandboxText(g wire.Glance) (text, short string) {
 	mode, _ := g["mode"].(string)
 	switch mode {
 	case "":

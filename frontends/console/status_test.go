@@ -4,20 +4,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/albedo-agent/albedo/frontends/client"
+	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
 func TestSandboxText(t *testing.T) {
 	tests := []struct {
 		name        string
-		glance      client.Glance
+		glance      wire.Glance
 		want, short string
 	}{
 		{"no glance", nil, "", ""},
-		{"default", client.Glance{"extension": "sandbox", "mode": "workspace-write", "network": true, "not_enforced": []any{}}, "sandbox: workspace-write", "sandbox"},
-		{"offline, short", client.Glance{"mode": "read-only", "network": false, "not_enforced": []any{"udp", "mptcp"}}, "sandbox: read-only, offline, 2 not enforced", ""},
-		{"short of its policy", client.Glance{"mode": "workspace-write", "network": true, "not_enforced": []any{"signals"}}, "sandbox: workspace-write, 1 not enforced", "sandbox: 1 not enforced"},
-		{"off", client.Glance{"mode": "off", "network": true}, "sandbox off", ""},
+		{"default", wire.Glance{"extension": "sandbox", "mode": "workspace-write", "network": true, "not_enforced": []any{}}, "sandbox: workspace-write", "sandbox"},
+		{"offline, short", wire.Glance{"mode": "read-only", "network": false, "not_enforced": []any{"udp", "mptcp"}}, "sandbox: read-only, offline, 2 not enforced", ""},
+		{"short of its policy", wire.Glance{"mode": "workspace-write", "network": true, "not_enforced": []any{"signals"}}, "sandbox: workspace-write, 1 not enforced", "sandbox: 1 not enforced"},
+		{"off", wire.Glance{"mode": "off", "network": true}, "sandbox off", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -57,11 +57,11 @@ func TestTheSandboxModeGoesUnnamedBeforeAMessageIsCut(t *testing.T) {
 func TestSandboxDetail(t *testing.T) {
 	tests := []struct {
 		name   string
-		glance client.Glance
+		glance wire.Glance
 		want   []string
 	}{
 		{"no sandbox", nil, []string{"this daemon runs no sandbox"}},
-		{"read-only and offline", client.Glance{
+		{"read-only and offline", wire.Glance{
 			"mode": "read-only", "network": false, "required": true, "kernel": "not running",
 			"writable": []any{"/data"}, "hidden": []any{"/home/me/.albedo", "/home/me/.ssh"},
 			"enforced": []any{"filesystem_writes"}, "not_enforced": []any{"udp", "mptcp"},
@@ -72,7 +72,7 @@ func TestSandboxDetail(t *testing.T) {
 			"enforced: filesystem_writes", "not enforced by this machine: udp, mptcp", "required: a cell fails",
 			"kernel: not running", `ignored setting: mode "x" is not a mode`, "extensions.json",
 		}},
-		{"off", client.Glance{"mode": "off", "network": true, "hidden": []any{"/x"}}, []string{
+		{"off", wire.Glance{"mode": "off", "network": true, "hidden": []any{"/x"}}, []string{
 			"sandbox: off (nothing confines the model's Python", "extensions.json",
 		}},
 	}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/frontends/client"
 )
 
@@ -47,7 +48,7 @@ type Block struct {
 	Seq       int64
 	Text      string
 	Source    string
-	Image     *client.ImageMeta
+	Image     *wire.ImageMeta
 	Timestamp int64
 	// Live is true while the block streams in (text, thinking) or runs (a
 	// cell without its result yet).
@@ -66,7 +67,7 @@ type Block struct {
 	// printedMax bytes).
 	Printed string
 	// Cell is the cell's result; nil while it runs.
-	Cell  *client.CellResult
+	Cell  *wire.CellResult
 	Trace string
 	// Status is the cell's or the turn's status.
 	Status string
@@ -141,7 +142,7 @@ type Transcript struct {
 
 // Reset replaces the transcript with a snapshot of durable events. Running
 // and Usage are kept.
-func (t *Transcript) Reset(snapshot []client.Event) {
+func (t *Transcript) Reset(snapshot []wire.Event) {
 	t.Blocks = make([]*Block, 0, len(snapshot))
 	t.liveText, t.liveThinking, t.liveTool, t.liveRetry, t.turnFrom = nil, nil, nil, nil, 0
 	t.calls = make(map[string]*Block)
@@ -170,44 +171,44 @@ func (t *Transcript) Notice(text string, failed bool) {
 
 // Apply adds an event to the transcript and reports whether anything
 // shown changed.
-func (t *Transcript) Apply(ev client.Event) bool {
-	if ev.Type == client.EventDelta && ev.Kind == client.DeltaRetry {
+func (t *Transcript) Apply(ev wire.Event) bool {
+	if ev.Type == wire.EventDelta && ev.Kind == wire.DeltaRetry {
 		t.retry(ev.Text)
 		return true
 	}
-	if ev.Type != client.EventStatus || ev.Running != nil && !*ev.Running {
+	if ev.Type != wire.EventStatus || ev.Running != nil && !*ev.Running {
 		t.retried(ev) // the request went on, or the turn ended
 	}
 	switch ev.Type {
-	case client.EventUser:
+	case wire.EventUser:
 		t.user(ev)
-	case client.EventQueued:
+	case wire.EventQueued:
 		t.Blocks = append(t.Blocks, &Block{Kind: BlockQueued, Text: ev.Text, Image: ev.Image, Timestamp: ev.Timestamp, QueueID: ev.QueueID})
-	case client.EventUnqueued:
+	case wire.EventUnqueued:
 		t.unqueue(ev.QueueID)
-	case client.EventMessage:
+	case wire.EventMessage:
 		t.complete(&t.liveText, BlockAssistant, ev)
 		t.cut(ev)
-	case client.EventThinking:
+	case wire.EventThinking:
 		t.complete(&t.liveThinking, BlockThinking, ev)
 		t.cut(ev)
-	case client.EventToolCall:
+	case wire.EventToolCall:
 		t.toolCall(ev)
-	case client.EventTool:
+	case wire.EventTool:
 		t.toolResult(ev)
-	case client.EventNote:
+	case wire.EventNote:
 		t.add(&Block{Kind: BlockNotice, Seq: ev.Seq, Text: ev.Text})
-	case client.EventCompaction:
+	case wire.EventCompaction:
 		t.add(&Block{Kind: BlockCompaction, Seq: ev.Seq, Text: ev.Summary, Timestamp: ev.Timestamp, Figures: compactionFigures(ev)})
-	case client.EventOutput:
+	case wire.EventOutput:
 		return t.printed(ev)
-	case client.EventError:
+	case wire.EventError:
 		t.add(&Block{Kind: BlockError, Seq: ev.Seq, Text: ev.Text, Timestamp: ev.Timestamp})
-	case client.EventTurn:
+	case wire.EventTurn:
 		t.endTurn(ev)
-	case client.EventDelta:
+	case wire.EventDelta:
 		t.delta(ev)
-	case client.EventStatus:
+	case wire.EventStatus:
 		return t.status(ev)
 	default:
 		return false
@@ -225,7 +226,7 @@ func (t *Transcript) retry(text string) {
 
 // retried ends the retries under way, if any, with how they ended: the
 // block stays as a trace.
-func (t *Transcript) retried(ev client.Event) {
+func (t *Transcript) retried(ev wire.Event) {
 	t.Retry = ""
 	b := t.liveRetry
 	if b == nil {
@@ -234,16 +235,16 @@ func (t *Transcript) retried(ev client.Event) {
 	t.liveRetry = nil
 	b.Live, b.Status = false, "answered"
 	switch {
-	case ev.Type == client.EventError, ev.Type == client.EventTurn && ev.Status == client.TurnFailed:
+	case ev.Type == wire.EventError, ev.Type == wire.EventTurn && ev.Status == wire.TurnFailed:
 		b.Status = "failed"
-	case ev.Type == client.EventTurn && ev.Status == client.TurnInterrupted, ev.Type == client.EventStatus:
+	case ev.Type == wire.EventTurn && ev.Status == wire.TurnInterrupted, ev.Type == wire.EventStatus:
 		b.Status = "stopped"
 	}
 	b.changed()
 }
 
 // cut shows, under a message or thinking cut short, why it was.
-func (t *Transcript) cut(ev client.Event) {
+func (t *Transcript) cut(ev wire.Event) {
 	if ev.Notice != "" {
 		t.add(&Block{Kind: BlockNotice, Seq: ev.Seq, Text: ev.Notice})
 	}
@@ -263,7 +264,7 @@ func (t *Transcript) add(b *Block) {
 
 // user shows a delivered user message: a queued one it stood for becomes
 // the message.
-func (t *Transcript) user(ev client.Event) {
+func (t *Transcript) user(ev wire.Event) {
 	if t.turnFrom == 0 {
 		t.turnFrom = ev.Timestamp
 	}
@@ -297,7 +298,7 @@ func (t *Transcript) moveBeforeQueued(b *Block) {
 
 // complete finishes the live block of a kind with its durable event, or
 // adds the event as a new block when nothing streamed.
-func (t *Transcript) complete(live **Block, kind BlockKind, ev client.Event) {
+func (t *Transcript) complete(live **Block, kind BlockKind, ev wire.Event) {
 	b := *live
 	*live = nil
 	if b == nil {
@@ -309,13 +310,13 @@ func (t *Transcript) complete(live **Block, kind BlockKind, ev client.Event) {
 }
 
 // delta grows the live block a fragment belongs to.
-func (t *Transcript) delta(ev client.Event) {
+func (t *Transcript) delta(ev wire.Event) {
 	switch ev.Kind {
-	case client.DeltaText:
+	case wire.DeltaText:
 		t.grow(&t.liveText, BlockAssistant).Text += ev.Text
-	case client.DeltaReasoning:
+	case wire.DeltaReasoning:
 		t.grow(&t.liveThinking, BlockThinking).Text += ev.Text
-	case client.DeltaToolCall:
+	case wire.DeltaToolCall:
 		b := t.grow(&t.liveTool, BlockTool)
 		b.Args += len(ev.Text)
 		if b.Name == "" {
@@ -335,7 +336,7 @@ func (t *Transcript) grow(live **Block, kind BlockKind) *Block {
 }
 
 // toolCall shows a cell about to run.
-func (t *Transcript) toolCall(ev client.Event) {
+func (t *Transcript) toolCall(ev wire.Event) {
 	b := t.liveTool
 	t.liveTool = nil
 	if b == nil {
@@ -354,7 +355,7 @@ func (t *Transcript) toolCall(ev client.Event) {
 const printedMax = 64 << 10
 
 // printed grows the output of the running cell an output event names.
-func (t *Transcript) printed(ev client.Event) bool {
+func (t *Transcript) printed(ev wire.Event) bool {
 	for _, b := range t.calls {
 		if b.Seq == ev.Call && b.Cell == nil {
 			b.Printed += ev.Text
@@ -369,7 +370,7 @@ func (t *Transcript) printed(ev client.Event) bool {
 }
 
 // toolResult completes a cell with its result.
-func (t *Transcript) toolResult(ev client.Event) {
+func (t *Transcript) toolResult(ev wire.Event) {
 	b := t.calls[ev.CallID]
 	if b == nil {
 		b = &Block{Kind: BlockTool, Seq: ev.Seq, CallID: ev.CallID, Name: ev.Name, Code: ev.Code}
@@ -377,7 +378,7 @@ func (t *Transcript) toolResult(ev client.Event) {
 	}
 	cell, err := ev.Cell()
 	if err != nil {
-		cell = client.CellResult{Status: ev.Status, Error: "the result could not be read: " + err.Error()}
+		cell = wire.CellResult{Status: ev.Status, Error: "the result could not be read: " + err.Error()}
 	}
 	if cell.Status == "" {
 		cell.Status = ev.Status
@@ -391,7 +392,7 @@ func (t *Transcript) toolResult(ev client.Event) {
 
 // endTurn closes the live blocks; a turn that did not finish leaves a
 // marker.
-func (t *Transcript) endTurn(ev client.Event) {
+func (t *Transcript) endTurn(ev wire.Event) {
 	for _, live := range []**Block{&t.liveText, &t.liveThinking, &t.liveTool} {
 		if b := *live; b != nil {
 			b.Live, b.Cut = false, true
@@ -404,22 +405,22 @@ func (t *Transcript) endTurn(ev client.Event) {
 		took = ev.Timestamp - t.turnFrom
 	}
 	t.turnFrom = 0
-	if ev.Status != client.TurnFinished || took > 0 {
+	if ev.Status != wire.TurnFinished || took > 0 {
 		t.add(&Block{Kind: BlockTurn, Seq: ev.Seq, Status: ev.Status, Timestamp: ev.Timestamp, Took: took})
 	}
 }
 
 // status records whether the session runs and what its requests cost.
-func (t *Transcript) status(ev client.Event) bool {
+func (t *Transcript) status(ev wire.Event) bool {
 	changed := false
 	if ev.Running != nil {
 		changed = t.Running != *ev.Running
 		t.Running = *ev.Running
 	}
 	if u := ev.Usage; u != nil {
-		t.Usage.Context = client.Tokens(u.InputTokens)
-		t.Usage.Input += client.Tokens(u.InputTokens)
-		t.Usage.Output += client.Tokens(u.OutputTokens)
+		t.Usage.Context = wire.Tokens(u.InputTokens)
+		t.Usage.Input += wire.Tokens(u.InputTokens)
+		t.Usage.Output += wire.Tokens(u.OutputTokens)
 		t.Usage.Requests++
 		changed = true
 	}
@@ -558,6 +559,6 @@ func (k BlockKind) String() string {
 
 // compactionFigures sums up a compaction event: "12 items · ~3.4k → ~800
 // tokens".
-func compactionFigures(ev client.Event) string {
+func compactionFigures(ev wire.Event) string {
 	return plural(ev.Items, "item") + " · ~" + tokens(ev.TokensBefore) + " → ~" + tokens(ev.TokensAfter) + " tokens"
 }

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/albedo-agent/albedo/frontends/client"
+	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
 func running(on bool) *bool { return &on }
@@ -12,14 +12,14 @@ func running(on bool) *bool { return &on }
 func TestTranscriptApply(t *testing.T) {
 	tests := []struct {
 		name   string
-		events []client.Event
+		events []wire.Event
 		want   string
 		// check, when set, looks further at the result.
 		check func(t *testing.T, tr *Transcript)
 	}{
 		{
 			name: "streamed answer completes in place",
-			events: []client.Event{
+			events: []wire.Event{
 				{Type: "user", Seq: 1, Text: "hi"},
 				{Type: "delta", Kind: "reasoning", Text: "let me "},
 				{Type: "delta", Kind: "reasoning", Text: "think"},
@@ -30,14 +30,14 @@ func TestTranscriptApply(t *testing.T) {
 		},
 		{
 			name: "what streamed before the stream dropped gives way to what came since",
-			events: []client.Event{
+			events: []wire.Event{
 				{Type: "user", Seq: 1, Text: "hi"},
 				{Type: "delta", Kind: "reasoning", Text: "let me"},
 				{Type: "delta", Kind: "text", Text: "half an ans"},
 			},
 			check: func(t *testing.T, tr *Transcript) {
 				tr.DropLive()
-				for _, ev := range []client.Event{
+				for _, ev := range []wire.Event{
 					{Type: "user", Seq: 2, Text: "albedo restarted while this turn was running.", Source: "daemon restart"},
 					{Type: "delta", Kind: "text", Text: "whole "},
 					{Type: "message", Seq: 3, Text: "whole answer"},
@@ -53,23 +53,23 @@ func TestTranscriptApply(t *testing.T) {
 		},
 		{
 			name: "a retry notice shows whole until the reply streams, then leaves a trace",
-			events: []client.Event{
+			events: []wire.Event{
 				{Type: "user", Seq: 1, Text: "hi"},
 				{Type: "delta", Kind: "retry", Text: "retrying (1/4) in 0.6 s: provider answered 503"},
 				{Type: "delta", Kind: "retry", Text: "retrying (2/4) in 1.2 s: provider answered 502"},
-				{Type: "status", Usage: &client.Usage{InputTokens: tokenCount(1)}},
+				{Type: "status", Usage: &wire.Usage{InputTokens: tokenCount(1)}},
 			},
 			want: "user#1 hi\nretry~ retrying (2/4) in 1.2 s: provider answered 502\n",
 			check: func(t *testing.T, tr *Transcript) {
 				if tr.Retry != "retrying (2/4) in 1.2 s: provider answered 502" {
 					t.Errorf("retry notice %q", tr.Retry)
 				}
-				tr.Apply(client.Event{Type: "delta", Kind: "text", Text: "hello"})
+				tr.Apply(wire.Event{Type: "delta", Kind: "text", Text: "hello"})
 				if tr.Retry != "" {
 					t.Errorf("the retry notice %q stays once the reply streams", tr.Retry)
 				}
-				tr.Apply(client.Event{Type: "delta", Kind: "retry", Text: "retrying (1/4) in 0.5 s: provider answered 500"})
-				tr.Apply(client.Event{Type: "error", Seq: 2, Text: "provider answered 500"})
+				tr.Apply(wire.Event{Type: "delta", Kind: "retry", Text: "retrying (1/4) in 0.5 s: provider answered 500"})
+				tr.Apply(wire.Event{Type: "error", Seq: 2, Text: "provider answered 500"})
 				if tr.Retry != "" {
 					t.Errorf("the retry notice %q stays after the turn", tr.Retry)
 				}
@@ -82,7 +82,7 @@ func TestTranscriptApply(t *testing.T) {
 		},
 		{
 			name: "a turn's end says how long it took since its first message",
-			events: []client.Event{
+			events: []wire.Event{
 				{Type: "user", Seq: 1, Text: "hi", Timestamp: 1_000},
 				{Type: "user", Seq: 2, Text: "and this", Timestamp: 3_000},
 				{Type: "turn", Seq: 3, Status: "finished", Timestamp: 13_500},
@@ -94,7 +94,7 @@ func TestTranscriptApply(t *testing.T) {
 		},
 		{
 			name: "durable events finish live blocks",
-			events: []client.Event{
+			events: []wire.Event{
 				{Type: "user", Seq: 1, Text: "hi"},
 				{Type: "delta", Kind: "reasoning", Text: "hmm"},
 				{Type: "delta", Kind: "text", Text: "hel"},
@@ -106,7 +106,7 @@ func TestTranscriptApply(t *testing.T) {
 		},
 		{
 			name: "a cut answer says why under it",
-			events: []client.Event{
+			events: []wire.Event{
 				{Type: "user", Seq: 1, Text: "hi"},
 				{Type: "delta", Kind: "text", Text: "{\""},
 				{Type: "message", Seq: 2, Text: "{\"", Truncated: true, Notice: "answer cut: the model hit its output limit"},
@@ -115,25 +115,25 @@ func TestTranscriptApply(t *testing.T) {
 		},
 		{
 			name: "a cell runs, then its result arrives",
-			events: []client.Event{
+			events: []wire.Event{
 				{Type: "delta", Kind: "tool_call", Text: `{"code":`},
 				{Type: "tool_call", Seq: 2, CallID: "c1", Name: "python", Code: "print(1)"},
 				{Type: "tool", Seq: 3, CallID: "c1", Name: "python", Code: "print(1)", Status: "ok",
 					Result: `{"status":"ok","output":"1\n"}`,
-					Trace:  &client.Trace{Activities: []client.Activity{{Kind: "read", Target: "a.txt"}}}},
+					Trace:  &wire.Trace{Activities: []wire.Activity{{Kind: "read", Target: "a.txt"}}}},
 			},
 			want: "tool#2 python print(1) ok read a.txt out=1\n",
 		},
 		{
 			name: "a running cell",
-			events: []client.Event{
+			events: []wire.Event{
 				{Type: "tool_call", Seq: 2, CallID: "c1", Name: "python", Code: "sleep()"},
 			},
 			want: "tool~#2 python sleep()\n",
 		},
 		{
 			name: "a running cell shows what it prints until its result",
-			events: []client.Event{
+			events: []wire.Event{
 				{Type: "tool_call", Seq: 2, CallID: "c1", Name: "python", Code: "work()"},
 				{Type: "output", Call: 2, Text: "step 1\n"},
 				{Type: "output", Call: 9, Text: "another cell's\n"},
@@ -149,7 +149,7 @@ func TestTranscriptApply(t *testing.T) {
 				if !strings.Contains(screen, "├ output\n│ step 1\n│ step 2") {
 					t.Errorf("the running cell shows:\n%s", screen)
 				}
-				tr.Apply(client.Event{Type: "tool", Seq: 3, CallID: "c1", Code: "work()", Status: "ok", Result: `{"status":"ok","output":"step 1\nstep 2\n"}`})
+				tr.Apply(wire.Event{Type: "tool", Seq: 3, CallID: "c1", Code: "work()", Status: "ok", Result: `{"status":"ok","output":"step 1\nstep 2\n"}`})
 				if b.Printed != "" || b.Cell == nil {
 					t.Errorf("the result did not replace the live output: %+v", b)
 				}
@@ -157,7 +157,7 @@ func TestTranscriptApply(t *testing.T) {
 		},
 		{
 			name: "queued messages stay last until delivered",
-			events: []client.Event{
+			events: []wire.Event{
 				{Type: "user", Seq: 1, Text: "first"},
 				{Type: "tool_call", Seq: 2, CallID: "c1", Name: "python", Code: "x"},
 				{Type: "queued", Text: "second"},
@@ -169,7 +169,7 @@ func TestTranscriptApply(t *testing.T) {
 		},
 		{
 			name: "an interrupted turn cuts live blocks and leaves a marker",
-			events: []client.Event{
+			events: []wire.Event{
 				{Type: "delta", Kind: "text", Text: "half"},
 				{Type: "turn", Seq: 5, Status: "interrupted"},
 			},
@@ -177,7 +177,7 @@ func TestTranscriptApply(t *testing.T) {
 		},
 		{
 			name: "errors and notes from albedo",
-			events: []client.Event{
+			events: []wire.Event{
 				{Type: "user", Seq: 1, Text: "albedo restarted", Source: "daemon restart"},
 				{Type: "error", Seq: 2, Text: "ask fixture: 500"},
 				{Type: "turn", Seq: 3, Status: "failed"},
@@ -186,7 +186,7 @@ func TestTranscriptApply(t *testing.T) {
 		},
 		{
 			name: "a compaction shows its figures and summary",
-			events: []client.Event{
+			events: []wire.Event{
 				{Type: "user", Seq: 1, Text: "third"},
 				{Type: "compaction", Seq: 2, Timestamp: 7, Summary: "we fixed main.go", Items: 12, TokensBefore: 3400, TokensAfter: 800},
 				{Type: "message", Seq: 3, Text: "done"},
@@ -195,7 +195,7 @@ func TestTranscriptApply(t *testing.T) {
 		},
 		{
 			name: "a broken result is shown plainly",
-			events: []client.Event{
+			events: []wire.Event{
 				{Type: "tool", Seq: 3, CallID: "c9", Status: "ok", Result: "{"},
 			},
 			want: "tool#3 ok\n",
@@ -224,24 +224,24 @@ func TestTranscriptApply(t *testing.T) {
 
 func TestTranscriptStatusAndReset(t *testing.T) {
 	var tr Transcript
-	tr.Apply(client.Event{Type: "status", Running: running(true)})
-	tr.Apply(client.Event{Type: "status", Usage: &client.Usage{InputTokens: tokenCount(100), OutputTokens: tokenCount(8)}})
-	tr.Apply(client.Event{Type: "status", Usage: &client.Usage{InputTokens: tokenCount(150), OutputTokens: tokenCount(9)}, Used: tokenCount(160), Window: tokenCount(1000), Percent: percent(16)})
+	tr.Apply(wire.Event{Type: "status", Running: running(true)})
+	tr.Apply(wire.Event{Type: "status", Usage: &wire.Usage{InputTokens: tokenCount(100), OutputTokens: tokenCount(8)}})
+	tr.Apply(wire.Event{Type: "status", Usage: &wire.Usage{InputTokens: tokenCount(150), OutputTokens: tokenCount(9)}, Used: tokenCount(160), Window: tokenCount(1000), Percent: percent(16)})
 	if !tr.Running || tr.Usage != (Usage{Context: 160, Window: 1000, Percent: 16, Input: 250, Output: 17, Requests: 2}) {
 		t.Errorf("running %v usage %+v", tr.Running, tr.Usage)
 	}
-	tr.Apply(client.Event{Type: "delta", Kind: "text", Text: "x"})
-	tr.Reset([]client.Event{{Type: "user", Seq: 1, Text: "a"}, {Type: "message", Seq: 2, Text: "b"}})
+	tr.Apply(wire.Event{Type: "delta", Kind: "text", Text: "x"})
+	tr.Reset([]wire.Event{{Type: "user", Seq: 1, Text: "a"}, {Type: "message", Seq: 2, Text: "b"}})
 	if got, want := tr.String(), "user#1 a\nassistant#2 b\n"; got != want {
 		t.Errorf("after reset:\n%s\nwant:\n%s", got, want)
 	}
 	// The live block from before the reset is gone: a new delta starts anew.
-	tr.Apply(client.Event{Type: "delta", Kind: "text", Text: "y"})
+	tr.Apply(wire.Event{Type: "delta", Kind: "text", Text: "y"})
 	if got := tr.Blocks[len(tr.Blocks)-1].String(); got != "assistant~ y" {
 		t.Errorf("last block = %q", got)
 	}
 	tr.Notice("switched", false)
-	tr.Apply(client.Event{Type: "queued", Text: "q"})
+	tr.Apply(wire.Event{Type: "queued", Text: "q"})
 	tr.Notice("later", true)
 	if got := tr.Queued(); len(got) != 1 || got[0] != "q" {
 		t.Errorf("queued = %q", got)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/albedo-agent/albedo/frontends/client"
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 )
@@ -26,9 +26,9 @@ type ventsScreen struct {
 	// the user writes.
 	body *tview.Flex
 
-	vents []client.Vent
+	vents []wire.Vent
 	// sessions maps session ids to what the user calls them.
-	sessions map[string]client.Session
+	sessions map[string]wire.Session
 	// back is the page to return to.
 	back string
 	// deleting is the vent a first x asked to delete.
@@ -77,14 +77,14 @@ func (v *ventsScreen) load() {
 	go func() {
 		page, err := cl.Vents(v.c.ctx, ventLimit, "")
 		// Archived sessions filed vents too: they are not gone.
-		sessions, _, serr := cl.FindSessions(v.c.ctx, client.SessionFilter{Archived: "all"})
+		sessions, _, serr := cl.FindSessions(v.c.ctx, wire.SessionFilter{Archived: "all"})
 		v.c.mail.post(func() {
 			if err != nil {
 				v.setStatus(describe(err), true)
 				return
 			}
 			if serr == nil {
-				v.sessions = make(map[string]client.Session, len(sessions))
+				v.sessions = make(map[string]wire.Session, len(sessions))
 				for _, s := range sessions {
 					v.sessions[s.ID] = s
 				}
@@ -105,7 +105,7 @@ func (v *ventsScreen) setStatus(text string, failed bool) {
 }
 
 // fill shows the vents, keeping the selected one selected.
-func (v *ventsScreen) fill(vents []client.Vent) {
+func (v *ventsScreen) fill(vents []wire.Vent) {
 	selected := ""
 	if row, _ := v.table.GetSelection(); row >= 1 && row <= len(v.vents) {
 		selected = v.vents[row-1].ID
@@ -144,21 +144,21 @@ func (v *ventsScreen) fill(vents []client.Vent) {
 // ventColor colours a vent status.
 func ventColor(status string) tcell.Color {
 	switch status {
-	case client.VentOpen:
+	case wire.VentOpen:
 		return tcell.ColorOlive
-	case client.VentAcknowledged:
+	case wire.VentAcknowledged:
 		return tcell.ColorTeal
-	case client.VentResolved:
+	case wire.VentResolved:
 		return tcell.ColorGreen
 	}
 	return tcell.ColorGray
 }
 
 // selected returns the vent of the selected row.
-func (v *ventsScreen) selected() (client.Vent, bool) {
+func (v *ventsScreen) selected() (wire.Vent, bool) {
 	row, _ := v.table.GetSelection()
 	if row < 1 || row > len(v.vents) {
-		return client.Vent{}, false
+		return wire.Vent{}, false
 	}
 	return v.vents[row-1], true
 }
@@ -173,7 +173,7 @@ func (v *ventsScreen) show(row int) {
 }
 
 // ventDetail renders a vent in full, with tview colour tags.
-func ventDetail(x client.Vent, sessions map[string]client.Session) string {
+func ventDetail(x wire.Vent, sessions map[string]wire.Session) string {
 	var b strings.Builder
 	e := tview.Escape
 	fmt.Fprintf(&b, "[::b]#%s %s[::-]\n[%s]%s[-] · %s", x.ID, e(x.Title), ventColor(x.Status).String(), x.Status, e(x.Topic))
@@ -204,7 +204,7 @@ func ventDetail(x client.Vent, sessions map[string]client.Session) string {
 // sessionLabel names a session the way the user knows it: by its name,
 // then by title, the one it had when it filed the vent (filed) where known,
 // saying what it is called now when that differs, or that it is gone.
-func sessionLabel(id, name, filed string, sessions map[string]client.Session) string {
+func sessionLabel(id, name, filed string, sessions map[string]wire.Session) string {
 	if id == "" {
 		return "an unknown session"
 	}
@@ -276,7 +276,7 @@ func (v *ventsScreen) keys(ev *tcell.EventKey) *tcell.EventKey {
 }
 
 // startReply opens the reply field for a vent.
-func (v *ventsScreen) startReply(x client.Vent) {
+func (v *ventsScreen) startReply(x wire.Vent) {
 	text := x.Reply
 	if v.draftFor == x.ID {
 		text = v.draft
@@ -325,7 +325,7 @@ func (v *ventsScreen) replyDone(key tcell.Key) {
 }
 
 // dismiss closes a vent without resolving it.
-func (v *ventsScreen) dismiss(x client.Vent) {
+func (v *ventsScreen) dismiss(x wire.Vent) {
 	cl := v.c.client()
 	go func() {
 		_, err := cl.DismissVent(v.c.ctx, x.ID)
@@ -341,7 +341,7 @@ func (v *ventsScreen) dismiss(x client.Vent) {
 }
 
 // delete removes a vent once x was pressed twice on it.
-func (v *ventsScreen) delete(x client.Vent) {
+func (v *ventsScreen) delete(x wire.Vent) {
 	if v.deleting != x.ID {
 		v.deleting = x.ID
 		v.setStatus(fmt.Sprintf("press x again to delete #%s for good", x.ID), false)

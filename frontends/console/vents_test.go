@@ -3,18 +3,18 @@ package console
 import (
 	"testing"
 
-	"github.com/albedo-agent/albedo/frontends/client"
+	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
 func TestSessionLabelNamesTheFilerAsItWasWhenItFiled(t *testing.T) {
-	sessions := map[string]client.Session{
+	sessions := map[string]wire.Session{
 		"s1": {ID: "s1", Title: "current title"},
 		"s2": {ID: "s2", Title: "current title", Name: "grumpy"},
 	}
 	tests := []struct {
 		name                   string
 		id, sessionName, filed string
-		sessions               map[string]client.Session
+		sessions               map[string]wire.Session
 		want                   string
 	}{
 		{"no filing session", "", "", "", sessions, "an unknown session"},

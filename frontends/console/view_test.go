@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/albedo-agent/albedo/frontends/client"
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/gdamore/tcell/v2"
 )
 
@@ -32,7 +32,7 @@ func screenText(s tcell.SimulationScreen) []string {
 func numbered(n int) *Transcript {
 	var tr Transcript
 	for i := range n {
-		tr.Apply(client.Event{Type: "user", Seq: int64(i + 1), Text: fmt.Sprintf("m%d", i)})
+		tr.Apply(wire.Event{Type: "user", Seq: int64(i + 1), Text: fmt.Sprintf("m%d", i)})
 	}
 	return &tr
 }
@@ -76,7 +76,7 @@ func TestViewFollowsAndScrolls(t *testing.T) {
 		t.Errorf("start of the transcript shows %q", rows)
 	}
 	// New blocks do not move a view that is not following.
-	tr.Apply(client.Event{Type: "user", Seq: 11, Text: "m10"})
+	tr.Apply(wire.Event{Type: "user", Seq: 11, Text: "m10"})
 	rows = screenText(drawView(t, v, 20, 6))
 	if !strings.Contains(rows[1], "m0") {
 		t.Errorf("after a new block the view shows %q", rows)
@@ -97,7 +97,7 @@ func TestViewShortTranscriptStartsAtTop(t *testing.T) {
 
 func TestViewRewrapsOnResize(t *testing.T) {
 	var tr Transcript
-	tr.Apply(client.Event{Type: "message", Seq: 1, Text: strings.Repeat("word ", 12)})
+	tr.Apply(wire.Event{Type: "message", Seq: 1, Text: strings.Repeat("word ", 12)})
 	v := NewTranscriptView(&tr)
 	wide := screenText(drawView(t, v, 80, 10))
 	narrow := screenText(drawView(t, v, 20, 10))

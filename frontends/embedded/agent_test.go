@@ -1,6 +1,7 @@
 package embedded_test
 
 import (
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/frontends/client"
 	"github.com/albedo-agent/albedo/frontends/embedded"
 )
@@ -8,6 +9,6 @@ import (
 // An embedded albedo and the HTTP client of a daemon are both a whole
 // Agent: a program moves between them by changing one constructor.
 var (
-	_ embedded.Agent = (*embedded.Albedo)(nil)
-	_ embedded.Agent = (*client.Client)(nil)
+	_ wire.Agent = (*embedded.Albedo)(nil)
+	_ wire.Agent = (*client.Client)(nil)
 )

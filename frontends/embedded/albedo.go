@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/albedo-agent/albedo/albedo/engine"
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/frontends/app"
 	"github.com/albedo-agent/albedo/frontends/compose"
 	"github.com/albedo-agent/albedo/frontends/home"
@@ -36,6 +37,8 @@ type Albedo struct {
 	closeOnce sync.Once
 	closeErr  error
 }
+
+var _ wire.Agent = (*Albedo)(nil)
 
 // Open starts albedo in this process: it wires the ports (Assemble),
 // takes the home's lock when it opened the home's database, and resumes

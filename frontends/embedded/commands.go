@@ -36,10 +36,10 @@ func (a *Albedo) command(ctx context.Context, id, name string, args any) (json.R
 // and model, as /model does; that choice also becomes the default for new
 // sessions. The session's history is projected into the new provider's
 // protocol on its next turn.
-func (a *Albedo) SwitchModel(ctx context.Context, id, provider, model string) (ModelChoice, error) {
+func (a *Albedo) SwitchModel(ctx context.Context, id, provider, model string) (wire.ModelChoice, error) {
 	c, err := a.app.SwitchModel(ctx, id, provider, model)
 	if err != nil {
-		return ModelChoice{}, fmt.Errorf("run /model on session %s: %w", id, err)
+		return wire.ModelChoice{}, fmt.Errorf("run /model on session %s: %w", id, err)
 	}
 	return c, nil
 }

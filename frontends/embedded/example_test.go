@@ -39,7 +39,7 @@ func exampleOptions() embedded.Options {
 }
 
 // describe prints an event as one line.
-func describe(ev embedded.Event) string {
+func describe(ev wire.Event) string {
 	switch ev.Type {
 	case wire.EventToolCall:
 		return fmt.Sprintf("%s %s: %s", ev.Type, ev.Name, ev.Code)
@@ -209,7 +209,7 @@ func ExampleAgent() {
 
 // ask runs one prompt in a new session and returns the model's last
 // message.
-func ask(ctx context.Context, agent embedded.Agent, workspace, prompt string) (string, error) {
+func ask(ctx context.Context, agent wire.Agent, workspace, prompt string) (string, error) {
 	s, err := agent.CreateSession(ctx, workspace, "")
 	if err != nil {
 		return "", err
@@ -235,7 +235,7 @@ func ask(ctx context.Context, agent embedded.Agent, workspace, prompt string) (s
 
 // Errors carry albedo's codes whether they come from an embedded albedo or
 // from a daemon.
-func ExampleErrorCode() {
+func Example_errorCode() {
 	ctx := context.Background()
 	a, err := embedded.Open(ctx, exampleOptions())
 	if err != nil {
@@ -244,7 +244,7 @@ func ExampleErrorCode() {
 	defer a.Close()
 
 	_, err = a.Send(ctx, "no-such-session", "hello", nil)
-	fmt.Println(embedded.ErrorCode(err) == albedo.ENotFound)
+	fmt.Println(wire.ErrorCode(err) == albedo.ENotFound)
 	// Output:
 	// true
 }

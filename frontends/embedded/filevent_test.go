@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/fixtures/fakes"
 	"github.com/albedo-agent/albedo/frontends/embedded"
 )
@@ -25,7 +26,7 @@ func TestFileVentJoinsTheLedger(t *testing.T) {
 	if err != nil || len(page.Items) != 1 || page.Items[0].ID != filed.ID {
 		t.Fatalf("ledger = %+v, %v", page, err)
 	}
-	if _, err := a.FileVent(t.Context(), sess.ID, embedded.NewVent{Topic: "nonsense", Message: "x"}); embedded.ErrorCode(err) != albedo.EInvalid {
+	if _, err := a.FileVent(t.Context(), sess.ID, embedded.NewVent{Topic: "nonsense", Message: "x"}); wire.ErrorCode(err) != albedo.EInvalid {
 		t.Errorf("unknown topic: err = %v", err)
 	}
 }

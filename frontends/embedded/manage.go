@@ -7,13 +7,9 @@ import (
 	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
-// SessionFilter chooses the sessions FindSessions lists: a search of the
-// title, name or id prefix, a workspace, archived ones, and a page.
-type SessionFilter = wire.SessionFilter
-
 // FindSessions lists the sessions f matches, most recently updated first,
 // and the cursor of the next page ("" on the last).
-func (a *Albedo) FindSessions(ctx context.Context, f SessionFilter) ([]Session, string, error) {
+func (a *Albedo) FindSessions(ctx context.Context, f wire.SessionFilter) ([]wire.Session, string, error) {
 	list, next, err := a.app.FindSessions(ctx, f)
 	if err != nil {
 		return nil, "", fmt.Errorf("find sessions: %w", err)
@@ -24,10 +20,10 @@ func (a *Albedo) FindSessions(ctx context.Context, f SessionFilter) ([]Session, 
 // SetArchived archives a session (true) or brings it back (false). Like
 // the client, it changes the session at the revision it reads, so a
 // concurrent change makes it fail with albedo.EStale.
-func (a *Albedo) SetArchived(ctx context.Context, id string, archived bool) (Config, error) {
+func (a *Albedo) SetArchived(ctx context.Context, id string, archived bool) (wire.Config, error) {
 	c, err := a.app.SetArchived(ctx, id, archived)
 	if err != nil {
-		return Config{}, fmt.Errorf("archive session %s: %w", id, err)
+		return wire.Config{}, fmt.Errorf("archive session %s: %w", id, err)
 	}
 	return c, nil
 }

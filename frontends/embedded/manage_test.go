@@ -41,7 +41,7 @@ func gateConfig() *fakes.Config {
 // bothAgents returns the two Agents, each over an albedo of its own that
 // answers through provider: an embedded albedo, and the HTTP client of a
 // daemon.
-func bothAgents(t *testing.T, provider albedo.Provider) map[string]embedded.Agent {
+func bothAgents(t *testing.T, provider albedo.Provider) map[string]wire.Agent {
 	t.Helper()
 	embeddedAgent := mustOpen(t, embedded.Options{Store: memstore.New(), Provider: provider, Kernel: fakes.NewKernel(), Config: gateConfig()})
 	svc := engine.New(engine.Options{Workspaces: localfs.Workspaces{}, Store: memstore.New(), Provider: provider, Kernel: fakes.NewKernel(), Config: gateConfig()})
@@ -54,7 +54,7 @@ func bothAgents(t *testing.T, provider albedo.Provider) map[string]embedded.Agen
 	n, _ := strconv.Atoi(port)
 	c := client.New(home.Connection{Port: n, Token: "tok"})
 	t.Cleanup(func() { c.Close() })
-	return map[string]embedded.Agent{"embedded": embeddedAgent, "client": c}
+	return map[string]wire.Agent{"embedded": embeddedAgent, "client": c}
 }
 
 func ids(list []wire.Session) []string {

@@ -10,16 +10,16 @@ import (
 // CreateSession makes a session in workspace (an absolute path to a
 // folder) bound to the named provider, or to the active one when provider
 // is empty, with that provider's model.
-func (a *Albedo) CreateSession(ctx context.Context, workspace, provider string) (Session, error) {
+func (a *Albedo) CreateSession(ctx context.Context, workspace, provider string) (wire.Session, error) {
 	s, err := a.app.CreateSession(ctx, wire.CreateSession{Workspace: workspace, Provider: provider})
 	if err != nil {
-		return Session{}, fmt.Errorf("create session in %s: %w", workspace, err)
+		return wire.Session{}, fmt.Errorf("create session in %s: %w", workspace, err)
 	}
 	return s, nil
 }
 
 // Sessions lists every session, most recently updated first.
-func (a *Albedo) Sessions(ctx context.Context) ([]Session, error) {
+func (a *Albedo) Sessions(ctx context.Context) ([]wire.Session, error) {
 	list, err := a.app.Sessions(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
@@ -30,19 +30,19 @@ func (a *Albedo) Sessions(ctx context.Context) ([]Session, error) {
 // Session returns a session with its last tail events (none when tail is
 // 0, 50 when tail is negative), whether it runs a turn, and its glances:
 // the model it is bound to, and the vent replies waiting for it.
-func (a *Albedo) Session(ctx context.Context, id string, tail int) (SessionDetail, error) {
+func (a *Albedo) Session(ctx context.Context, id string, tail int) (wire.SessionDetail, error) {
 	d, err := a.app.Session(ctx, id, tail)
 	if err != nil {
-		return SessionDetail{}, fmt.Errorf("get session %s: %w", id, err)
+		return wire.SessionDetail{}, fmt.Errorf("get session %s: %w", id, err)
 	}
 	return d, nil
 }
 
 // Config returns a session's editable configuration and its ETag.
-func (a *Albedo) Config(ctx context.Context, id string) (Config, error) {
+func (a *Albedo) Config(ctx context.Context, id string) (wire.Config, error) {
 	c, err := a.app.Config(ctx, id)
 	if err != nil {
-		return Config{}, fmt.Errorf("get configuration of session %s: %w", id, err)
+		return wire.Config{}, fmt.Errorf("get configuration of session %s: %w", id, err)
 	}
 	return c, nil
 }
@@ -50,20 +50,20 @@ func (a *Albedo) Config(ctx context.Context, id string) (Config, error) {
 // Rename gives a session a name (at most 100 characters; empty removes
 // it). Like the client, it changes the session at the revision it reads,
 // so a concurrent change makes it fail with albedo.EStale.
-func (a *Albedo) Rename(ctx context.Context, id, name string) (Config, error) {
+func (a *Albedo) Rename(ctx context.Context, id, name string) (wire.Config, error) {
 	cur, err := a.Config(ctx, id)
 	if err != nil {
-		return Config{}, err
+		return wire.Config{}, err
 	}
 	c, err := a.app.Configure(ctx, id, cur.Revision, wire.ConfigPatch{Name: &name})
 	if err != nil {
-		return Config{}, fmt.Errorf("rename session %s: %w", id, err)
+		return wire.Config{}, fmt.Errorf("rename session %s: %w", id, err)
 	}
 	return c, nil
 }
 
 // History returns a session's whole transcript.
-func (a *Albedo) History(ctx context.Context, id string) ([]HistoryItem, error) {
+func (a *Albedo) History(ctx context.Context, id string) ([]wire.HistoryItem, error) {
 	h, err := a.app.History(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("get history of session %s: %w", id, err)
@@ -74,13 +74,13 @@ func (a *Albedo) History(ctx context.Context, id string) ([]HistoryItem, error) 
 // Tree returns up to limit checkpoints of a session (100 when limit is 0
 // or less) with ids above after (0 or less: from the start), and whether
 // more follow.
-func (a *Albedo) Tree(ctx context.Context, id string, after int64, limit int) (TreePage, error) {
+func (a *Albedo) Tree(ctx context.Context, id string, after int64, limit int) (wire.TreePage, error) {
 	if limit <= 0 {
 		limit = -1 // the default page
 	}
 	page, err := a.app.Tree(ctx, id, after, limit)
 	if err != nil {
-		return TreePage{}, fmt.Errorf("get tree of session %s: %w", id, err)
+		return wire.TreePage{}, fmt.Errorf("get tree of session %s: %w", id, err)
 	}
 	return page, nil
 }
@@ -89,10 +89,10 @@ func (a *Albedo) Tree(ctx context.Context, id string, after int64, limit int) (T
 // including the checkpoint (a tree item id). The source is untouched; the
 // branch starts with fresh Python globals, and a call copied without its
 // output is never run.
-func (a *Albedo) Fork(ctx context.Context, id string, checkpoint int64) (Session, error) {
+func (a *Albedo) Fork(ctx context.Context, id string, checkpoint int64) (wire.Session, error) {
 	s, err := a.app.Fork(ctx, id, checkpoint)
 	if err != nil {
-		return Session{}, fmt.Errorf("fork session %s at %d: %w", id, checkpoint, err)
+		return wire.Session{}, fmt.Errorf("fork session %s at %d: %w", id, checkpoint, err)
 	}
 	return s, nil
 }
@@ -100,10 +100,10 @@ func (a *Albedo) Fork(ctx context.Context, id string, checkpoint int64) (Session
 // MoveWorkspace points an idle session at another workspace folder (an
 // absolute path), for instance after the old one was renamed. History is
 // kept; the Python kernel starts afresh in the new folder.
-func (a *Albedo) MoveWorkspace(ctx context.Context, id, workspace string) (Session, error) {
+func (a *Albedo) MoveWorkspace(ctx context.Context, id, workspace string) (wire.Session, error) {
 	m, err := a.app.MoveWorkspace(ctx, id, workspace)
 	if err != nil {
-		return Session{}, fmt.Errorf("move session %s to %s: %w", id, workspace, err)
+		return wire.Session{}, fmt.Errorf("move session %s to %s: %w", id, workspace, err)
 	}
 	return m.Session, nil
 }

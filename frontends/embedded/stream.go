@@ -15,7 +15,7 @@ import (
 type Stream struct {
 	// Snapshot is every durable event of the session when the stream
 	// opened.
-	Snapshot []Event
+	Snapshot []wire.Event
 	session  string
 	sub      *engine.Subscription
 	ctx      context.Context
@@ -39,20 +39,20 @@ func (a *Albedo) Subscribe(ctx context.Context, id string) (*Stream, error) {
 // the stream ends it yields one last non-nil error: ErrStreamEnded when
 // albedo closed it, the context's error when ctx ended or Close was
 // called. It is meant to be ranged over once.
-func (s *Stream) Events() iter.Seq2[Event, error] {
-	return func(yield func(Event, error) bool) {
+func (s *Stream) Events() iter.Seq2[wire.Event, error] {
+	return func(yield func(wire.Event, error) bool) {
 		for {
 			select {
 			case ev, ok := <-s.sub.Events:
 				if !ok {
-					yield(Event{}, s.end())
+					yield(wire.Event{}, s.end())
 					return
 				}
 				if !yield(ev, nil) {
 					return
 				}
 			case <-s.ctx.Done():
-				yield(Event{}, s.end())
+				yield(wire.Event{}, s.end())
 				return
 			}
 		}
@@ -64,7 +64,7 @@ func (s *Stream) end() error {
 	if err := s.ctx.Err(); err != nil {
 		return fmt.Errorf("stream of session %s: %w", s.session, err)
 	}
-	return fmt.Errorf("stream of session %s: %w", s.session, ErrStreamEnded)
+	return fmt.Errorf("stream of session %s: %w", s.session, wire.ErrStreamEnded)
 }
 
 // Close ends the stream.
@@ -79,11 +79,11 @@ func (s *Stream) Close() error {
 // it yields one last non-nil error: ErrStreamEnded when albedo ended the
 // stream, ctx's error when ctx ended, or why the session could not be
 // watched.
-func (a *Albedo) Watch(ctx context.Context, id string) iter.Seq2[Event, error] {
-	return func(yield func(Event, error) bool) {
+func (a *Albedo) Watch(ctx context.Context, id string) iter.Seq2[wire.Event, error] {
+	return func(yield func(wire.Event, error) bool) {
 		s, err := a.Subscribe(ctx, id)
 		if err != nil {
-			yield(Event{}, err)
+			yield(wire.Event{}, err)
 			return
 		}
 		defer s.Close()

@@ -77,7 +77,7 @@ func TestStreamEnds(t *testing.T) {
 		want error
 	}{
 		{"closed", func(_ *embedded.Albedo, s *embedded.Stream) { s.Close() }, context.Canceled},
-		{"albedo closed", func(a *embedded.Albedo, _ *embedded.Stream) { a.Close() }, embedded.ErrStreamEnded},
+		{"albedo closed", func(a *embedded.Albedo, _ *embedded.Stream) { a.Close() }, wire.ErrStreamEnded},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -110,7 +110,7 @@ func TestStreamEnds(t *testing.T) {
 	t.Run("unknown session", func(t *testing.T) {
 		a := openFake(t, script())
 		for _, err := range a.Watch(ctx, "nope") {
-			if embedded.ErrorCode(err) != albedo.ENotFound {
+			if wire.ErrorCode(err) != albedo.ENotFound {
 				t.Errorf("err = %v, want not_found", err)
 			}
 		}

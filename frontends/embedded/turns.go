@@ -3,6 +3,8 @@ package embedded
 import (
 	"context"
 	"fmt"
+
+	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
 // Send gives a session a user message, with an optional image whose
@@ -10,7 +12,7 @@ import (
 // starts a turn; a busy one queues the message for its next model request,
 // and queued is true. Send returns as soon as the message is stored; Wait
 // for the turn to end.
-func (a *Albedo) Send(ctx context.Context, id, text string, img *Image) (queued bool, err error) {
+func (a *Albedo) Send(ctx context.Context, id, text string, img *wire.Image) (queued bool, err error) {
 	sent, err := a.app.Send(ctx, id, text, img)
 	if err != nil {
 		return false, fmt.Errorf("send to session %s: %w", id, err)

@@ -12,41 +12,41 @@ import (
 // Vents returns up to limit vents (50 when limit is 0 or less, at most 200), newest
 // first, starting after cursor ("" for the newest). The page's Next is the
 // cursor of the following page, "" on the last.
-func (a *Albedo) Vents(ctx context.Context, limit int, cursor string) (VentPage, error) {
+func (a *Albedo) Vents(ctx context.Context, limit int, cursor string) (wire.VentPage, error) {
 	list, err := a.app.Vents(ctx, limit, cursor)
 	if err != nil {
-		return VentPage{}, fmt.Errorf("list vents: %w", err)
+		return wire.VentPage{}, fmt.Errorf("list vents: %w", err)
 	}
 	return list.Page(), nil
 }
 
 // Vent returns one vent.
-func (a *Albedo) Vent(ctx context.Context, id string) (Vent, error) {
+func (a *Albedo) Vent(ctx context.Context, id string) (wire.Vent, error) {
 	v, err := a.vent(ctx, id)
 	if err != nil {
-		return Vent{}, fmt.Errorf("get vent %s: %w", id, err)
+		return wire.Vent{}, fmt.Errorf("get vent %s: %w", id, err)
 	}
 	return v, nil
 }
 
-func (a *Albedo) vent(ctx context.Context, id string) (Vent, error) {
+func (a *Albedo) vent(ctx context.Context, id string) (wire.Vent, error) {
 	n, err := app.VentID(id)
 	if err != nil {
-		return Vent{}, err
+		return wire.Vent{}, err
 	}
 	r, err := a.app.Vent(ctx, n)
 	return r.Value, err
 }
 
 // patchVent changes a vent whatever its revision.
-func (a *Albedo) patchVent(ctx context.Context, id string, patch wire.VentPatch) (VentReply, error) {
+func (a *Albedo) patchVent(ctx context.Context, id string, patch wire.VentPatch) (wire.VentReply, error) {
 	n, err := app.VentID(id)
 	if err != nil {
-		return VentReply{}, err
+		return wire.VentReply{}, err
 	}
 	p, err := a.app.PatchVent(ctx, n, 0, patch)
 	if err != nil {
-		return VentReply{}, err
+		return wire.VentReply{}, err
 	}
 	return p.Reply(), nil
 }
@@ -54,20 +54,20 @@ func (a *Albedo) patchVent(ctx context.Context, id string, patch wire.VentPatch)
 // ReplyVent answers a vent: the vent becomes acknowledged and, when its
 // filing session still exists, the reply reaches that session, and only
 // it, on its next turn (State "queued"). The reply is kept either way.
-func (a *Albedo) ReplyVent(ctx context.Context, id, text string) (VentReply, error) {
+func (a *Albedo) ReplyVent(ctx context.Context, id, text string) (wire.VentReply, error) {
 	r, err := a.patchVent(ctx, id, wire.VentPatch{Reply: &text})
 	if err != nil {
-		return VentReply{}, fmt.Errorf("reply to vent %s: %w", id, err)
+		return wire.VentReply{}, fmt.Errorf("reply to vent %s: %w", id, err)
 	}
 	return r, nil
 }
 
 // DismissVent closes a vent without resolving it.
-func (a *Albedo) DismissVent(ctx context.Context, id string) (Vent, error) {
+func (a *Albedo) DismissVent(ctx context.Context, id string) (wire.Vent, error) {
 	status := wire.VentDismissed
 	r, err := a.patchVent(ctx, id, wire.VentPatch{Status: &status})
 	if err != nil {
-		return Vent{}, fmt.Errorf("dismiss vent %s: %w", id, err)
+		return wire.Vent{}, fmt.Errorf("dismiss vent %s: %w", id, err)
 	}
 	return r.Vent, nil
 }
@@ -101,10 +101,10 @@ type NewVent = albedo.NewVent
 // FileVent records a vent as the session's model would with vent(): for
 // programs whose own tools want to report what got in the way. The daemon
 // has no route for it: over HTTP only models file vents.
-func (a *Albedo) FileVent(ctx context.Context, sessionID string, v NewVent) (Vent, error) {
+func (a *Albedo) FileVent(ctx context.Context, sessionID string, v NewVent) (wire.Vent, error) {
 	filed, err := a.app.FileVent(ctx, sessionID, v)
 	if err != nil {
-		return Vent{}, fmt.Errorf("file vent for session %s: %w", sessionID, err)
+		return wire.Vent{}, fmt.Errorf("file vent for session %s: %w", sessionID, err)
 	}
 	return filed, nil
 }
