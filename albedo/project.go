@@ -21,6 +21,9 @@ type InstructionFile struct {
 // order they are sent.
 type InstructionSet struct {
 	Files []InstructionFile
+	// Skills are the Agent Skills the workspace offers, by name; only
+	// their names and descriptions are sent (see SkillsBlock).
+	Skills []Skill
 	// Warnings say which files were skipped and why.
 	Warnings []string
 }

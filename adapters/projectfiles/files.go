@@ -27,7 +27,10 @@ type Files struct {
 	hidden func(ctx context.Context) []string
 }
 
-var _ albedo.InstructionSource = (*Files)(nil)
+var (
+	_ albedo.InstructionSource = (*Files)(nil)
+	_ albedo.SkillReader       = (*Files)(nil)
+)
 
 // New returns the instruction files of an albedo home (its AGENTS.md) and
 // of the workspaces asked about. hidden returns the paths a sandboxed
@@ -41,9 +44,25 @@ func New(home string, hidden func(ctx context.Context) []string) *Files {
 }
 
 // Instructions reads the instruction files of workspace, in the order
-// they are sent. A file over albedo.MaxInstructionFile bytes or not UTF-8
-// is skipped with a warning, and the next name in its folder is tried.
+// they are sent, and finds the skills it offers. A file over
+// albedo.MaxInstructionFile bytes or not UTF-8 is skipped with a warning,
+// and the next name in its folder is tried.
 func (f *Files) Instructions(ctx context.Context, workspace string) (albedo.InstructionSet, error) {
+	set, err := f.instructionFiles(ctx, workspace)
+	if err != nil {
+		return set, err
+	}
+	found, warnings, err := f.skills(ctx, workspace)
+	for _, s := range found {
+		set.Skills = append(set.Skills, s.Skill)
+	}
+	set.Warnings = append(set.Warnings, warnings...)
+	return set, err
+}
+
+// instructionFiles reads the instruction files of workspace, in the
+// order they are sent.
+func (f *Files) instructionFiles(ctx context.Context, workspace string) (albedo.InstructionSet, error) {
 	var set albedo.InstructionSet
 	if f.home != "" {
 		if text, ok, warn := readOwn(filepath.Join(f.home, "AGENTS.md"), HomeSource); ok {
