@@ -27,7 +27,7 @@ const maxBody = albedo.MaxImageBytes*4/3 + 2<<20
 
 // Capabilities are the features /health advertises.
 func Capabilities() []string {
-	return []string{"session_provider", "session_workspace", "session_fork", "session_stream", "images", "commands", "paperclips", "sandbox"}
+	return []string{"session_provider", "session_workspace", "session_fork", "session_stream", "images", "commands", "paperclips", "sandbox", "mcp"}
 }
 
 // APIOptions configure the HTTP API.
@@ -56,6 +56,8 @@ type APIOptions struct {
 	// Heartbeat is how often an idle stream sends a comment line; zero
 	// means 15 seconds.
 	Heartbeat time.Duration
+	// MCP answers the MCP routes; nil answers them not_found.
+	MCP app.MCPServers
 }
 
 // api holds what the handlers share.
@@ -70,11 +72,12 @@ type api struct {
 	version   string
 	store     string
 	heartbeat time.Duration
+	mcp       app.MCPServers
 }
 
 // NewHandler returns the daemon's HTTP API.
 func NewHandler(opts APIOptions) http.Handler {
-	a := &api{app: app.New(opts.Service), token: opts.Token, port: opts.Port, hosts: newHostSet(opts.Port, opts.AllowedHosts), shutdown: opts.Shutdown, done: opts.Done, log: opts.Logger, version: opts.Version, store: opts.Store, heartbeat: opts.Heartbeat}
+	a := &api{app: app.New(opts.Service), token: opts.Token, port: opts.Port, hosts: newHostSet(opts.Port, opts.AllowedHosts), shutdown: opts.Shutdown, done: opts.Done, log: opts.Logger, version: opts.Version, store: opts.Store, heartbeat: opts.Heartbeat, mcp: opts.MCP}
 	if a.heartbeat <= 0 {
 		a.heartbeat = defaultHeartbeat
 	}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/albedo-agent/albedo/albedo/wire"
+	"github.com/albedo-agent/albedo/frontends/client"
+)
+
+// mcpCommand is a subcommand of "albedo mcp".
+type mcpCommand struct {
+	name, usage, summary string
+	run                  func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
+}
+
+func mcpCommands() []mcpCommand {
+	return []mcpCommand{
+		{"list", "albedo mcp [list] [--json] [--workspace DIR]", "list the MCP servers of the workspace: state, tools, last error", listMCP},
+		{"approve", "albedo mcp approve [--workspace DIR] NAME", "let the repository's own server NAME (.mcp.json, .vscode/mcp.json) start, as its entry is now", approveMCP},
+		{"restart", "albedo mcp restart [--workspace DIR] NAME", "stop server NAME and forget its crashes; its next use starts it", restartMCP},
+		{"logs", "albedo mcp logs [--workspace DIR] NAME", "print the end of what server NAME wrote to stderr, and its last error", logsMCP},
+	}
+}
+
+func runMCP(ctx context.Context, e *env, args []string) error {
+	sub := "list"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		sub, args = args[0], args[1:]
+	}
+	if sub == "help" {
+		sub, args = "list", []string{"--help"}
+	}
+	for _, mc := range mcpCommands() {
+		if mc.name == sub {
+			return mc.run(ctx, e, mcpFlags(e, mc), args)
+		}
+	}
+	return usageError{fmt.Sprintf("unknown mcp command %q", sub)}
+}
+
+// mcpFlags returns the flag set of an mcp subcommand; the help of list
+// (that is, of "albedo mcp --help") lists every subcommand.
+func mcpFlags(e *env, mc mcpCommand) *flag.FlagSet {
+	fs := flag.NewFlagSet("mcp "+mc.name, flag.ContinueOnError)
+	fs.SetOutput(e.stdout)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stdout, "usage: %s\n\n%s\n", mc.usage, mc.summary)
+		if mc.name == "list" {
+			fmt.Fprintln(e.stdout, "\nCommands:")
+			for _, x := range mcpCommands() {
+				fmt.Fprintf(e.stdout, "  %-44s %s\n", x.usage, x.summary)
+			}
+			fmt.Fprintln(e.stdout, "\nThe workspace is the current folder unless --workspace names another; its repository's\nservers are those of .mcp.json and .vscode/mcp.json at the repository root.")
+		}
+		fmt.Fprintln(e.stdout, "\nOptions:")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// mcpArgs parses an mcp subcommand's flags, checks it got n arguments,
+// resolves the workspace and dials.
+func mcpArgs(ctx context.Context, e *env, fs *flag.FlagSet, args []string, n int) (*client.Client, string, error) {
+	dir := fs.String("workspace", "", "the workspace `DIR` (default: the current folder)")
+	if err := parse(fs, args); err != nil {
+		return nil, "", err
+	}
+	if fs.NArg() != n {
+		want := "no arguments"
+		if n == 1 {
+			want = "one server NAME"
+		}
+		return nil, "", usageError{fmt.Sprintf("%s takes %s", fs.Name(), want)}
+	}
+	workspace, err := workspaceDir(*dir)
+	if err != nil {
+		return nil, "", err
+	}
+	c, err := e.dial(ctx)
+	return c, workspace, err
+}
+
+func listMCP(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+	asJSON := fs.Bool("json", false, "print the list as JSON")
+	c, workspace, err := mcpArgs(ctx, e, fs, args, 0)
+	if err != nil {
+		return err
+	}
+	list, err := c.MCPServers(ctx, workspace)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, list)
+	}
+	if len(list.Servers) == 0 {
+		fmt.Fprintln(e.stdout, "no MCP servers: configure them in extensions.json (mcp.servers) or the repository's .mcp.json")
+	} else {
+		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tSTATE\tTOOLS\tSOURCE\tRUNS")
+		for _, s := range list.Servers {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.Name, s.State, len(s.Tools), s.Source, clip(s.Runs, 60))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	for _, s := range list.Servers {
+		if s.State == wire.MCPAwaitingApproval {
+			fmt.Fprintf(e.stdout, "%s (%s) starts only once approved: albedo mcp approve %s\n", s.Name, s.Source, s.Name)
+		}
+		if s.LastError != "" {
+			fmt.Fprintf(e.stdout, "%s: %s\n", s.Name, firstLine(s.LastError))
+		}
+	}
+	for _, p := range list.Problems {
+		fmt.Fprintf(e.stdout, "problem: %s\n", p)
+	}
+	return nil
+}
+
+func approveMCP(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+	c, workspace, err := mcpArgs(ctx, e, fs, args, 1)
+	if err != nil {
+		return err
+	}
+	s, err := c.ApproveMCP(ctx, workspace, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "approved %s (%s): %s\n", s.Name, s.Source, s.Runs)
+	return nil
+}
+
+func restartMCP(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+	c, workspace, err := mcpArgs(ctx, e, fs, args, 1)
+	if err != nil {
+		return err
+	}
+	s, err := c.RestartMCP(ctx, workspace, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "restarted %s: its next use starts it\n", s.Name)
+	return nil
+}
+
+func logsMCP(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+	c, workspace, err := mcpArgs(ctx, e, fs, args, 1)
+	if err != nil {
+		return err
+	}
+	list, err := c.MCPServers(ctx, workspace)
+	if err != nil {
+		return err
+	}
+	for _, s := range list.Servers {
+		if s.Name != fs.Arg(0) {
+			continue
+		}
+		if s.Stderr == "" && s.LastError == "" {
+			fmt.Fprintf(e.stderr, "%s (%s) has written nothing to stderr\n", s.Name, s.State)
+			return nil
+		}
+		fmt.Fprint(e.stdout, s.Stderr)
+		if s.Stderr != "" && !strings.HasSuffix(s.Stderr, "\n") {
+			fmt.Fprintln(e.stdout)
+		}
+		if s.LastError != "" {
+			fmt.Fprintf(e.stderr, "last error: %s\n", s.LastError)
+		}
+		return nil
+	}
+	return fmt.Errorf("no MCP server %q is configured for %s", fs.Arg(0), workspace)
+}
