@@ -352,6 +352,22 @@ class ConsoleTest(unittest.TestCase):
         self.assertIn(str(app.home), screen.replace("\n", ""))
         self.assertEqual(provider.requests, [])
 
+    def test_slash_mcp_lists_the_servers_and_approves_the_repositorys_own(self):
+        def project(app):
+            (app.workspace / ".git").mkdir()
+            (app.workspace / ".mcp.json").write_text(json.dumps(
+                {"mcpServers": {"local": {"command": "node", "args": ["tools/server.js"]}}}))
+
+        provider, app, console = self.ready_console(lambda request: text("unused"), prepare=project)
+        console.say("/mcp")
+        console.wait_for("local: awaiting approval (.mcp.json, stdio) node tools/server.js", "/mcp approve local")
+        console.say("/mcp approve local")
+        console.wait_for("approved local (.mcp.json): node tools/server.js")
+        console.say("/mcp")
+        console.wait_for("local: idle (.mcp.json, stdio)")
+        self.assertTrue((app.home / "mcp-approvals.json").exists())
+        self.assertEqual(provider.requests, [])
+
     def test_the_status_line_shows_background_jobs_while_they_run(self):
         code = "j = run('while [ ! -e release ]; do sleep 0.1; done')\nprint('started job', j.id)"
         provider, app, console = self.ready_console(by_prompt({"start": python(code)}, answer="All set."))

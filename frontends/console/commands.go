@@ -30,6 +30,7 @@ func commandHelp() []struct{ usage, summary string } {
 		{"/sessions", "pick another session"},
 		{"/vents", "open the vent ledger"},
 		{"/sandbox", "what the model's Python may write, read and reach"},
+		{"/mcp [approve|restart NAME]", "this folder's MCP servers; approve the repository's own one, restart one"},
 		{"/help", "show commands and keys"},
 		{"/quit", "detach: the session goes on in the daemon"},
 	}
@@ -67,6 +68,10 @@ func parseCommand(text string) (cmd command, ok bool, err error) {
 	case "/name":
 		if cmd.rest == "" {
 			return cmd, true, fmt.Errorf("usage: /name NAME")
+		}
+	case "/mcp":
+		if n := len(cmd.args); n != 0 && (n != 2 || cmd.args[0] != "approve" && cmd.args[0] != "restart") {
+			return cmd, true, fmt.Errorf("usage: /mcp, /mcp approve NAME or /mcp restart NAME")
 		}
 	case "/vents", "/help", "/quit", "/sessions", "/login", "/compact", "/new", "/sandbox":
 		if cmd.rest != "" {
@@ -164,6 +169,29 @@ func (s *sessionScreen) run(cmd command) {
 			}
 			s.post(gen, func() { s.setGlances(d.Glances) })
 			return sandboxDetail(findGlance(d.Glances, "sandbox")), nil
+		})
+	case "/mcp":
+		ws := s.info.Workspace
+		async(func() (string, error) {
+			if len(cmd.args) == 2 && cmd.args[0] == "approve" {
+				srv, err := cl.ApproveMCP(ctx, ws, cmd.args[1])
+				if err != nil {
+					return "", err
+				}
+				return fmt.Sprintf("approved %s (%s): %s", srv.Name, srv.Source, srv.Runs), nil
+			}
+			if len(cmd.args) == 2 {
+				srv, err := cl.RestartMCP(ctx, ws, cmd.args[1])
+				if err != nil {
+					return "", err
+				}
+				return "restarted " + srv.Name + ": its next use starts it", nil
+			}
+			list, err := cl.MCPServers(ctx, ws)
+			if err != nil {
+				return "", err
+			}
+			return mcpDetail(list), nil
 		})
 	case "/name":
 		async(func() (string, error) {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
 func TestParseCommand(t *testing.T) {
@@ -27,6 +29,11 @@ func TestParseCommand(t *testing.T) {
 		{input: "/name", isCmd: true, wantErr: "usage: /name"},
 		{input: " /quit ", isCmd: true, name: "/quit"},
 		{input: "/help me", isCmd: true, wantErr: "takes no arguments"},
+		{input: "/mcp", isCmd: true, name: "/mcp"},
+		{input: "/mcp approve local", isCmd: true, name: "/mcp", args: []string{"approve", "local"}},
+		{input: "/mcp restart local", isCmd: true, name: "/mcp", args: []string{"restart", "local"}},
+		{input: "/mcp approve", isCmd: true, wantErr: "usage: /mcp"},
+		{input: "/mcp delete local", isCmd: true, wantErr: "usage: /mcp"},
 		{input: "/frobnicate", isCmd: true, wantErr: "unknown command /frobnicate"},
 	}
 	for _, tt := range tests {
@@ -178,7 +185,7 @@ func TestCompleteCommand(t *testing.T) {
 	}{
 		{"/wo", "/workspace", "/workspace"},
 		{"/f", "/fork", "/fork"},
-		{"/", "/model /login /compact /fork /new /workspace /name /sessions /vents /sandbox /help /quit", "/"},
+		{"/", "/model /login /compact /fork /new /workspace /name /sessions /vents /sandbox /mcp /help /quit", "/"},
 		{"/c", "/compact", "/compact"},
 		{"/zz", "", "/zz"},
 	}
@@ -187,5 +194,37 @@ func TestCompleteCommand(t *testing.T) {
 		if strings.Join(names, " ") != tt.names || common != tt.common {
 			t.Errorf("completeCommand(%q) = %q, %q; want %q, %q", tt.start, names, common, tt.names, tt.common)
 		}
+	}
+}
+
+func TestMCPDetail(t *testing.T) {
+	tests := []struct {
+		name string
+		list wire.MCPList
+		want []string
+	}{
+		{"none", wire.MCPList{}, []string{"no MCP servers: configure them in extensions.json"}},
+		{"a running server, a waiting one and a problem", wire.MCPList{
+			Servers: []wire.MCPServer{
+				{Name: "gh", State: wire.MCPRunning, Source: "extensions.json", Transport: "stdio", Runs: "gh-mcp", Exposure: "functions",
+					Tools: []wire.MCPTool{{Tool: "search"}, {Tool: "fetch"}}, LastError: "timed out\nmore"},
+				{Name: "local", State: wire.MCPAwaitingApproval, Source: ".mcp.json", Transport: "stdio", Runs: "node s.js"},
+			},
+			Problems: []string{"mcp.servers.x: bad"},
+		}, []string{
+			"gh: running (extensions.json, stdio) gh-mcp\n  2 tools (functions): search, fetch\n  last error: timed out\n",
+			"local: awaiting approval (.mcp.json, stdio) node s.js\n  it starts only once approved: /mcp approve local",
+			"problem: mcp.servers.x: bad",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := mcpDetail(tt.list)
+			for _, want := range tt.want {
+				if !strings.Contains(got, want) {
+					t.Errorf("/mcp shows\n%s\nwant it to hold\n%s", got, want)
+				}
+			}
+		})
 	}
 }
