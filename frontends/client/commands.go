@@ -20,11 +20,8 @@ func (c *Client) Command(ctx context.Context, id, name string, args any) (json.R
 		}
 		body.Args = raw
 	}
-	var out wire.CommandResult
-	if _, err := c.do(ctx, http.MethodPost, sessionPath(id, "commands"), body, &out, nil); err != nil {
-		return nil, fmt.Errorf("run %s on session %s: %w", name, id, err)
-	}
-	return out.Result, nil
+	out, err := call[wire.CommandResult](ctx, c, http.MethodPost, sessionPath(id, "commands"), body, "run %s on session %s", name, id)
+	return out.Result, err
 }
 
 // SwitchModel rebinds an idle session to a provider (its own when empty)

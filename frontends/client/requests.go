@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 
 	"github.com/albedo-agent/albedo/albedo/wire"
@@ -16,9 +15,5 @@ func (c *Client) Requests(ctx context.Context, id string, after int64, limit int
 
 // Context returns how full a session's model context is.
 func (c *Client) Context(ctx context.Context, id string) (wire.Context, error) {
-	var out wire.Context
-	if _, err := c.do(ctx, http.MethodGet, sessionPath(id, "context"), nil, &out, nil); err != nil {
-		return wire.Context{}, fmt.Errorf("get context of session %s: %w", id, err)
-	}
-	return out, nil
+	return call[wire.Context](ctx, c, http.MethodGet, sessionPath(id, "context"), nil, "get context of session %s", id)
 }

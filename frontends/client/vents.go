@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 
 	"github.com/albedo-agent/albedo/albedo/wire"
 )
@@ -19,22 +18,9 @@ func ventPath(id string) string { return ventsPath + "/" + url.PathEscape(id) }
 // Vents returns up to limit vents (0: the daemon's default), newest first,
 // starting after cursor ("" for the newest).
 func (c *Client) Vents(ctx context.Context, limit int, cursor string) (wire.VentPage, error) {
-	q := url.Values{}
-	if limit > 0 {
-		q.Set("limit", strconv.Itoa(limit))
-	}
-	if cursor != "" {
-		q.Set("cursor", cursor)
-	}
-	p := ventsPath
-	if len(q) > 0 {
-		p += "?" + q.Encode()
-	}
-	var out wire.VentList
-	if _, err := c.do(ctx, http.MethodGet, p, nil, &out, nil); err != nil {
-		return wire.VentPage{}, fmt.Errorf("list vents: %w", err)
-	}
-	return out.Page(), nil
+	p := withQuery(ventsPath, map[string]string{"limit": positive(limit), "cursor": cursor})
+	out, err := call[wire.VentList](ctx, c, http.MethodGet, p, nil, "list vents")
+	return out.Page(), err
 }
 
 // Vent returns one vent; its Revision is the one its ETag names.
@@ -92,10 +78,10 @@ func (c *Client) DismissVent(ctx context.Context, id string) (wire.Vent, error) 
 // DeleteVent removes a vent from the ledger.
 func (c *Client) DeleteVent(ctx context.Context, id string) error {
 	cur, err := c.Vent(ctx, id)
-	if err != nil {
-		return fmt.Errorf("delete vent %s: %w", id, err)
+	if err == nil {
+		_, err = c.do(ctx, http.MethodDelete, ventPath(id), nil, nil, ifMatch(cur.Revision))
 	}
-	if _, err := c.do(ctx, http.MethodDelete, ventPath(id), nil, nil, ifMatch(cur.Revision)); err != nil {
+	if err != nil {
 		return fmt.Errorf("delete vent %s: %w", id, err)
 	}
 	return nil

@@ -121,3 +121,12 @@ func (a *Albedo) Shutdown(ctx context.Context) error {
 // ErrHomeInUse says another process, such as a running daemon, serves the
 // home. Reach that daemon with frontends/client, or use another home.
 var ErrHomeInUse = home.ErrInUse
+
+// failed says what was being done, doing formatted with args, when err
+// happened; it is nil when err is.
+func failed(err error, doing string, args ...any) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", fmt.Sprintf(doing, args...), err)
+}

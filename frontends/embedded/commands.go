@@ -3,7 +3,6 @@ package embedded
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/albedo-agent/albedo/albedo/wire"
@@ -13,10 +12,7 @@ import (
 // (any JSON-encodable value, nil for none) and returns its result as JSON.
 func (a *Albedo) Command(ctx context.Context, id, name string, args any) (json.RawMessage, error) {
 	out, err := a.command(ctx, id, name, args)
-	if err != nil {
-		return nil, fmt.Errorf("run %s on session %s: %w", name, id, err)
-	}
-	return out, nil
+	return out, failed(err, "run %s on session %s", name, id)
 }
 
 func (a *Albedo) command(ctx context.Context, id, name string, args any) (json.RawMessage, error) {
@@ -38,8 +34,5 @@ func (a *Albedo) command(ctx context.Context, id, name string, args any) (json.R
 // protocol on its next turn.
 func (a *Albedo) SwitchModel(ctx context.Context, id, provider, model string) (wire.ModelChoice, error) {
 	c, err := a.app.SwitchModel(ctx, id, provider, model)
-	if err != nil {
-		return wire.ModelChoice{}, fmt.Errorf("run /model on session %s: %w", id, err)
-	}
-	return c, nil
+	return c, failed(err, "run /model on session %s", id)
 }

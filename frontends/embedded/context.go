@@ -2,7 +2,6 @@ package embedded
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/albedo-agent/albedo/albedo/wire"
 )
@@ -11,10 +10,7 @@ import (
 // session's request ledger after the cursor after (0: from the first).
 func (a *Albedo) Requests(ctx context.Context, id string, after int64, limit int) (wire.RequestPage, error) {
 	page, err := a.app.Requests(ctx, id, after, limit)
-	if err != nil {
-		return wire.RequestPage{}, fmt.Errorf("get requests of session %s: %w", id, err)
-	}
-	return page, nil
+	return page, failed(err, "get requests of session %s", id)
 }
 
 // Context returns how full a session's model context is: the model's
@@ -22,8 +18,5 @@ func (a *Albedo) Requests(ctx context.Context, id string, after int64, limit int
 // files sent, and what is wrong with the window or the catalog.
 func (a *Albedo) Context(ctx context.Context, id string) (wire.Context, error) {
 	rep, err := a.app.Context(ctx, id)
-	if err != nil {
-		return wire.Context{}, fmt.Errorf("get context of session %s: %w", id, err)
-	}
-	return rep, nil
+	return rep, failed(err, "get context of session %s", id)
 }

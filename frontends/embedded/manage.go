@@ -22,18 +22,13 @@ func (a *Albedo) FindSessions(ctx context.Context, f wire.SessionFilter) ([]wire
 // concurrent change makes it fail with albedo.EStale.
 func (a *Albedo) SetArchived(ctx context.Context, id string, archived bool) (wire.Config, error) {
 	c, err := a.app.SetArchived(ctx, id, archived)
-	if err != nil {
-		return wire.Config{}, fmt.Errorf("archive session %s: %w", id, err)
-	}
-	return c, nil
+	return c, failed(err, "archive session %s", id)
 }
 
 // DeleteSession deletes an idle session and everything kept for it but
 // the vents it filed; while it runs a turn the error's code is
 // wire.CodeBusy.
 func (a *Albedo) DeleteSession(ctx context.Context, id string) error {
-	if _, err := a.app.DeleteSession(ctx, id); err != nil {
-		return fmt.Errorf("delete session %s: %w", id, err)
-	}
-	return nil
+	_, err := a.app.DeleteSession(ctx, id)
+	return failed(err, "delete session %s", id)
 }

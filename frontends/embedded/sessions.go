@@ -2,7 +2,6 @@ package embedded
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/albedo-agent/albedo/albedo/wire"
 )
@@ -12,19 +11,13 @@ import (
 // is empty, with that provider's model.
 func (a *Albedo) CreateSession(ctx context.Context, workspace, provider string) (wire.Session, error) {
 	s, err := a.app.CreateSession(ctx, wire.CreateSession{Workspace: workspace, Provider: provider})
-	if err != nil {
-		return wire.Session{}, fmt.Errorf("create session in %s: %w", workspace, err)
-	}
-	return s, nil
+	return s, failed(err, "create session in %s", workspace)
 }
 
 // Sessions lists every session, most recently updated first.
 func (a *Albedo) Sessions(ctx context.Context) ([]wire.Session, error) {
 	list, err := a.app.Sessions(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
-	}
-	return list, nil
+	return list, failed(err, "list sessions")
 }
 
 // Session returns a session with its last tail events (none when tail is
@@ -32,19 +25,13 @@ func (a *Albedo) Sessions(ctx context.Context) ([]wire.Session, error) {
 // the model it is bound to, and the vent replies waiting for it.
 func (a *Albedo) Session(ctx context.Context, id string, tail int) (wire.SessionDetail, error) {
 	d, err := a.app.Session(ctx, id, tail)
-	if err != nil {
-		return wire.SessionDetail{}, fmt.Errorf("get session %s: %w", id, err)
-	}
-	return d, nil
+	return d, failed(err, "get session %s", id)
 }
 
 // Config returns a session's editable configuration and its ETag.
 func (a *Albedo) Config(ctx context.Context, id string) (wire.Config, error) {
 	c, err := a.app.Config(ctx, id)
-	if err != nil {
-		return wire.Config{}, fmt.Errorf("get configuration of session %s: %w", id, err)
-	}
-	return c, nil
+	return c, failed(err, "get configuration of session %s", id)
 }
 
 // Rename gives a session a name (at most 100 characters; empty removes
@@ -56,19 +43,13 @@ func (a *Albedo) Rename(ctx context.Context, id, name string) (wire.Config, erro
 		return wire.Config{}, err
 	}
 	c, err := a.app.Configure(ctx, id, cur.Revision, wire.ConfigPatch{Name: &name})
-	if err != nil {
-		return wire.Config{}, fmt.Errorf("rename session %s: %w", id, err)
-	}
-	return c, nil
+	return c, failed(err, "rename session %s", id)
 }
 
 // History returns a session's whole transcript.
 func (a *Albedo) History(ctx context.Context, id string) ([]wire.HistoryItem, error) {
 	h, err := a.app.History(ctx, id)
-	if err != nil {
-		return nil, fmt.Errorf("get history of session %s: %w", id, err)
-	}
-	return h.Items, nil
+	return h.Items, failed(err, "get history of session %s", id)
 }
 
 // Tree returns up to limit checkpoints of a session (100 when limit is 0
@@ -79,10 +60,7 @@ func (a *Albedo) Tree(ctx context.Context, id string, after int64, limit int) (w
 		limit = -1 // the default page
 	}
 	page, err := a.app.Tree(ctx, id, after, limit)
-	if err != nil {
-		return wire.TreePage{}, fmt.Errorf("get tree of session %s: %w", id, err)
-	}
-	return page, nil
+	return page, failed(err, "get tree of session %s", id)
 }
 
 // Fork makes a new session whose transcript is the session's up to and
@@ -91,10 +69,7 @@ func (a *Albedo) Tree(ctx context.Context, id string, after int64, limit int) (w
 // output is never run.
 func (a *Albedo) Fork(ctx context.Context, id string, checkpoint int64) (wire.Session, error) {
 	s, err := a.app.Fork(ctx, id, checkpoint)
-	if err != nil {
-		return wire.Session{}, fmt.Errorf("fork session %s at %d: %w", id, checkpoint, err)
-	}
-	return s, nil
+	return s, failed(err, "fork session %s at %d", id, checkpoint)
 }
 
 // MoveWorkspace points an idle session at another workspace folder (an
@@ -102,8 +77,5 @@ func (a *Albedo) Fork(ctx context.Context, id string, checkpoint int64) (wire.Se
 // kept; the Python kernel starts afresh in the new folder.
 func (a *Albedo) MoveWorkspace(ctx context.Context, id, workspace string) (wire.Session, error) {
 	m, err := a.app.MoveWorkspace(ctx, id, workspace)
-	if err != nil {
-		return wire.Session{}, fmt.Errorf("move session %s to %s: %w", id, workspace, err)
-	}
-	return m.Session, nil
+	return m.Session, failed(err, "move session %s to %s", id, workspace)
 }

@@ -2,7 +2,6 @@ package embedded
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/albedo-agent/albedo/albedo/wire"
 )
@@ -14,53 +13,36 @@ import (
 // for the turn to end.
 func (a *Albedo) Send(ctx context.Context, id, text string, img *wire.Image) (queued bool, err error) {
 	sent, err := a.app.Send(ctx, id, text, img)
-	if err != nil {
-		return false, fmt.Errorf("send to session %s: %w", id, err)
-	}
-	return sent.Queued, nil
+	return sent.Queued, failed(err, "send to session %s", id)
 }
 
 // Status reports whether a session is running a turn.
 func (a *Albedo) Status(ctx context.Context, id string) (running bool, err error) {
 	st, err := a.app.Status(ctx, id)
-	if err != nil {
-		return false, fmt.Errorf("get status of session %s: %w", id, err)
-	}
-	return st.Running, nil
+	return st.Running, failed(err, "get status of session %s", id)
 }
 
 // Wait blocks until a session runs no turn, or ctx ends. A turn that goes
 // on because messages were queued is waited for as well.
 func (a *Albedo) Wait(ctx context.Context, id string) error {
-	if err := a.app.Wait(ctx, id); err != nil {
-		return fmt.Errorf("wait for session %s: %w", id, err)
-	}
-	return nil
+	return failed(a.app.Wait(ctx, id), "wait for session %s", id)
 }
 
 // DropQueued removes a message still waiting in a session's queue.
 func (a *Albedo) DropQueued(ctx context.Context, id string, queueID int64) error {
-	if err := a.app.DropQueued(ctx, id, queueID); err != nil {
-		return fmt.Errorf("drop queued message %d of session %s: %w", queueID, id, err)
-	}
-	return nil
+	return failed(a.app.DropQueued(ctx, id, queueID), "drop queued message %d of session %s", queueID, id)
 }
 
 // SendQueued starts a turn on the messages waiting in an idle session's
 // queue; started is false when a turn already runs.
 func (a *Albedo) SendQueued(ctx context.Context, id string) (started bool, err error) {
 	st, err := a.app.SendQueued(ctx, id)
-	if err != nil {
-		return false, fmt.Errorf("send the queue of session %s: %w", id, err)
-	}
-	return st.Running, nil
+	return st.Running, failed(err, "send the queue of session %s", id)
 }
 
 // Interrupt stops a session's running turn and returns once it has ended.
 // Interrupting an idle session does nothing.
 func (a *Albedo) Interrupt(ctx context.Context, id string) error {
-	if _, err := a.app.Interrupt(ctx, id); err != nil {
-		return fmt.Errorf("interrupt session %s: %w", id, err)
-	}
-	return nil
+	_, err := a.app.Interrupt(ctx, id)
+	return failed(err, "interrupt session %s", id)
 }

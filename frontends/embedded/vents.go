@@ -2,7 +2,6 @@ package embedded
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/albedo-agent/albedo/albedo/wire"
@@ -14,19 +13,13 @@ import (
 // cursor of the following page, "" on the last.
 func (a *Albedo) Vents(ctx context.Context, limit int, cursor string) (wire.VentPage, error) {
 	list, err := a.app.Vents(ctx, limit, cursor)
-	if err != nil {
-		return wire.VentPage{}, fmt.Errorf("list vents: %w", err)
-	}
-	return list.Page(), nil
+	return list.Page(), failed(err, "list vents")
 }
 
 // Vent returns one vent.
 func (a *Albedo) Vent(ctx context.Context, id string) (wire.Vent, error) {
 	v, err := a.vent(ctx, id)
-	if err != nil {
-		return wire.Vent{}, fmt.Errorf("get vent %s: %w", id, err)
-	}
-	return v, nil
+	return v, failed(err, "get vent %s", id)
 }
 
 func (a *Albedo) vent(ctx context.Context, id string) (wire.Vent, error) {
@@ -56,30 +49,21 @@ func (a *Albedo) patchVent(ctx context.Context, id string, patch wire.VentPatch)
 // it, on its next turn (State "queued"). The reply is kept either way.
 func (a *Albedo) ReplyVent(ctx context.Context, id, text string) (wire.VentReply, error) {
 	r, err := a.patchVent(ctx, id, wire.VentPatch{Reply: &text})
-	if err != nil {
-		return wire.VentReply{}, fmt.Errorf("reply to vent %s: %w", id, err)
-	}
-	return r, nil
+	return r, failed(err, "reply to vent %s", id)
 }
 
 // DismissVent closes a vent without resolving it.
 func (a *Albedo) DismissVent(ctx context.Context, id string) (wire.Vent, error) {
 	status := wire.VentDismissed
 	r, err := a.patchVent(ctx, id, wire.VentPatch{Status: &status})
-	if err != nil {
-		return wire.Vent{}, fmt.Errorf("dismiss vent %s: %w", id, err)
-	}
-	return r.Vent, nil
+	return r.Vent, failed(err, "dismiss vent %s", id)
 }
 
 // DeleteVent removes a vent from the ledger. Like the client, it deletes
 // the revision it reads, so a concurrent change makes it fail with
 // albedo.EStale.
 func (a *Albedo) DeleteVent(ctx context.Context, id string) error {
-	if err := a.deleteVent(ctx, id); err != nil {
-		return fmt.Errorf("delete vent %s: %w", id, err)
-	}
-	return nil
+	return failed(a.deleteVent(ctx, id), "delete vent %s", id)
 }
 
 func (a *Albedo) deleteVent(ctx context.Context, id string) error {
@@ -103,8 +87,5 @@ type NewVent = albedo.NewVent
 // has no route for it: over HTTP only models file vents.
 func (a *Albedo) FileVent(ctx context.Context, sessionID string, v NewVent) (wire.Vent, error) {
 	filed, err := a.app.FileVent(ctx, sessionID, v)
-	if err != nil {
-		return wire.Vent{}, fmt.Errorf("file vent for session %s: %w", sessionID, err)
-	}
-	return filed, nil
+	return filed, failed(err, "file vent for session %s", sessionID)
 }
