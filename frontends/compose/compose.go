@@ -37,8 +37,8 @@ type Assembly struct {
 	ownStore bool
 	// storeKind names the kind of store the assembly opened.
 	storeKind string
-	// mcp answers the MCP routes; nil without a home.
-	mcp *mcpServers
+	// mcpStatus answers the MCP routes; nil without a home.
+	mcpStatus *mcpServers
 	// sandbox confines the default kernel; nil for a kernel passed in.
 	// Shutdown closes it once the kernel has ended.
 	sandbox *landlock.Sandbox
@@ -129,7 +129,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 	})
 	a.app = app.New(a.svc)
 	if dir != "" {
-		a.mcp = newMCPServers(opts, dir, nil)
+		a.mcpStatus = newMCPServers(opts, dir, nil)
 	}
 	return a, nil
 }
@@ -190,13 +190,13 @@ func (borrowedKernel) Close(context.Context) error { return nil }
 // Service returns the domain service.
 func (a *Assembly) Service() *engine.Service { return a.svc }
 
-// MCP returns what the API shows of the MCP servers and does to them;
-// nil for an assembly without a home.
-func (a *Assembly) MCP() app.MCPServers {
-	if a.mcp == nil {
+// MCPServers returns what the API shows of the MCP servers and does to
+// them; nil for an assembly without a home.
+func (a *Assembly) MCPServers() app.MCPServers {
+	if a.mcpStatus == nil {
 		return nil
 	}
-	return a.mcp
+	return a.mcpStatus
 }
 
 // App returns the application layer over the service.
