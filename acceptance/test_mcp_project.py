@@ -11,7 +11,7 @@ import unittest
 import urllib.error
 import urllib.parse
 
-from harness import Albedo
+from harness import Albedo, Provider, text
 
 BINARY = Path(os.environ.get("ALBEDO_TEST_BINARY") or Path(__file__).resolve().parent.parent / "bin" / "albedo")
 """The binary under test, as the harness chooses it."""
@@ -53,7 +53,7 @@ class ProjectServersTest(unittest.TestCase):
             (app.workspace / ".vscode" / "mcp.json").write_text(json.dumps(
                 {"servers": {"vs": {"type": "http", "url": "http://127.0.0.1:9/mcp"}}}))
 
-        with Albedo(prepare=prepare) as app:
+        with Provider(lambda request: text("unused")) as provider, Albedo(provider, prepare=prepare) as app:
             with app.api("/health") as r:
                 self.assertIn("mcp", json.load(r)["capabilities"])
             listing = self.listing(app)
@@ -66,6 +66,11 @@ class ProjectServersTest(unittest.TestCase):
             self.assertEqual(shown.returncode, 0, shown.stderr)
             self.assertIn("albedo mcp approve local", shown.stdout)
             self.assertFalse(app.marker.exists())
+            session = app.session()
+            with app.api(f"/sessions/{session}") as r:
+                glance = [g for g in json.load(r)["glances"] if g["extension"] == "mcp"]
+            self.assertEqual(glance, [{"extension": "mcp", "servers": 2, "running": 0, "awaiting_approval": ["local", "vs"],
+                                       "failed": [], "problems": []}])
 
             approved = albedo(app, "mcp", "approve", "local")
             self.assertEqual(approved.returncode, 0, approved.stderr)

@@ -23,10 +23,13 @@ const (
 // safe for concurrent use.
 type App struct {
 	svc *engine.Service
+	// mcp shows the MCP servers in a session's glances; nil for none.
+	mcp MCPServers
 }
 
-// New returns the application layer over svc.
-func New(svc *engine.Service) *App { return &App{svc: svc} }
+// New returns the application layer over svc; mcp, when not nil, adds
+// the glance of a session's MCP servers.
+func New(svc *engine.Service, mcp MCPServers) *App { return &App{svc: svc, mcp: mcp} }
 
 // Service returns the domain service underneath.
 func (a *App) Service() *engine.Service { return a.svc }
@@ -98,9 +101,12 @@ func (a *App) Session(ctx context.Context, id string, tail int) (wire.SessionDet
 	if err != nil {
 		return wire.SessionDetail{}, err
 	}
-	glances := make([]wire.Glance, len(found))
+	glances := make([]wire.Glance, len(found), len(found)+1)
 	for i, g := range found {
 		glances[i] = wire.Glance(g)
+	}
+	if g, ok := a.mcpGlance(ctx, s.Workspace); ok {
+		glances = append(glances, g)
 	}
 	return wire.SessionDetail{Session: session(s), ID: s.ID, Title: s.Title, Running: running, Events: events, Glances: glances}, nil
 }

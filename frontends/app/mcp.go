@@ -20,3 +20,36 @@ type MCPServers interface {
 	// its next use starts it afresh.
 	Restart(ctx context.Context, workspace, name string) (wire.MCPServer, error)
 }
+
+// mcpGlance is the sidebar item of a workspace's MCP servers, when it
+// has any or its configuration has problems: how many there are and run,
+// and the names of those awaiting approval or failed.
+func (a *App) mcpGlance(ctx context.Context, workspace string) (wire.Glance, bool) {
+	if a.mcp == nil {
+		return nil, false
+	}
+	list, err := a.mcp.List(ctx, workspace)
+	if err != nil || len(list.Servers) == 0 && len(list.Problems) == 0 {
+		return nil, false
+	}
+	running := 0
+	awaiting, failed := []any{}, []any{}
+	for _, s := range list.Servers {
+		switch s.State {
+		case wire.MCPRunning:
+			running++
+		case wire.MCPAwaitingApproval:
+			awaiting = append(awaiting, s.Name)
+		case wire.MCPFailed:
+			failed = append(failed, s.Name)
+		}
+	}
+	problems := make([]any, len(list.Problems))
+	for i, p := range list.Problems {
+		problems[i] = p
+	}
+	return wire.Glance{
+		"extension": "mcp", "servers": float64(len(list.Servers)), "running": float64(running),
+		"awaiting_approval": awaiting, "failed": failed, "problems": problems,
+	}, true
+}

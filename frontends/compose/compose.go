@@ -127,10 +127,10 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 		Tools:               opts.Tools,
 		HostCalls:           opts.HostCalls,
 	})
-	a.app = app.New(a.svc)
 	if dir != "" {
 		a.mcpStatus = newMCPServers(opts, dir, nil)
 	}
+	a.app = app.New(a.svc, a.MCPServers())
 	return a, nil
 }
 

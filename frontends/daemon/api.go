@@ -77,7 +77,7 @@ type api struct {
 
 // NewHandler returns the daemon's HTTP API.
 func NewHandler(opts APIOptions) http.Handler {
-	a := &api{app: app.New(opts.Service), token: opts.Token, port: opts.Port, hosts: newHostSet(opts.Port, opts.AllowedHosts), shutdown: opts.Shutdown, done: opts.Done, log: opts.Logger, version: opts.Version, store: opts.Store, heartbeat: opts.Heartbeat, mcp: opts.MCP}
+	a := &api{app: app.New(opts.Service, opts.MCP), token: opts.Token, port: opts.Port, hosts: newHostSet(opts.Port, opts.AllowedHosts), shutdown: opts.Shutdown, done: opts.Done, log: opts.Logger, version: opts.Version, store: opts.Store, heartbeat: opts.Heartbeat, mcp: opts.MCP}
 	if a.heartbeat <= 0 {
 		a.heartbeat = defaultHeartbeat
 	}
