@@ -11,55 +11,14 @@ import (
 	"github.com/albedo-agent/albedo/frontends/client"
 )
 
-// mcpCommand is a subcommand of "albedo mcp".
-type mcpCommand struct {
-	name, usage, summary string
-	run                  func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
-}
-
-func mcpCommands() []mcpCommand {
-	return []mcpCommand{
+// mcp is "albedo mcp": the MCP servers' subcommands.
+func mcp() group {
+	return group{name: "mcp", subs: []subcommand{
 		{"list", "albedo mcp [list] [--json] [--workspace DIR]", "list the MCP servers of the workspace: state, tools, last error", listMCP},
 		{"approve", "albedo mcp approve [--workspace DIR] NAME", "let the repository's own server NAME (.mcp.json, .vscode/mcp.json) start, as its entry is now", approveMCP},
 		{"restart", "albedo mcp restart [--workspace DIR] NAME", "stop server NAME and forget its crashes; its next use starts it", restartMCP},
 		{"logs", "albedo mcp logs [--workspace DIR] NAME", "print the end of what server NAME wrote to stderr, and its last error", logsMCP},
-	}
-}
-
-func runMCP(ctx context.Context, e *env, args []string) error {
-	sub := "list"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		sub, args = args[0], args[1:]
-	}
-	if sub == "help" {
-		sub, args = "list", []string{"--help"}
-	}
-	for _, mc := range mcpCommands() {
-		if mc.name == sub {
-			return mc.run(ctx, e, mcpFlags(e, mc), args)
-		}
-	}
-	return usageError{fmt.Sprintf("unknown mcp command %q", sub)}
-}
-
-// mcpFlags returns the flag set of an mcp subcommand; the help of list
-// (that is, of "albedo mcp --help") lists every subcommand.
-func mcpFlags(e *env, mc mcpCommand) *flag.FlagSet {
-	fs := flag.NewFlagSet("mcp "+mc.name, flag.ContinueOnError)
-	fs.SetOutput(e.stdout)
-	fs.Usage = func() {
-		fmt.Fprintf(e.stdout, "usage: %s\n\n%s\n", mc.usage, mc.summary)
-		if mc.name == "list" {
-			fmt.Fprintln(e.stdout, "\nCommands:")
-			for _, x := range mcpCommands() {
-				fmt.Fprintf(e.stdout, "  %-44s %s\n", x.usage, x.summary)
-			}
-			fmt.Fprintln(e.stdout, "\nThe workspace is the current folder unless --workspace names another; its repository's\nservers are those of .mcp.json and .vscode/mcp.json at the repository root.")
-		}
-		fmt.Fprintln(e.stdout, "\nOptions:")
-		fs.PrintDefaults()
-	}
-	return fs
+	}, note: "The workspace is the current folder unless --workspace names another; its repository's\nservers are those of .mcp.json and .vscode/mcp.json at the repository root."}
 }
 
 // mcpArgs parses an mcp subcommand's flags, checks it got n arguments,

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 	"time"
@@ -49,9 +48,7 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(sessions)
+		return writeJSON(e.stdout, sessions)
 	}
 	if len(sessions) == 0 {
 		if *all || *archived || *search != "" {

@@ -13,60 +13,15 @@ import (
 	"github.com/albedo-agent/albedo/frontends/client"
 )
 
-// ventCommand is a subcommand of "albedo vents".
-type ventCommand struct {
-	name, usage, summary string
-	run                  func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
-}
-
-func ventCommands() []ventCommand {
-	return []ventCommand{
+// vents is "albedo vents": the vent ledger's subcommands.
+func vents() group {
+	return group{name: "vents", note: "A vent ID may be written 3 or #3.", subs: []subcommand{
 		{"list", "albedo vents [list] [--json] [--limit N]", "list vents, newest first", listVents},
 		{"show", "albedo vents show [--json] ID", "show a vent in full", showVent},
 		{"reply", "albedo vents reply ID TEXT", "answer a vent: its session gets the reply on its next turn", replyVent},
 		{"dismiss", "albedo vents dismiss ID", "close a vent without resolving it", dismissVent},
 		{"delete", "albedo vents delete ID", "remove a vent from the ledger", deleteVent},
-	}
-}
-
-func runVents(ctx context.Context, e *env, args []string) error {
-	sub := "list"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		sub, args = args[0], args[1:]
-	}
-	if sub == "help" {
-		sub, args = "list", []string{"--help"}
-	}
-	for _, vc := range ventCommands() {
-		if vc.name == sub {
-			return vc.run(ctx, e, ventFlags(e, vc), args)
-		}
-	}
-	return usageError{fmt.Sprintf("unknown vents command %q", sub)}
-}
-
-// ventFlags returns the flag set of a vents subcommand; the help of list
-// (that is, of "albedo vents --help") lists every subcommand.
-func ventFlags(e *env, vc ventCommand) *flag.FlagSet {
-	fs := flag.NewFlagSet("vents "+vc.name, flag.ContinueOnError)
-	fs.SetOutput(e.stdout)
-	fs.Usage = func() {
-		fmt.Fprintf(e.stdout, "usage: %s\n\n%s\n", vc.usage, vc.summary)
-		if vc.name == "list" {
-			fmt.Fprintln(e.stdout, "\nCommands:")
-			for _, x := range ventCommands() {
-				fmt.Fprintf(e.stdout, "  %-42s %s\n", x.usage, x.summary)
-			}
-			fmt.Fprintln(e.stdout, "\nA vent ID may be written 3 or #3.")
-		}
-		var any bool
-		fs.VisitAll(func(*flag.Flag) { any = true })
-		if any {
-			fmt.Fprintln(e.stdout, "\nOptions:")
-			fs.PrintDefaults()
-		}
-	}
-	return fs
+	}}
 }
 
 // ventArgs parses a vents subcommand's flags and checks that it got at

@@ -48,13 +48,13 @@ func commands() []command {
 		{"console", "albedo console [--new]", "open the console: the session picker, or with --new (plain 'albedo') a new session here", runConsole, true},
 		{"attach", "albedo attach [SESSION]", "open the console on a session (default: the most recent one)", runAttach, true},
 		{"run", "albedo run [OPTIONS] [PROMPT]", "send PROMPT (or stdin) and print the answer; non-zero exit when the turn fails", runRun, true},
-		{"vents", "albedo vents [show|reply|dismiss|delete]", "list and triage the vents models filed", runVents, false},
+		{"vents", "albedo vents [show|reply|dismiss|delete]", "list and triage the vents models filed", vents().run, false},
 		{"sessions", "albedo sessions [--all|--archived] [--search Q] [-n N] [--json]", "list sessions (starts the daemon when none runs)", runSessions, false},
 		{"rm", "albedo rm [--yes] SESSION...", "delete sessions and their transcripts (asks first unless --yes; refuses a running one)", runRm, false},
 		{"archive", "albedo archive [--undo] SESSION...", "archive sessions: 'albedo sessions' leaves them out (--undo brings them back)", runArchive, false},
 		{"new", "albedo new [WORKSPACE]", "create a session in WORKSPACE (default: the current folder) and print it as JSON", runNew, false},
 		{"store", "albedo store copy [--from STORE] --to STORE", "copy every session, transcript, vent and ledger row of a stopped home into another store (sqlite, postgresql or a postgres:// URL) and verify the copy", runStore, true},
-		{"mcp", "albedo mcp [list|approve|restart|logs]", "show the MCP servers of the workspace; approve a repository's own server, restart one, read its stderr", runMCP, false},
+		{"mcp", "albedo mcp [list|approve|restart|logs]", "show the MCP servers of the workspace; approve a repository's own server, restart one, read its stderr", mcp().run, false},
 		{"daemon", "albedo daemon", "run the daemon in the foreground, for service managers", runDaemon, true},
 		{"login", "albedo login [--name N --base-url URL --model M --protocol P]", "add or update a model provider: asks for what is not given; the key is read from a prompt or stdin", runLogin, false},
 		{"model", "albedo model [[PROVIDER] MODEL]", "choose the provider and model new sessions use; alone, show them and the configured providers", runModel, false},
@@ -161,20 +161,18 @@ func flags(e *env, c string) *flag.FlagSet {
 	fs.SetOutput(e.stdout)
 	fs.Usage = func() {
 		fmt.Fprintf(e.stdout, "usage: %s\n\n%s\n", cmd.usage, cmd.summary)
-		var any bool
-		fs.VisitAll(func(*flag.Flag) { any = true })
-		if any {
-			fmt.Fprintln(e.stdout, "\nOptions:")
-			printOptions(e.stdout, fs)
-		}
+		printOptions(e.stdout, fs)
 	}
 	return fs
 }
 
-// printOptions lists a command's flags as docs/console.md writes them, with two
-// dashes (the flag package accepts one or two).
+// printOptions lists a command's flags, if it has any, as docs/console.md
+// writes them, with two dashes (the flag package accepts one or two).
 func printOptions(w io.Writer, fs *flag.FlagSet) {
+	heading := "\nOptions:\n"
 	fs.VisitAll(func(f *flag.Flag) {
+		fmt.Fprint(w, heading)
+		heading = ""
 		name, usage := flag.UnquoteUsage(f)
 		head := "  --" + f.Name
 		if name != "" {
