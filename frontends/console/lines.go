@@ -114,56 +114,11 @@ func skipEscape(text string, i int) int {
 // and inside words where it must. Newlines always break. Each row of the
 // result has trailing spaces removed; an empty text is one empty row.
 func wrap(text string, w int) []string {
-	if w < 1 {
-		w = 1
-	}
 	var rows []string
 	for _, para := range strings.Split(text, "\n") {
-		rows = wrapParagraph(rows, para, w)
-	}
-	return rows
-}
-
-// wrapParagraph appends the rows of one paragraph (text without newlines).
-func wrapParagraph(rows []string, para string, w int) []string {
-	if width(para) <= w {
-		return append(rows, strings.TrimRight(para, " "))
-	}
-	var (
-		start     = 0  // byte offset where the current row starts
-		cells     = 0  // width of the current row so far
-		lastSpace = -1 // byte offset just after the last space in the row
-		spaceCell = 0  // row width up to lastSpace
-		rest      = para
-		pos       = 0
-	)
-	for len(rest) > 0 {
-		var cluster string
-		var cw int
-		cluster, rest, cw = nextCluster(rest)
-		if cells+cw > w && cells > 0 {
-			if cluster == " " {
-				rows = append(rows, strings.TrimRight(para[start:pos], " "))
-				start, cells, lastSpace = pos+1, 0, -1
-				pos += len(cluster)
-				continue
-			}
-			if lastSpace > start {
-				rows = append(rows, strings.TrimRight(para[start:lastSpace], " "))
-				start, cells, lastSpace = lastSpace, cells-spaceCell, -1
-			} else {
-				rows = append(rows, para[start:pos])
-				start, cells, lastSpace = pos, 0, -1
-			}
+		for _, row := range wrapLine(line{{para, tcell.StyleDefault}}, w) {
+			rows = append(rows, row.plain())
 		}
-		cells += cw
-		pos += len(cluster)
-		if cluster == " " {
-			lastSpace, spaceCell = pos, cells
-		}
-	}
-	if tail := strings.TrimRight(para[start:], " "); tail != "" || start == 0 {
-		rows = append(rows, tail)
 	}
 	return rows
 }
@@ -258,6 +213,9 @@ func wrapLine(l line, w int) []line {
 	}
 	if start < len(cells) {
 		emit(cells[start:])
+		if n := len(rows); n > 1 && len(rows[n-1]) == 0 {
+			rows = rows[:n-1] // only the spaces after a break were left
+		}
 	}
 	return rows
 }

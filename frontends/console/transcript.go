@@ -532,27 +532,10 @@ func (b *Block) String() string {
 
 // String names a block kind.
 func (k BlockKind) String() string {
-	switch k {
-	case BlockUser:
-		return "user"
-	case BlockQueued:
-		return "queued"
-	case BlockAssistant:
-		return "assistant"
-	case BlockThinking:
-		return "thinking"
-	case BlockTool:
-		return "tool"
-	case BlockError:
-		return "error"
-	case BlockTurn:
-		return "turn"
-	case BlockNotice:
-		return "notice"
-	case BlockCompaction:
-		return "compaction"
-	case BlockRetry:
-		return "retry"
+	names := [...]string{BlockUser: "user", BlockQueued: "queued", BlockAssistant: "assistant", BlockThinking: "thinking",
+		BlockTool: "tool", BlockError: "error", BlockTurn: "turn", BlockNotice: "notice", BlockRetry: "retry", BlockCompaction: "compaction"}
+	if k >= 0 && int(k) < len(names) {
+		return names[k]
 	}
 	return "block"
 }
