@@ -7,6 +7,16 @@ type CommandResult struct {
 	Model *ModelChoice
 	// Compact is the outcome of /compact.
 	Compact *CompactResult
+	// Skill is the outcome of /skill.
+	Skill *SkillStarted
+}
+
+// SkillStarted is the result of /skill: the skill whose body went with
+// the user's message, and whether that message waits for the running
+// turn.
+type SkillStarted struct {
+	Skill  Skill
+	Queued bool
 }
 
 // ModelChoice is the result of /model.

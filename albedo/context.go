@@ -27,7 +27,7 @@ type ContextSize struct {
 
 // ContextReport is what GET /sessions/{id}/context shows: the model's
 // window, how much of it the session fills, the instruction files sent,
-// and what is wrong with the window or the catalog.
+// the skills offered, and what is wrong with the window or the catalog.
 type ContextReport struct {
 	Window       *int64
 	WindowSource string
@@ -35,7 +35,9 @@ type ContextReport struct {
 	UsedSource   string
 	Percent      *float64
 	Instructions []InstructionUse
-	Problems     []string
+	// Skills are the skills the instructions offer, by precedence.
+	Skills   []Skill
+	Problems []string
 	// Compaction is the session's compaction state that applies to its
 	// transcript; nil when none does.
 	Compaction *Compaction

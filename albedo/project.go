@@ -32,7 +32,9 @@ type InstructionSet struct {
 // workspace: $ALBEDO_HOME/AGENTS.md, then from the repository root down to
 // the workspace the first usable one of AGENTS.override.md, AGENTS.md and
 // CLAUDE.md in each folder. A file that is over MaxInstructionFile bytes
-// or not UTF-8 is skipped with a warning, and the next name is tried.
+// or not UTF-8 is skipped with a warning, and the next name is tried. It
+// may also find the skills the workspace offers (InstructionSet.Skills),
+// and then implements SkillReader too.
 type InstructionSource interface {
 	Instructions(ctx context.Context, workspace string) (InstructionSet, error)
 }
@@ -59,10 +61,10 @@ type InstructionUse struct {
 }
 
 // ComposeInstructions joins albedo's own instructions, the environment
-// facts and the project instruction files, each file wrapped in a
-// <project-instructions source="..."> element. At most
-// MaxInstructionText bytes of file text are included in all; the rest is
-// cut with a marker naming the file.
+// facts, the project instruction files, each file wrapped in a
+// <project-instructions source="..."> element, and last the skills
+// offered (SkillsBlock). At most MaxInstructionText bytes of file text
+// are included in all; the rest is cut with a marker naming the file.
 func ComposeInstructions(own, environment string, set InstructionSet) (string, []InstructionUse) {
 	var b strings.Builder
 	b.WriteString(own)
@@ -84,6 +86,10 @@ func ComposeInstructions(own, environment string, set InstructionSet) (string, [
 			text += fmt.Sprintf("\n[cut: the rest of %s is left out, project instructions are limited to %d KiB in all]", f.Source, MaxInstructionText>>10)
 		}
 		fmt.Fprintf(&b, "\n\n<project-instructions source=%q>\n%s\n</project-instructions>", f.Source, text)
+	}
+	if skills := SkillsBlock(set.Skills); skills != "" {
+		b.WriteString("\n\n")
+		b.WriteString(skills)
 	}
 	return b.String(), used
 }

@@ -20,6 +20,7 @@ func (s *Service) commandTable() map[string]command {
 	return map[string]command{
 		"/model":   {summary: "switch the session's provider, model and effort", run: s.modelCommand},
 		"/compact": {summary: "summarise the earlier conversation so that requests start from the summary", run: s.compactCommand},
+		"/skill":   {summary: "send a message with a skill's instructions", run: s.skillCommand},
 	}
 }
 

@@ -22,7 +22,9 @@ func (s *Service) Context(ctx context.Context, id string) (albedo.ContextReport,
 		return albedo.ContextReport{}, err
 	}
 	if rep.Instructions == nil {
-		_, rep.Instructions = albedo.ComposeInstructions(s.instructions, "", s.projectInstructions(ctx, sess))
+		set := s.projectInstructions(ctx, sess)
+		_, rep.Instructions = albedo.ComposeInstructions(s.instructions, "", set)
+		rep.Skills = set.Skills
 	}
 	if rep.Compaction, err = s.appliedCompaction(ctx, st, id); err != nil {
 		return albedo.ContextReport{}, err
@@ -54,7 +56,7 @@ func (s *Service) contextReport(ctx context.Context, st *sessionState, sess albe
 	}
 	rep.Percent = albedo.Percent(rep.Used, rep.Window)
 	st.instr.mu.Lock()
-	rep.Instructions = st.instr.used
+	rep.Instructions, rep.Skills = st.instr.used, st.instr.skills
 	st.instr.mu.Unlock()
 	if rep.Problems == nil {
 		rep.Problems = []string{}

@@ -14,9 +14,9 @@ import (
 )
 
 // builtinHostCalls lists what a running cell may ask of albedo itself:
-// the vent ledger.
+// the vent ledger and the skills.
 func (s *Service) builtinHostCalls() []albedo.HostCall {
-	return []albedo.HostCall{
+	return append([]albedo.HostCall{
 		{HostCallDecl: albedo.HostCallDecl{Name: "vent", Params: []albedo.HostParam{{Name: "topic"}, {Name: "message"}, {Name: "suggestion", Optional: true}, {Name: "title", Optional: true}},
 			Doc: "Files a vent in albedo's ledger and returns it.\n\n" +
 				"topic classifies it (albedo refuses topics it does not know),\n" +
@@ -24,7 +24,7 @@ func (s *Service) builtinHostCalls() []albedo.HostCall {
 		{HostCallDecl: albedo.HostCallDecl{Name: "vents", Doc: "Returns the newest vents of albedo's ledger, newest first."}, Func: s.hostVents},
 		{HostCallDecl: albedo.HostCallDecl{Name: "resolve_vent", Params: []albedo.HostParam{{Name: "id"}, {Name: "note"}},
 			Doc: "Resolves vent id with a note saying what fixed it; returns the vent."}, Func: s.hostResolveVent},
-	}
+	}, s.skillHostCalls()...)
 }
 
 // pythonName is what a host call or parameter name may be.
@@ -33,23 +33,37 @@ var pythonName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // pythonKeywords cannot name a Python global or parameter.
 var pythonKeywords = strings.Fields("False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield")
 
+// builtinHostNames are the names of albedo's own host calls, which a
+// program's may not take; "skills" is a group of them.
+var builtinHostNames = []string{"vent", "vents", "resolve_vent", "skills"}
+
 // CheckHostCalls says what is wrong with host calls a program adds to
-// albedo's own (vent, vents, resolve_vent), if anything: a name that is no
-// Python identifier or is given twice, a missing function, a parameter
-// that is no identifier, repeated, or required after an optional one.
+// albedo's own (vent, vents, resolve_vent and the group skills), if
+// anything: a name that is neither a Python identifier nor group.name
+// (two of them, a method of the global group) or is given twice, a
+// group's name given to a call too, a missing function, a parameter that
+// is no identifier, repeated, or required after an optional one.
 func CheckHostCalls(calls []albedo.HostCall) error {
-	seen := map[string]bool{"vent": true, "vents": true, "resolve_vent": true}
+	seen := map[string]bool{}
+	for _, name := range builtinHostNames {
+		seen[name] = true
+	}
+	groups := map[string]bool{}
 	valid := func(name string) bool { return pythonName.MatchString(name) && !slices.Contains(pythonKeywords, name) }
 	for _, c := range calls {
+		group, method, dotted := strings.Cut(c.Name, ".")
 		switch {
-		case !valid(c.Name):
-			return fmt.Errorf("host call name %q: it must be a Python identifier", c.Name)
-		case seen[c.Name]:
+		case !valid(group) || dotted && !valid(method):
+			return fmt.Errorf("host call name %q: it must be a Python identifier, or two joined by a dot", c.Name)
+		case seen[c.Name] || seen[group] && dotted && !groups[group] || groups[c.Name]:
 			return fmt.Errorf("host call %q is given twice", c.Name)
 		case c.Func == nil:
 			return fmt.Errorf("host call %q has no function", c.Name)
 		}
 		seen[c.Name] = true
+		if dotted {
+			seen[group], groups[group] = true, true
+		}
 		params := map[string]bool{}
 		optional := false
 		for _, p := range c.Params {

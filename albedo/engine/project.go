@@ -77,8 +77,9 @@ type instructionState struct {
 	// known is false until a turn of this process read the files.
 	known bool
 	files map[string][32]byte
-	// warnings and used are those of the last read.
+	// warnings, skills and used are those of the last read.
 	warnings []string
+	skills   []albedo.Skill
 	used     []albedo.InstructionUse
 }
 
@@ -87,7 +88,7 @@ type instructionState struct {
 func (st *sessionState) instructionsRead(set albedo.InstructionSet) string {
 	st.instr.mu.Lock()
 	defer st.instr.mu.Unlock()
-	st.instr.warnings = set.Warnings
+	st.instr.warnings, st.instr.skills = set.Warnings, set.Skills
 	if !st.instr.known {
 		return ""
 	}

@@ -61,6 +61,13 @@ func TestCheckHostCalls(t *testing.T) {
 		{"no function", []albedo.HostCall{{HostCallDecl: albedo.HostCallDecl{Name: "stamp"}}}, `host call "stamp" has no function`},
 		{"a parameter twice", []albedo.HostCall{call("stamp", albedo.HostParam{Name: "a"}, albedo.HostParam{Name: "a"})}, `parameter "a" must be`},
 		{"a bad parameter", []albedo.HostCall{call("stamp", albedo.HostParam{Name: "a-b"})}, `parameter "a-b" must be`},
+		{"a group of two", []albedo.HostCall{call("jira.find"), call("jira.open")}, ""},
+		{"albedo's group skills", []albedo.HostCall{call("skills.mine")}, `host call "skills.mine" is given twice`},
+		{"albedo's group as a call", []albedo.HostCall{call("skills")}, `host call "skills" is given twice`},
+		{"a group named like a call", []albedo.HostCall{call("jira"), call("jira.find")}, `host call "jira.find" is given twice`},
+		{"a call named like a group", []albedo.HostCall{call("jira.find"), call("jira")}, `host call "jira" is given twice`},
+		{"three names", []albedo.HostCall{call("a.b.c")}, `host call name "a.b.c"`},
+		{"a keyword method", []albedo.HostCall{call("jira.import")}, `host call name "jira.import"`},
 		{"required after optional", []albedo.HostCall{call("stamp", albedo.HostParam{Name: "a", Optional: true}, albedo.HostParam{Name: "b"})}, `required parameter "b" comes after an optional one`},
 	}
 	for _, tc := range tests {

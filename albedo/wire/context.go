@@ -70,6 +70,15 @@ type InstructionUse struct {
 	Truncated bool   `json:"truncated"`
 }
 
+// ContextSkill is a skill a session's instructions offer.
+type ContextSkill struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Source names its SKILL.md: "ALBEDO_HOME/skills/NAME/SKILL.md" or
+	// its path from the repository root.
+	Source string `json:"source"`
+}
+
 // Context is how full a session's model context is, as GET
 // /sessions/{id}/context answers.
 type Context struct {
@@ -81,7 +90,10 @@ type Context struct {
 	UsedSource   *string          `json:"used_source"`
 	Percent      *float64         `json:"percent"`
 	Instructions []InstructionUse `json:"instructions"`
-	Problems     []string         `json:"problems"`
+	// Skills are the skills the instructions offer: their names and
+	// descriptions are sent, their bodies read by the model on demand.
+	Skills   []ContextSkill `json:"skills"`
+	Problems []string       `json:"problems"`
 	// Compaction says whether a summary stands in for the start of the
 	// conversation in the model's requests.
 	Compaction ContextCompaction `json:"compaction"`

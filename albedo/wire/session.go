@@ -154,6 +154,15 @@ type CompactResult struct {
 	Reason  string `json:"reason,omitempty"`
 }
 
+// SkillStarted is the result of /skill: the skill whose instructions
+// went with the message, and whether the message waits for the running
+// turn.
+type SkillStarted struct {
+	Skill  string `json:"skill"`
+	Source string `json:"source"`
+	Queued bool   `json:"queued"`
+}
+
 // ModelChoice is what a session is bound to after /model.
 type ModelChoice struct {
 	Provider string `json:"provider"`

@@ -22,6 +22,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	workspace := fs.String("workspace", "", "make the new session in `DIR` (default: the current folder)")
 	asJSON := fs.Bool("json", false, "print the turn's events as JSON lines on stdout instead of the answer")
 	cont := fs.Bool("continue", false, "send to the most recent session in this folder (or --workspace DIR) instead of a new one")
+	skill := fs.String("skill", "", "send the prompt with the instructions of the skill `NAME` (the prompt may then be left out)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -31,7 +32,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	if *sessionRef != "" && *cont {
 		return usageError{"--session and --continue exclude each other"}
 	}
-	prompt, err := readPrompt(e, fs.Args())
+	prompt, err := readPrompt(e, fs.Args(), *skill != "")
 	if err != nil {
 		return err
 	}
@@ -51,13 +52,18 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	r := &turnRun{e: e, id: s.ID, workspace: s.Workspace, json: *asJSON}
+	r := &turnRun{e: e, id: s.ID, workspace: s.Workspace, json: *asJSON, skill: *skill}
 	return r.run(ctx, c, prompt)
 }
 
 // readPrompt takes the prompt from the arguments, or else from stdin.
-func readPrompt(e *env, args []string) (string, error) {
+// With a skill the prompt may be empty, and a terminal is not asked for
+// one.
+func readPrompt(e *env, args []string, skill bool) (string, error) {
 	prompt := strings.Join(args, " ")
+	if prompt == "" && skill && isTerminal(e.stdin) {
+		return "", nil
+	}
 	if prompt == "" {
 		if isTerminal(e.stdin) {
 			fmt.Fprintln(e.stderr, "albedo: type the prompt, then Ctrl-D")
@@ -68,7 +74,7 @@ func readPrompt(e *env, args []string) (string, error) {
 		}
 		prompt = strings.TrimRight(string(data), "\r\n")
 	}
-	if strings.TrimSpace(prompt) == "" {
+	if strings.TrimSpace(prompt) == "" && !skill {
 		return "", usageError{"nothing to send: give a PROMPT or pipe one on stdin"}
 	}
 	return prompt, nil
@@ -115,7 +121,9 @@ func latestIn(ctx context.Context, c *client.Client, dir string) (wire.Session, 
 
 // turnRun sends one prompt and follows its turn to the end.
 type turnRun struct {
-	e         *env
+	e *env
+	// skill names the skill sent with the prompt, "" for none.
+	skill     string
 	id        string
 	workspace string
 	json      bool
@@ -131,6 +139,26 @@ type turnRun struct {
 	end *wire.Event
 }
 
+// send gives the session the prompt, with the skill's instructions when
+// there is one (the daemon's /skill command).
+func (r *turnRun) send(ctx context.Context, c *client.Client, prompt string) (queued bool, err error) {
+	if r.skill == "" {
+		return c.Send(ctx, r.id, prompt, nil)
+	}
+	raw, err := c.Command(ctx, r.id, "/skill", map[string]string{"skill": r.skill, "text": prompt})
+	if err != nil {
+		return false, err
+	}
+	var res wire.SkillStarted
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return false, fmt.Errorf("read the answer of /skill: %w", err)
+	}
+	if !r.json {
+		fmt.Fprintf(r.e.stderr, "albedo: with the skill %s (%s)\n", res.Skill, res.Source)
+	}
+	return res.Queued, nil
+}
+
 // run subscribes, sends, and follows the turn, reconnecting when the
 // daemon goes away and interrupting the turn when ctx is cancelled.
 func (r *turnRun) run(ctx context.Context, c *client.Client, prompt string) error {
@@ -141,6 +169,9 @@ func (r *turnRun) run(ctx context.Context, c *client.Client, prompt string) erro
 		return err
 	}
 	w := newTurnWatcher(prompt, lastSeq(stream.Snapshot))
+	if r.skill != "" {
+		w.skill = strings.TrimPrefix(r.skill, "/")
+	}
 	// stream is replaced on reconnect: close whichever one is open last.
 	defer func() { stream.Close() }()
 	if r.json {
@@ -148,7 +179,7 @@ func (r *turnRun) run(ctx context.Context, c *client.Client, prompt string) erro
 			r.before = d.Session.Usage
 		}
 	}
-	queued, err := c.Send(ctx, r.id, prompt, nil)
+	queued, err := r.send(ctx, c, prompt)
 	if errors.Is(err, client.ErrMaybeDelivered) {
 		return fmt.Errorf("the daemon stopped while it was taking the prompt, so albedo cannot know whether session %s got it; see its transcript with 'albedo attach %s' before sending it again", r.id, r.id)
 	}
@@ -418,6 +449,10 @@ func firstLine(text string) string {
 // snapshot after a reconnect) are recognised by their item ids.
 type turnWatcher struct {
 	prompt string
+	// skill, when not "", names the skill sent with the prompt: the user
+	// item then starts with the prompt (or "/skill") and the skill's
+	// element.
+	skill string
 	// after is the last item id before the prompt was sent.
 	after int64
 	// seen is the highest item id seen.
@@ -444,7 +479,7 @@ func (w *turnWatcher) take(ev wire.Event) bool {
 		w.seen = ev.Seq
 	}
 	if !w.started {
-		if ev.Type != wire.EventUser || ev.Source != "" || ev.Seq <= w.after || ev.Text != w.prompt {
+		if ev.Type != wire.EventUser || ev.Source != "" || ev.Seq <= w.after || !w.isPrompt(ev.Text) {
 			return false
 		}
 		w.started = true
@@ -456,6 +491,18 @@ func (w *turnWatcher) take(ev wire.Event) bool {
 		w.done, w.status = true, ev.Status
 	}
 	return true
+}
+
+// isPrompt reports whether a user item's text is the prompt sent.
+func (w *turnWatcher) isPrompt(text string) bool {
+	if w.skill == "" {
+		return text == w.prompt
+	}
+	first := w.prompt
+	if strings.TrimSpace(first) == "" {
+		first = "/" + w.skill
+	}
+	return strings.HasPrefix(text, first+"\n\n<skill name=\""+w.skill+"\" ")
 }
 
 // err says why the turn did not finish well, or nil.

@@ -115,6 +115,25 @@ func TestTurnWatcher(t *testing.T) {
 	}
 }
 
+func TestTurnWatcherFindsTheSkillsMessage(t *testing.T) {
+	tests := []struct {
+		prompt, text string
+		want         bool
+	}{
+		{"ship it", "ship it\n\n<skill name=\"deploy\" source=\".agents/skills/deploy/SKILL.md\">\nbody\n</skill>", true},
+		{"", "/deploy\n\n<skill name=\"deploy\" source=\"ALBEDO_HOME/skills/deploy/SKILL.md\">\nbody\n</skill>", true},
+		{"ship it", "ship it", false},
+		{"ship it", "ship it\n\n<skill name=\"deploy-all\" source=\"x\">\nbody\n</skill>", false},
+	}
+	for _, tt := range tests {
+		w := newTurnWatcher(tt.prompt, 0)
+		w.skill = "deploy"
+		if got := w.take(wire.Event{Type: "user", Seq: 1, Text: tt.text}); got != tt.want {
+			t.Errorf("prompt %q, user item %q: taken %v, want %v", tt.prompt, tt.text, got, tt.want)
+		}
+	}
+}
+
 func TestProgress(t *testing.T) {
 	tests := []struct {
 		ev   wire.Event

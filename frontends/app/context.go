@@ -52,6 +52,10 @@ func contextReport(r albedo.ContextReport) wire.Context {
 	for i, u := range r.Instructions {
 		out.Instructions[i] = wire.InstructionUse{Path: u.Path, Bytes: u.Bytes, Truncated: u.Truncated}
 	}
+	out.Skills = make([]wire.ContextSkill, len(r.Skills))
+	for i, s := range r.Skills {
+		out.Skills[i] = wire.ContextSkill{Name: s.Name, Description: s.Description, Source: s.Source}
+	}
 	if out.Problems == nil {
 		out.Problems = []string{}
 	}

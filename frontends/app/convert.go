@@ -106,6 +106,8 @@ func commandResult(r albedo.CommandResult) (json.RawMessage, error) {
 		return json.Marshal(modelChoice(*r.Model))
 	case r.Compact != nil:
 		return json.Marshal(wire.CompactResult{Started: r.Compact.Started, Reason: r.Compact.Reason})
+	case r.Skill != nil:
+		return json.Marshal(wire.SkillStarted{Skill: r.Skill.Skill.Name, Source: r.Skill.Skill.Source, Queued: r.Skill.Queued})
 	}
 	return nil, errors.New("the command had no outcome")
 }

@@ -225,7 +225,8 @@ func TestConsoleCommands(t *testing.T) {
 		{"/model other big", `POST /sessions/s1/commands {"name":"/model","args":{"model":"big","provider":"other"}}`, "now on other · big (responses); new sessions use it too"},
 		{"/name my work", `PATCH /sessions/s1?view=configuration {"name":"my work"}`, "named my work"},
 		{"/workspace /elsewhere", `POST /sessions/s1/workspace {"workspace":"/elsewhere"}`, ""},
-		{"/bogus", "", "unknown command /bogus"},
+		{"/bogus", `POST /sessions/s1/commands {"name":"/skill","args":{"skill":"bogus","text":""}}`, "the skills offered are deploy"},
+		{"/deploy to staging", `POST /sessions/s1/commands {"name":"/skill","args":{"skill":"deploy","text":"to staging"}}`, queuedNote},
 		{"/help", "", "/fork ID"},
 		{"/fork 1", `POST /sessions/s1/fork {"checkpoint":1}`, "forked from session s1 at #1"},
 	} {

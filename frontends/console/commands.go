@@ -2,11 +2,16 @@ package console
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/albedo-agent/albedo/albedo/wire"
+	"github.com/albedo-agent/albedo/frontends/client"
 )
 
 // command is a parsed slash command.
@@ -15,6 +20,8 @@ type command struct {
 	// args are the words after the name; rest is the text after the name.
 	args []string
 	rest string
+	// skill names the skill of a skillCommand.
+	skill string
 }
 
 // commandHelp lists the slash commands, in the order /help shows them.
@@ -31,14 +38,24 @@ func commandHelp() []struct{ usage, summary string } {
 		{"/vents", "open the vent ledger"},
 		{"/sandbox", "what the model's Python may write, read and reach"},
 		{"/mcp [approve|restart NAME]", "this folder's MCP servers; approve the repository's own one, restart one"},
+		{"/SKILL [TEXT]", "send TEXT with the instructions of the skill SKILL (one the workspace offers)"},
 		{"/help", "show commands and keys"},
 		{"/quit", "detach: the session goes on in the daemon"},
 	}
 }
 
+// skillCommand is the name of a parsed "/SKILL TEXT", which starts the
+// skill SKILL; the command's skill field names it.
+const skillCommand = "/skill"
+
+// skillName is what a skill's name may be (see albedo.CheckSkillName).
+var skillName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
 // parseCommand reads a slash command from the input. ok is false when text
 // is a message to send (it does not start with "/", or starts with "//",
-// which sends the rest with one slash).
+// which sends the rest with one slash). A name that is none of the
+// console's commands but may be a skill's starts that skill: the daemon
+// says whether there is one.
 func parseCommand(text string) (cmd command, ok bool, err error) {
 	text = strings.TrimSpace(text)
 	if !strings.HasPrefix(text, "/") || strings.HasPrefix(text, "//") {
@@ -78,9 +95,18 @@ func parseCommand(text string) (cmd command, ok bool, err error) {
 			return cmd, true, fmt.Errorf("%s takes no arguments", cmd.name)
 		}
 	default:
-		return cmd, true, fmt.Errorf("unknown command %s: /help lists them (start a message with // to send a leading /)", cmd.name)
+		if skill := cmd.name[1:]; len(skill) <= 64 && skillName.MatchString(skill) {
+			cmd.name, cmd.skill = skillCommand, skill
+			return cmd, true, nil
+		}
+		return cmd, true, unknownCommand(cmd.name)
 	}
 	return cmd, true, nil
+}
+
+// unknownCommand is the error of a command the console does not know.
+func unknownCommand(name string) error {
+	return fmt.Errorf("unknown command %s: /help lists them (start a message with // to send a leading /)", name)
 }
 
 // unescapeMessage turns a leading "//" into "/".
@@ -161,6 +187,8 @@ func (s *sessionScreen) run(cmd command) {
 			}
 			return "compacting the earlier conversation…", nil
 		})
+	case skillCommand:
+		s.startSkill(cmd)
 	case "/sandbox":
 		async(func() (string, error) {
 			d, err := cl.Session(ctx, id, 0)
@@ -245,6 +273,33 @@ func (s *sessionScreen) run(cmd command) {
 	}
 }
 
+// startSkill sends the text of a "/SKILL TEXT" with the skill's
+// instructions (the daemon's /skill); a name that is no skill is an
+// unknown command.
+func (s *sessionScreen) startSkill(cmd command) {
+	gen, id, cl, ctx := s.gen, s.id, s.c.client(), s.c.ctx
+	s.setNote("sending…", false)
+	go func() {
+		raw, err := cl.Command(ctx, id, skillCommand, map[string]string{"skill": cmd.skill, "text": cmd.rest})
+		var res wire.SkillStarted
+		if err == nil {
+			err = json.Unmarshal(raw, &res)
+		}
+		s.post(gen, func() {
+			s.setNote("", false)
+			var e *client.Error
+			switch {
+			case errors.As(err, &e) && e.Code == wire.CodeNotFound:
+				s.t.Notice(unknownCommand("/"+cmd.skill).Error()+"; "+e.Message, true)
+			case err != nil:
+				s.t.Notice(describe(err), true)
+			case res.Queued:
+				s.setNote(queuedNote, false)
+			}
+		})
+	}()
+}
+
 // contextFullPercent is how full a context is, in percent, for /compact's
 // "nothing to compact" to come with what to do instead.
 const contextFullPercent = 90
@@ -296,7 +351,7 @@ func (s *sessionScreen) pickModel() {
 func completeCommand(start string) (names []string, common string) {
 	for _, c := range commandHelp() {
 		name, _, _ := strings.Cut(c.usage, " ")
-		if strings.HasPrefix(name, start) {
+		if name != "/SKILL" && strings.HasPrefix(name, start) {
 			names = append(names, name)
 		}
 	}

@@ -34,7 +34,10 @@ func TestParseCommand(t *testing.T) {
 		{input: "/mcp restart local", isCmd: true, name: "/mcp", args: []string{"restart", "local"}},
 		{input: "/mcp approve", isCmd: true, wantErr: "usage: /mcp"},
 		{input: "/mcp delete local", isCmd: true, wantErr: "usage: /mcp"},
-		{input: "/frobnicate", isCmd: true, wantErr: "unknown command /frobnicate"},
+		{input: "/Frobnicate", isCmd: true, wantErr: "unknown command /Frobnicate"},
+		{input: "/under_score", isCmd: true, wantErr: "unknown command /under_score"},
+		{input: "/deploy", isCmd: true, name: "/skill"},
+		{input: "/deploy to staging", isCmd: true, name: "/skill", args: []string{"to", "staging"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.input, func(t *testing.T) {

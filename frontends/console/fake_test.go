@@ -97,8 +97,20 @@ func newFakeDaemon(t *testing.T) *fakeDaemon {
 		writeJSON(w, map[string]any{"running": true})
 	})
 	mux.HandleFunc("POST /sessions/{id}/commands", func(w http.ResponseWriter, r *http.Request) {
-		var body struct{ Name string }
+		var body struct {
+			Name string
+			Args struct{ Skill string }
+		}
 		json.NewDecoder(r.Body).Decode(&body)
+		if body.Name == "/skill" && body.Args.Skill != "deploy" {
+			w.WriteHeader(http.StatusNotFound)
+			writeJSON(w, map[string]any{"error": "no skill is named " + body.Args.Skill + ": the skills offered are deploy", "code": "not_found"})
+			return
+		}
+		if body.Name == "/skill" {
+			writeJSON(w, map[string]any{"result": map[string]any{"skill": "deploy", "source": ".agents/skills/deploy/SKILL.md", "queued": true}})
+			return
+		}
 		if body.Name == "/compact" {
 			writeJSON(w, map[string]any{"result": map[string]any{"started": false, "reason": "nothing to compact: only the newest message and its answer are left"}})
 			return

@@ -12,7 +12,9 @@ Requests:
   {"type": "run", "id", "code", "cwd", "marker", "limit", "host_calls"?}
     host_calls, sent with the first cell and whenever they change, declare
     the daemon's host calls: [{"name", "doc"?, "params"?: [{"name",
-    "optional"?}]}]. Each becomes an async global of that name.
+    "optional"?}]}]. Each becomes an async global of that name; a dotted
+    name "group.call" becomes the async method call of a global group
+    (skills.read).
   {"type": "reply", "id", "result"} or {"type": "reply", "id", "error"}
 Events:
   {"type": "ready", "pid", "python", "executable"}
@@ -51,8 +53,9 @@ def host_function(call_host, spec):
     its arguments, by position or by name, go to albedo as a JSON object;
     optional ones left out are absent from it."""
     name = spec["name"]
-    if not isinstance(name, str) or not name.isidentifier():
-        raise ValueError("a host call needs a Python name, not %r" % (name,))
+    parts = name.split(".") if isinstance(name, str) else ()
+    if not 1 <= len(parts) <= 2 or not all(part.isidentifier() for part in parts):
+        raise ValueError("a host call needs a Python name or group.name, not %r" % (name,))
     params = [(p["name"], bool(p.get("optional"))) for p in spec.get("params") or ()]
     names = [param for param, _ in params]
     required = [param for param, optional in params if not optional]
@@ -73,10 +76,21 @@ def host_function(call_host, spec):
         return await call_host(name, bound)
 
     shown = ", ".join(param + ("=None" if optional else "") for param, optional in params)
-    call.__name__ = call.__qualname__ = name
+    call.__name__, call.__qualname__ = parts[-1], name
     call.__module__ = "__main__"
     call.__doc__ = "%s(%s)\n\n%s" % (name, shown, spec.get("doc") or "")
     return call
+
+
+class HostGroup:
+    """A group of albedo's host calls, each an async method of it."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        calls = sorted(key for key in vars(self) if not key.startswith("_"))
+        return "<albedo host calls %s: %s>" % (self._name, ", ".join(calls))
 
 
 class Kernel:
@@ -326,9 +340,11 @@ class Kernel:
 
     def offer_host_calls(self, specs):
         """Makes each host call the daemon declares an async global of the
-        session, in place of those it declared before. The kernel's own
-        helpers keep their names; a declaration that cannot be a Python
-        function is skipped (the daemon checks them)."""
+        session, or a method of a HostGroup global for a dotted name, in
+        place of those it declared before. The kernel's own helpers keep
+        their names; a declaration that cannot be a Python function, or
+        whose name another declaration takes as a group or a function, is
+        skipped (the daemon checks them)."""
         for name, function in self.offered.items():
             if self.namespace.get(name) is function:
                 del self.namespace[name]
@@ -338,8 +354,15 @@ class Kernel:
                 function = host_function(self.call_host, spec)
             except Exception:
                 continue
-            if function.__name__ not in self.helper_names:
-                self.offered[function.__name__] = function
+            group, _, call = function.__qualname__.partition(".")
+            if group in self.helper_names:
+                continue
+            if not call:
+                self.offered.setdefault(group, function)
+                continue
+            offered = self.offered.setdefault(group, HostGroup(group))
+            if isinstance(offered, HostGroup):
+                setattr(offered, call, function)
         self.namespace.update(self.offered)
 
     # Cells.

@@ -7,6 +7,8 @@ from kernelproc import KernelTestCase
 
 STAMP = {"name": "stamp", "doc": "Stamps a label.", "params": [{"name": "label"}, {"name": "extra", "optional": True}]}
 VENT = {"name": "vent", "params": [{"name": "topic"}, {"name": "message"}]}
+READ = {"name": "skills.read", "doc": "Reads a skill.", "params": [{"name": "name"}, {"name": "file", "optional": True}]}
+FILES = {"name": "skills.files", "params": [{"name": "name"}]}
 
 
 class HostCallsTest(KernelTestCase):
@@ -101,3 +103,28 @@ class HostCallsTest(KernelTestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class HostGroupsTest(KernelTestCase):
+    answering = HostCallsTest.answering
+
+    def test_a_dotted_name_is_an_async_method_of_a_group_global(self):
+        calls, on_event = self.answering(lambda call: ("result", [call["name"], call["args"]]))
+        self.kernel.ok("1", host_calls=[READ, FILES, STAMP])
+        self.assertEqual(self.kernel.value("await skills.read('pdf')", on_event=on_event), "['skills.read', {'name': 'pdf'}]")
+        self.assertEqual(self.kernel.value("await skills.read('pdf', file='a.md')", on_event=on_event), "['skills.read', {'name': 'pdf', 'file': 'a.md'}]")
+        self.assertEqual(self.kernel.value("await skills.files(name='pdf')", on_event=on_event), "['skills.files', {'name': 'pdf'}]")
+        self.assertEqual(self.kernel.value("skills"), repr("<albedo host calls skills: files, read>").strip("'"))
+        self.assertEqual(self.kernel.value("skills.read.__doc__.split('\\n')[0]"), repr("skills.read(name, file=None)"))
+        done, _, _ = self.kernel.run("await skills.read()")
+        self.assertIn("skills.read() missing required argument(s): name", done["error"])
+
+    def test_groups_go_with_their_declarations(self):
+        self.kernel.ok("1", host_calls=[READ])
+        done, _, _ = self.kernel.run("skills", host_calls=[STAMP])
+        self.assertEqual(done["exception"], "NameError")
+
+    def test_a_name_taken_as_a_group_and_a_function_keeps_the_first(self):
+        self.kernel.ok("1", host_calls=[READ, {"name": "skills"}, {"name": "a.b.c"}])
+        self.assertEqual(self.kernel.value("type(skills).__name__"), "'HostGroup'")
+        self.assertEqual(self.kernel.value("'a' in globals()"), "False")
