@@ -13,7 +13,7 @@ import (
 )
 
 // layout writes files (path relative to root: content) under root.
-func layout(t *testing.T, root string, files map[string]string) {
+func layout(t testing.TB, root string, files map[string]string) {
 	t.Helper()
 	for rel, content := range files {
 		path := filepath.Join(root, filepath.FromSlash(rel))

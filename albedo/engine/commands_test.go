@@ -117,7 +117,7 @@ func TestSwitchModelAcrossProtocols(t *testing.T) {
 func TestRunCommand(t *testing.T) {
 	r := newRig(t, script(fakes.Text("x")))
 	sess := r.session(respProvider)
-	if got := r.svc.Commands(); !slices.Equal(got, []string{"/compact", "/model"}) {
+	if got := r.svc.Commands(); !slices.Equal(got, []string{"/compact", "/model", "/skill"}) {
 		t.Errorf("Commands = %v", got)
 	}
 	tests := []struct {
