@@ -1,6 +1,6 @@
-// Package postgres keeps albedo's sessions, transcripts, queued messages,
-// vents and request ledger in a PostgreSQL database; *Store implements
-// albedo.Store, passing the same conformance suite as the SQLite store.
+// Package postgres keeps albedo's store in a PostgreSQL database: Open
+// returns the store of package sqlstore on it, which passes the same
+// conformance suite as on SQLite.
 //
 // The store talks to the server through bun's PostgreSQL dialect over the
 // pgx driver. Every string albedo hands the store is kept in a bytea

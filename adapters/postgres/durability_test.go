@@ -32,7 +32,7 @@ func TestCommitsDoNotWaitForTheFlushUnlessTheURLSaysSo(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := openStore(t, tc.url)
 			var got string
-			if err := s.sqlDB().QueryRowContext(t.Context(), "SHOW synchronous_commit").Scan(&got); err != nil {
+			if err := s.db.QueryRowContext(t.Context(), "SHOW synchronous_commit").Scan(&got); err != nil {
 				t.Fatal(err)
 			}
 			if got != tc.want {

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 
+	"github.com/albedo-agent/albedo/adapters/sqlstore"
+
 	"github.com/uptrace/bun"
 )
 
@@ -32,7 +34,7 @@ const migrationLock int64 = 0x616c6265646f // "albedo"
 // upgrade lands whole or not at all. A newer schema is refused before
 // anything is written.
 func migrate(ctx context.Context, db *bun.DB) error {
-	return runInTx(ctx, db.DB, nil, func(ctx context.Context, tx *sql.Tx) error {
+	return sqlstore.RunInTx(ctx, db, func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
 			return fmt.Errorf("lock the schema: %w", err)
 		}

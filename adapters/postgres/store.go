@@ -2,21 +2,17 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
-	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/adapters/sqlstore"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 )
-
-// Store implements the domain's storage port.
-var _ albedo.Store = (*Store)(nil)
 
 // maxConns bounds the store's connections to the server: enough for the
 // daemon's concurrent requests, few enough that several daemons share a
@@ -30,10 +26,8 @@ const connectTimeout = 5 * time.Second
 // Store is an albedo.Store kept in a PostgreSQL database. It is safe for
 // concurrent use.
 type Store struct {
+	*sqlstore.Store
 	db *bun.DB
-	// writing is held for the whole of every write that numbers items, so
-	// that two commits of this process never pick the same Seq.
-	writing sync.Mutex
 }
 
 // Open connects to the database that url names (a postgres:// URL or a
@@ -78,14 +72,12 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		}
 		return nil, fmt.Errorf("open the PostgreSQL store %s: %w", where, unavailable(err))
 	}
-	return &Store{db: db}, nil
+	return &Store{Store: sqlstore.New(db, db, sqlstore.Dialect{
+		TextAsBytes:        true,
+		OneStatementAppend: true,
+		LockRow:            "FOR UPDATE",
+		AfterVentImport:    `SELECT setval(pg_get_serial_sequence('paperclips', 'id'), (SELECT MAX(id) FROM paperclips))`,
+		Unavailable:        unavailable,
+		ForeignKey:         foreignKeyViolation,
+	}), db: db}, nil
 }
-
-// Close closes the store's connections.
-func (s *Store) Close() error {
-	return s.db.Close()
-}
-
-// sqlDB returns the connection pool, for statements that bind their
-// values as parameters (bun would splice them into the SQL text).
-func (s *Store) sqlDB() *sql.DB { return s.db.DB }

@@ -62,3 +62,10 @@ func unavailableCause(err error) string {
 	}
 	return ""
 }
+
+// foreignKeyViolation reports whether err is the violation of a foreign
+// key, as a row written for a session that does not exist is.
+func foreignKeyViolation(err error) bool {
+	var pg *pgconn.PgError
+	return errors.As(err, &pg) && pg.Code == "23503"
+}

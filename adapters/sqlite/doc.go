@@ -1,5 +1,5 @@
-// Package sqlite keeps albedo's sessions, transcripts, queued messages and
-// vents in one SQLite database file; *Store implements albedo.Store.
+// Package sqlite keeps albedo's store in one SQLite database file: Open
+// returns the store of package sqlstore on it.
 //
 // The database runs in WAL mode. Writes go through a single connection, so
 // write transactions queue in the process instead of contending for SQLite's

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/albedo-agent/albedo/adapters/sqlstore"
+
 	"github.com/uptrace/bun"
 )
 
@@ -59,7 +61,7 @@ func checkSchema(ctx context.Context, path string) error {
 // version again inside the transaction, in case another process wrote the
 // file since checkSchema looked.
 func migrate(ctx context.Context, db *bun.DB, path string) error {
-	return runInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
+	return sqlstore.RunInTx(ctx, db, func(ctx context.Context, tx *sql.Tx) error {
 		var version int
 		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
 			return fmt.Errorf("read schema version: %w", err)

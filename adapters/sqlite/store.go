@@ -7,16 +7,13 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
-	"sync"
 
-	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/adapters/sqlstore"
+
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
-
-// Store implements the domain's storage port.
-var _ albedo.Store = (*Store)(nil)
 
 // readConns is the size of the read pool. Reads in WAL mode run in parallel
 // with each other and with the writer; a few connections cover the daemon's
@@ -34,15 +31,12 @@ const readCacheKiB = 16 << 10
 // Store is an albedo.Store kept in one SQLite database file. It is safe for
 // concurrent use.
 type Store struct {
+	*sqlstore.Store
 	// write holds the only connection that writes. Its transactions begin
 	// IMMEDIATE, taking the write lock up front.
 	write *bun.DB
 	// read serves every query that changes nothing.
 	read *bun.DB
-	// writing is held for the whole of a Commit.
-	writing sync.Mutex
-	// totals holds the usage sums of the request ledger.
-	totals requestTotals
 }
 
 // Open opens the store in the database file at path, creating the file when
@@ -77,13 +71,13 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		write.Close()
 		return nil, fmt.Errorf("open store %s: %w", abs, err)
 	}
-	return &Store{write: write, read: read}, nil
-}
-
-// Close closes the store's connections. The writer closes last so that the
-// final checkpoint folds the write-ahead log into the database file.
-func (s *Store) Close() error {
-	return errors.Join(s.read.Close(), s.write.Close())
+	// Writes run one at a time on one connection, and albedo is the only
+	// program that writes sessions: the ledger's sums can be kept.
+	return &Store{Store: sqlstore.New(write, read, sqlstore.Dialect{
+		OneWriter:   true,
+		Unavailable: unavailable,
+		ForeignKey:  foreignKeyViolation,
+	}), write: write, read: read}, nil
 }
 
 // openDB opens a pool of up to conns connections to the database at path.

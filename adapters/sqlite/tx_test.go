@@ -2,14 +2,15 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"testing"
 
-	"github.com/uptrace/bun"
+	"github.com/albedo-agent/albedo/adapters/sqlstore"
 )
 
 // TestTransactionsEndInTheCaller: whatever becomes of its context, a
-// transaction has given its connection back when runInTx returns, so that
+// transaction has given its connection back when sqlstore.RunInTx returns, so that
 // Close closes every connection before it returns. A transaction that
 // succeeded on a live context commits; any other rolls back.
 func TestTransactionsEndInTheCaller(t *testing.T) {
@@ -35,7 +36,7 @@ func TestTransactionsEndInTheCaller(t *testing.T) {
 			// by luck.
 			for range 50 {
 				ctx, cancel := context.WithCancel(context.Background())
-				err := runInTx(ctx, s.write, func(ctx context.Context, tx bun.Tx) error {
+				err := sqlstore.RunInTx(ctx, s.write, func(ctx context.Context, tx *sql.Tx) error {
 					if _, err := tx.ExecContext(ctx, "INSERT INTO marks(name) VALUES (?)", tt.name); err != nil {
 						return err
 					}

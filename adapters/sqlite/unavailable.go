@@ -35,3 +35,10 @@ func unavailable(err error) error {
 	}
 	return &albedo.Error{Code: albedo.EStoreUnavailable, Message: fmt.Sprintf("%s; nothing of the change was stored (%v)", cause, se)}
 }
+
+// foreignKeyViolation reports whether err is the violation of a foreign
+// key, as a row written for a session that does not exist is.
+func foreignKeyViolation(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY
+}

@@ -1,14 +1,12 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Commit applies one change in a single transaction: the session is upserted
@@ -33,55 +31,52 @@ func (s *Store) Commit(ctx context.Context, change albedo.Commit) (albedo.Commit
 	now := time.Now()
 	s.writing.Lock()
 	defer s.writing.Unlock()
-	if itemsOnly(change) {
+	if s.d.OneStatementAppend && itemsOnly(change) {
 		// One statement is atomic by itself: no transaction to begin and
 		// commit, one round trip.
-		items, err := appendItems(ctx, s.sqlDB(), sessionID, change.Items)
+		items, err := s.appendItems(ctx, s.write.DB, sessionID, change.Items)
 		if err != nil {
-			return albedo.Committed{}, fmt.Errorf("commit to session %s: %w", sessionID, missingSession(unavailable(err), sessionID))
+			return albedo.Committed{}, fmt.Errorf("commit to session %s: %w", sessionID, s.failed(err, sessionID))
 		}
 		return albedo.Committed{Items: items}, nil
 	}
 	var done albedo.Committed
-	err := runInTx(ctx, s.sqlDB(), nil, func(ctx context.Context, tx *sql.Tx) error {
+	err := RunInTx(ctx, s.write, func(ctx context.Context, tx *sql.Tx) error {
 		if change.Session != nil && change.Expect != 0 {
-			if err := expectRevision(ctx, tx, change.Session.ID, change.Expect); err != nil {
+			if err := s.expectRevision(ctx, tx, change.Session.ID, change.Expect); err != nil {
 				return err
 			}
 		}
 		if change.Session != nil {
-			if err := upsertSession(ctx, tx, change.Session, now); err != nil {
+			if err := s.upsertSession(ctx, tx, change.Session, now); err != nil {
 				return err
 			}
 		}
 		// Items, messages and compaction states of a missing session
-		// fail on their foreign key (see missingSession).
+		// fail on their foreign key (see failed).
+		var err error
 		if len(change.Items) > 0 {
-			items, err := appendItems(ctx, tx, sessionID, change.Items)
-			if err != nil {
+			if done.Items, err = s.appendItems(ctx, tx, sessionID, change.Items); err != nil {
 				return err
 			}
-			done.Items = items
 		}
 		if len(change.Enqueue) > 0 {
-			queued, err := enqueue(ctx, tx, sessionID, change.Enqueue)
-			if err != nil {
+			if done.Enqueued, err = s.enqueue(ctx, tx, sessionID, change.Enqueue); err != nil {
 				return err
 			}
-			done.Enqueued = queued
 		}
 		if len(change.Dequeue) > 0 {
-			if err := dequeue(ctx, tx, sessionID, change.Dequeue); err != nil {
+			if err := s.dequeue(ctx, tx, sessionID, change.Dequeue); err != nil {
 				return err
 			}
 		}
 		if change.Compaction != nil {
-			if err := upsertCompaction(ctx, tx, sessionID, *change.Compaction); err != nil {
+			if err := s.upsertCompaction(ctx, tx, sessionID, *change.Compaction); err != nil {
 				return err
 			}
 		}
 		if change.Vent != nil {
-			v, err := updateVent(ctx, tx, *change.Vent)
+			v, err := s.updateVent(ctx, tx, *change.Vent)
 			if err != nil {
 				return err
 			}
@@ -90,7 +85,7 @@ func (s *Store) Commit(ctx context.Context, change albedo.Commit) (albedo.Commit
 		return nil
 	})
 	if err != nil {
-		return albedo.Committed{}, fmt.Errorf("commit to session %s: %w", sessionID, missingSession(unavailable(err), sessionID))
+		return albedo.Committed{}, fmt.Errorf("commit to session %s: %w", sessionID, s.failed(err, sessionID))
 	}
 	return done, nil
 }
@@ -102,22 +97,12 @@ func itemsOnly(change albedo.Commit) bool {
 		len(change.Items) > 0 && len(change.Items) <= maxItemsPerStatement
 }
 
-// missingSession turns the foreign key violation of a row written for a
-// session that does not exist into ENotFound. Other errors are returned as
-// they are.
-func missingSession(err error, id string) error {
-	var pg *pgconn.PgError
-	if errors.As(err, &pg) && pg.Code == "23503" && pg.ConstraintName != "" {
-		return sessionNotFound(id)
-	}
-	return err
-}
-
 // expectRevision fails with EStale unless the stored session id has the
-// revision rev. It locks the session's row until the transaction ends.
-func expectRevision(ctx context.Context, tx *sql.Tx, id string, rev int64) error {
+// revision rev. Where the dialect locks rows, the session's stays locked
+// until the transaction ends.
+func (s *Store) expectRevision(ctx context.Context, tx *sql.Tx, id string, rev int64) error {
 	var stored int64
-	err := tx.QueryRowContext(ctx, "SELECT revision FROM sessions WHERE id = $1 FOR UPDATE", bin(id)).Scan(&stored)
+	err := tx.QueryRowContext(ctx, "SELECT revision FROM sessions WHERE id = $1 "+s.d.LockRow, s.text(id)).Scan(&stored)
 	if err == sql.ErrNoRows || (err == nil && stored != rev) {
 		return albedo.Errorf(albedo.EStale, "session %s is not at revision %d", id, rev)
 	}

@@ -1,4 +1,4 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
@@ -20,10 +20,11 @@ const ventColumns = `id, ` + ventWritten + `, revision, created_at, updated_at`
 
 // ventArgs returns the values of ventWritten for v. No filing session is
 // NULL.
-func ventArgs(v *albedo.Vent) []any {
+func (s *Store) ventArgs(v *albedo.Vent) []any {
 	return []any{
-		bin(v.Topic), bin(v.Title), bin(v.Message), bin(v.Suggestion), bin(string(v.Status)), nullBin(v.SessionID),
-		bin(v.Workspace), bin(v.Reply), bin(v.Resolution), bin(v.ResolvingSessionID), bin(v.SessionTitle),
+		s.text(v.Topic), s.text(v.Title), s.text(v.Message), s.text(v.Suggestion), s.text(string(v.Status)),
+		s.nullText(v.SessionID), s.text(v.Workspace), s.text(v.Reply), s.text(v.Resolution),
+		s.text(v.ResolvingSessionID), s.text(v.SessionTitle),
 	}
 }
 
@@ -31,19 +32,15 @@ func ventArgs(v *albedo.Vent) []any {
 func scanVent(row rowScanner) (albedo.Vent, error) {
 	var (
 		v                    albedo.Vent
-		status               string
 		session              []byte
 		createdAt, updatedAt int64
 	)
-	err := row.Scan(&v.ID, &v.Topic, &v.Title, &v.Message, &v.Suggestion, &status, &session,
+	err := row.Scan(&v.ID, &v.Topic, &v.Title, &v.Message, &v.Suggestion, &v.Status, &session,
 		&v.Workspace, &v.Reply, &v.Resolution, &v.ResolvingSessionID, &v.SessionTitle,
 		&v.Revision, &createdAt, &updatedAt)
-	if err != nil {
-		return albedo.Vent{}, err
-	}
-	v.Status, v.SessionID = albedo.VentStatus(status), string(session)
+	v.SessionID = string(session)
 	v.CreatedAt, v.UpdatedAt = time.UnixMilli(createdAt), time.UnixMilli(updatedAt)
-	return v, nil
+	return v, err
 }
 
 // InsertVent adds a vent and returns it with its ID, Revision (1) and times
@@ -53,24 +50,44 @@ func (s *Store) InsertVent(ctx context.Context, v albedo.Vent) (albedo.Vent, err
 		v.Status = albedo.VentOpen
 	}
 	now := time.Now().UnixMilli()
-	row := s.sqlDB().QueryRowContext(ctx, `INSERT INTO paperclips (`+ventWritten+`, revision, created_at, updated_at)
+	stored, err := scanVent(s.write.DB.QueryRowContext(ctx, `INSERT INTO paperclips (`+ventWritten+`, revision, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1, $12, $12) RETURNING `+ventColumns,
-		append(ventArgs(&v), now)...)
-	stored, err := scanVent(row)
+		append(s.ventArgs(&v), now)...))
 	if err != nil {
-		return albedo.Vent{}, fmt.Errorf("insert vent: %w", unavailable(err))
+		return albedo.Vent{}, fmt.Errorf("insert vent: %w", s.failed(err, ""))
 	}
 	return stored, nil
 }
 
+// ImportVent stores v as it is, its ID, Revision and times kept, for a
+// copy of another store (albedo store copy). A vent already stored under
+// that ID is left as it is. The IDs the store assigns itself go on after
+// the highest one stored.
+func (s *Store) ImportVent(ctx context.Context, v albedo.Vent) error {
+	err := RunInTx(ctx, s.write, func(ctx context.Context, tx *sql.Tx) error {
+		args := append(append([]any{v.ID}, s.ventArgs(&v)...), v.Revision, v.CreatedAt.UnixMilli(), v.UpdatedAt.UnixMilli())
+		if _, err := tx.ExecContext(ctx, `INSERT INTO paperclips (id, `+ventWritten+`, revision, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+			ON CONFLICT (id) DO NOTHING`, args...); err != nil || s.d.AfterVentImport == "" {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, s.d.AfterVentImport)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("import vent %d: %w", v.ID, s.failed(err, ""))
+	}
+	return nil
+}
+
 // Vent returns one vent.
 func (s *Store) Vent(ctx context.Context, id int64) (albedo.Vent, error) {
-	v, err := scanVent(s.sqlDB().QueryRowContext(ctx, "SELECT "+ventColumns+" FROM paperclips WHERE id = $1", id))
+	v, err := scanVent(s.read.DB.QueryRowContext(ctx, "SELECT "+ventColumns+" FROM paperclips WHERE id = $1", id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return albedo.Vent{}, ventNotFound(id)
 	}
 	if err != nil {
-		return albedo.Vent{}, fmt.Errorf("select vent %d: %w", id, unavailable(err))
+		return albedo.Vent{}, fmt.Errorf("select vent %d: %w", id, s.failed(err, ""))
 	}
 	return v, nil
 }
@@ -78,28 +95,18 @@ func (s *Store) Vent(ctx context.Context, id int64) (albedo.Vent, error) {
 // Vents returns vents newest first (highest ID first) with ID < before
 // (before <= 0: from the newest), at most limit of them (limit <= 0: all).
 func (s *Store) Vents(ctx context.Context, before int64, limit int) ([]albedo.Vent, error) {
-	q := s.db.NewSelect().ColumnExpr(ventColumns).TableExpr("paperclips").Order("id DESC")
+	query, args := "SELECT "+ventColumns+" FROM paperclips", []any{}
 	if before > 0 {
-		q = q.Where("id < ?", before)
+		query, args = query+" WHERE id < $1", append(args, before)
 	}
+	query += " ORDER BY id DESC"
 	if limit > 0 {
-		q = q.Limit(int64(limit))
+		args = append(args, limit)
+		query += fmt.Sprintf(" LIMIT $%d", len(args))
 	}
-	rows, err := q.Rows(ctx)
+	vents, err := scanAll(ctx, s.read.DB, scanVent, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("select vents before %d: %w", before, unavailable(err))
-	}
-	defer rows.Close()
-	vents := []albedo.Vent{}
-	for rows.Next() {
-		v, err := scanVent(rows)
-		if err != nil {
-			return nil, fmt.Errorf("scan vents before %d: %w", before, unavailable(err))
-		}
-		vents = append(vents, v)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("select vents before %d: %w", before, unavailable(err))
+		return nil, fmt.Errorf("select vents before %d: %w", before, s.failed(err, ""))
 	}
 	return vents, nil
 }
@@ -109,21 +116,21 @@ func (s *Store) Vents(ctx context.Context, before int64, limit int) ([]albedo.Ve
 // vent is ENotFound and a different stored revision EStale.
 func (s *Store) UpdateVent(ctx context.Context, v albedo.Vent) (albedo.Vent, error) {
 	var stored albedo.Vent
-	err := runInTx(ctx, s.sqlDB(), nil, func(ctx context.Context, tx *sql.Tx) error {
+	err := RunInTx(ctx, s.write, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
-		stored, err = updateVent(ctx, tx, v)
+		stored, err = s.updateVent(ctx, tx, v)
 		return err
 	})
 	if err != nil {
-		return albedo.Vent{}, fmt.Errorf("update vent %d: %w", v.ID, unavailable(err))
+		return albedo.Vent{}, fmt.Errorf("update vent %d: %w", v.ID, s.failed(err, ""))
 	}
 	return stored, nil
 }
 
 // updateVent writes v inside tx if its stored revision is v.Revision, and
 // returns the vent as stored.
-func updateVent(ctx context.Context, tx *sql.Tx, v albedo.Vent) (albedo.Vent, error) {
-	args := append(ventArgs(&v), time.Now().UnixMilli(), v.ID, v.Revision)
+func (s *Store) updateVent(ctx context.Context, tx *sql.Tx, v albedo.Vent) (albedo.Vent, error) {
+	args := append(s.ventArgs(&v), time.Now().UnixMilli(), v.ID, v.Revision)
 	stored, err := scanVent(tx.QueryRowContext(ctx, `UPDATE paperclips SET (`+ventWritten+`) =
 		($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11), revision = revision + 1, updated_at = $12
 		WHERE id = $13 AND revision = $14 RETURNING `+ventColumns, args...))
@@ -136,22 +143,18 @@ func updateVent(ctx context.Context, tx *sql.Tx, v albedo.Vent) (albedo.Vent, er
 // DeleteVent removes a vent if its stored revision equals revision. A
 // missing vent is ENotFound and a different stored revision EStale.
 func (s *Store) DeleteVent(ctx context.Context, id int64, revision int64) error {
-	err := runInTx(ctx, s.sqlDB(), nil, func(ctx context.Context, tx *sql.Tx) error {
+	err := RunInTx(ctx, s.write, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, "DELETE FROM paperclips WHERE id = $1 AND revision = $2", id, revision)
 		if err != nil {
 			return err
 		}
-		n, err := res.RowsAffected()
-		if err != nil {
+		if n, err := res.RowsAffected(); err != nil || n > 0 {
 			return err
 		}
-		if n == 0 {
-			return ventMissed(ctx, tx, id, revision)
-		}
-		return nil
+		return ventMissed(ctx, tx, id, revision)
 	})
 	if err != nil {
-		return fmt.Errorf("delete vent %d: %w", id, unavailable(err))
+		return fmt.Errorf("delete vent %d: %w", id, s.failed(err, ""))
 	}
 	return nil
 }
