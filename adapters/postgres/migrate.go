@@ -12,28 +12,17 @@ import (
 
 // NewerSchemaError reports a database whose schema is newer than this
 // binary knows. Open returns it without having modified the database.
-type NewerSchemaError struct {
-	// Where names the database, its password left out.
-	Where string
-	// Version is the database's schema version; Known is SchemaVersion.
-	Version, Known int
-}
-
-// Error says which database was refused and why.
-func (e *NewerSchemaError) Error() string {
-	return fmt.Sprintf("the PostgreSQL database %s was written by a newer albedo (schema %d, this binary knows %d); refusing to modify it",
-		e.Where, e.Version, e.Known)
-}
+type NewerSchemaError = sqlstore.NewerSchemaError
 
 // migrationLock is the key of the advisory lock held while the schema is
 // read and migrated, so that two albedos opening one empty database do not
 // both create its tables.
 const migrationLock int64 = 0x616c6265646f // "albedo"
 
-// migrate brings the schema up to SchemaVersion in one transaction: an
-// upgrade lands whole or not at all. A newer schema is refused before
-// anything is written.
-func migrate(ctx context.Context, db *bun.DB) error {
+// migrate brings the schema of the database named where up to
+// SchemaVersion in one transaction: an upgrade lands whole or not at all.
+// A newer schema is refused before anything is written.
+func migrate(ctx context.Context, db *bun.DB, where string) error {
 	return sqlstore.RunInTx(ctx, db, func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
 			return fmt.Errorf("lock the schema: %w", err)
@@ -42,19 +31,12 @@ func migrate(ctx context.Context, db *bun.DB) error {
 		if err != nil {
 			return err
 		}
-		if version > SchemaVersion {
-			return &NewerSchemaError{Version: version, Known: SchemaVersion}
-		}
+		all := migrations()
 		if version == SchemaVersion {
 			return nil
 		}
-		all := migrations()
-		for v := version; v < SchemaVersion; v++ {
-			for _, stmt := range all[v] {
-				if _, err := tx.ExecContext(ctx, stmt); err != nil {
-					return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
-				}
-			}
+		if err := sqlstore.Migrate(ctx, tx, "the PostgreSQL database "+where, version, all[:]); err != nil {
+			return err
 		}
 		record := `UPDATE albedo_schema SET version = $1`
 		if version == 0 {

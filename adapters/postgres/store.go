@@ -63,11 +63,10 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		return nil, fmt.Errorf("open the PostgreSQL store %s: %w", where, unavailable(err))
 	}
 	db := bun.NewDB(sqldb, pgdialect.New())
-	if err := migrate(ctx, db); err != nil {
+	if err := migrate(ctx, db, where); err != nil {
 		db.Close()
 		var newer *NewerSchemaError
 		if errors.As(err, &newer) {
-			newer.Where = where
 			return nil, newer
 		}
 		return nil, fmt.Errorf("open the PostgreSQL store %s: %w", where, unavailable(err))

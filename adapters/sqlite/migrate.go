@@ -17,18 +17,7 @@ import (
 
 // NewerSchemaError reports a database file whose schema is newer than this
 // binary knows. Open returns it without having modified the file.
-type NewerSchemaError struct {
-	// Path is the database file.
-	Path string
-	// Version is the file's schema version; Known is SchemaVersion.
-	Version, Known int
-}
-
-// Error says which file was refused and why.
-func (e *NewerSchemaError) Error() string {
-	return fmt.Sprintf("%s was written by a newer albedo (schema %d, this binary knows %d); refusing to modify it",
-		filepath.Base(e.Path), e.Version, e.Known)
-}
+type NewerSchemaError = sqlstore.NewerSchemaError
 
 // checkSchema refuses a file written by a newer albedo before anything opens
 // it for writing: merely opening the store's own connections would switch a
@@ -51,7 +40,7 @@ func checkSchema(ctx context.Context, path string) error {
 		return fmt.Errorf("read schema version of %s: %w", path, err)
 	}
 	if version > SchemaVersion {
-		return &NewerSchemaError{Path: path, Version: version, Known: SchemaVersion}
+		return &NewerSchemaError{Database: filepath.Base(path), Version: version, Known: SchemaVersion}
 	}
 	return nil
 }
@@ -66,16 +55,9 @@ func migrate(ctx context.Context, db *bun.DB, path string) error {
 		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
 			return fmt.Errorf("read schema version: %w", err)
 		}
-		if version > SchemaVersion {
-			return &NewerSchemaError{Path: path, Version: version, Known: SchemaVersion}
-		}
 		all := migrations()
-		for v := version; v < SchemaVersion; v++ {
-			for _, stmt := range all[v] {
-				if _, err := tx.ExecContext(ctx, stmt); err != nil {
-					return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
-				}
-			}
+		if err := sqlstore.Migrate(ctx, tx, filepath.Base(path), version, all[:]); err != nil {
+			return err
 		}
 		if version == SchemaVersion {
 			return nil

@@ -187,3 +187,37 @@ func params(first, n int) string {
 func sessionNotFound(id string) error {
 	return albedo.Errorf(albedo.ENotFound, "session %s not found", id)
 }
+
+// NewerSchemaError reports a database whose schema is newer than this
+// binary knows. Open returns it without having modified the database.
+type NewerSchemaError struct {
+	// Database names the database (a file's name; a server's database
+	// without the URL's password).
+	Database string
+	// Version is the database's schema version; Known is the newest this
+	// binary knows.
+	Version, Known int
+}
+
+// Error says which database was refused and why.
+func (e *NewerSchemaError) Error() string {
+	return fmt.Sprintf("%s was written by a newer albedo (schema %d, this binary knows %d); refusing to modify it",
+		e.Database, e.Version, e.Known)
+}
+
+// Migrate runs, in tx, the steps that take a schema at version from to
+// len(steps): steps[i] takes it from version i to i+1. A newer schema is a
+// *NewerSchemaError naming database.
+func Migrate(ctx context.Context, tx *sql.Tx, database string, from int, steps [][]string) error {
+	if from > len(steps) {
+		return &NewerSchemaError{Database: database, Version: from, Known: len(steps)}
+	}
+	for v := from; v < len(steps); v++ {
+		for _, stmt := range steps[v] {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
+			}
+		}
+	}
+	return nil
+}
