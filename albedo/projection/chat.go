@@ -54,21 +54,6 @@ func (p *ChatProjector) Flush() {
 		return
 	}
 	msg := newObject()
-	if p.text != nil && p.reasoning != nil || p.calls != nil {
-		// One allocation for the whole message, however long its parts:
-		// a long text or call is copied into it once.
-		n := 0
-		if p.text != nil && len(*p.text) > longText {
-			n += jsonStringLen(*p.text)
-		}
-		if p.reasoning != nil && len(*p.reasoning) > longText {
-			n += jsonStringLen(*p.reasoning)
-		}
-		for _, c := range p.calls {
-			n += chatCallSize(c) + 1
-		}
-		msg.grow(n)
-	}
 	msg.str("role", "assistant")
 	if p.text != nil {
 		msg.str("content", *p.text)
@@ -169,19 +154,6 @@ func appendChatCall(b []byte, it albedo.Item) []byte {
 	b = append(b, `,"arguments":`...)
 	b = str(b, it.Arguments)
 	return append(b, "}}"...)
-}
-
-// chatCallSize returns len(appendChatCall(nil, it)) without building it.
-func chatCallSize(it albedo.Item) int {
-	if chatRaw(it) {
-		return len(it.Raw)
-	}
-	size := jsonStringLen
-	if it.Protocol == albedo.ProtocolChatCompletions {
-		size = marshaledStringLen
-	}
-	return len(`{"id":,"type":"function","function":{"name":,"arguments":}}`) +
-		size(it.CallID) + size(it.ToolName) + size(it.Arguments)
 }
 
 func chatUser(it albedo.Item) json.RawMessage {

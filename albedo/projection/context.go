@@ -29,3 +29,13 @@ func MeasureContext(last *albedo.RequestRow, transcript []albedo.Item, protocol 
 	used += albedo.EstimateTokens(projectedSize(since, protocol))
 	return albedo.ContextSize{Used: &used, Source: source}
 }
+
+// projectedSize returns the bytes Project(items, protocol) makes, each
+// message followed by one separator byte.
+func projectedSize(items []albedo.Item, protocol albedo.Protocol) int64 {
+	var size int64
+	for _, raw := range Project(items, protocol) {
+		size += int64(len(raw)) + 1
+	}
+	return size
+}

@@ -2,7 +2,6 @@ package projection
 
 import (
 	"encoding/json"
-	"slices"
 	"unicode/utf8"
 )
 
@@ -20,19 +19,12 @@ func (o *jsonObject) key(k string) {
 	o.b = append(o.b, ':')
 }
 
-// str adds a string field. Room for a long value is made at once, so
-// that a long text is not copied again and again as the object grows.
+// str adds a string field.
 func (o *jsonObject) str(k, v string) *jsonObject {
 	o.key(k)
-	if len(v) > longText {
-		o.grow(jsonStringLen(v))
-	}
 	o.b = appendJSONString(o.b, v)
 	return o
 }
-
-// grow makes room for n more bytes and a few more members.
-func (o *jsonObject) grow(n int) { o.b = slices.Grow(o.b, n+256) }
 
 // raw adds a field whose value is already JSON.
 func (o *jsonObject) raw(k string, v []byte) *jsonObject {
