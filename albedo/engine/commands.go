@@ -71,13 +71,13 @@ func (s *Service) SwitchModel(ctx context.Context, id, provider, model string, e
 	if err != nil {
 		return albedo.ModelChoice{}, err
 	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	st.row.Lock()
+	defer st.row.Unlock()
 	sess, err := s.store.Session(ctx, id)
 	if err != nil {
 		return albedo.ModelChoice{}, err
 	}
-	if st.turn != nil {
+	if st.running() != nil {
 		return albedo.ModelChoice{}, albedo.Errorf(albedo.EBusy, "session %s is running a turn: interrupt it or wait before switching models", id)
 	}
 	if provider == "" {

@@ -31,13 +31,13 @@ func (s *Service) compactCommand(ctx context.Context, id string, _ json.RawMessa
 	if err != nil {
 		return albedo.CommandResult{}, err
 	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	st.row.Lock()
+	defer st.row.Unlock()
 	sess, err = s.store.Session(ctx, id)
 	if err != nil {
 		return albedo.CommandResult{}, err
 	}
-	if st.turn != nil || sess.Stage == albedo.StageRunning {
+	if st.running() != nil || sess.Stage == albedo.StageRunning {
 		return albedo.CommandResult{}, albedo.Errorf(albedo.EBusy, "session %s is running a turn: interrupt it or wait before compacting", id)
 	}
 	if s.isClosed() {
@@ -62,7 +62,7 @@ func (s *Service) compactCommand(ctx context.Context, id string, _ json.RawMessa
 	}); err != nil {
 		return albedo.CommandResult{}, err
 	}
-	s.startRun(st, func(ctx context.Context) { s.runCompaction(ctx, st, id) })
+	s.startRun(st, func(ctx context.Context, _ *run) { s.runCompaction(ctx, st, id) })
 	return albedo.CommandResult{Compact: &albedo.CompactResult{Started: true}}, nil
 }
 
@@ -80,27 +80,27 @@ func (s *Service) runCompaction(ctx context.Context, st *sessionState, id string
 		}
 	}
 	bg := context.WithoutCancel(ctx)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	st.turn = nil
-	st.busy.Store(false)
+	st.row.Lock()
+	defer st.row.Unlock()
+	st.endRun()
 	shutdown := errors.Is(context.Cause(ctx), errShutdown)
 	if shutdown && err != nil {
 		return
 	}
 	q, qerr := s.store.Queued(bg, id)
 	queued := qerr == nil && len(q) > 0
-	if _, uerr := s.updateLocked(bg, id, func(x *albedo.Session) error {
+	sess, uerr := s.updateLocked(bg, id, func(x *albedo.Session) error {
 		// Messages that wait make a turn: now, or at the next start.
 		x.Stage, x.Compacting = albedo.StageIdle, ""
 		if queued {
 			x.Stage = albedo.StageRunning
 		}
 		return nil
-	}); uerr != nil {
+	})
+	if uerr != nil {
 		s.log.Error("record the end of a compaction", "session", id, "err", uerr)
 	} else if queued && !shutdown {
-		s.startTurn(st, id)
+		s.startTurn(st, sess)
 		return
 	}
 	if !shutdown {

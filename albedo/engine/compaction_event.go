@@ -32,8 +32,8 @@ func (s *Service) recordCompaction(ctx context.Context, c albedo.Compaction, ite
 	after := inputTokens(projection.ProjectCompacted(items, c, ep))
 	it := compactionItem(c, albedo.CompactionFigures{Items: c.Items, TokensBefore: before, TokensAfter: after})
 	st := s.state(c.SessionID)
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	st.row.Lock()
+	defer st.row.Unlock()
 	change := albedo.Commit{SessionID: c.SessionID, Items: []albedo.Item{it}, Compaction: &c}
 	sess, err := s.store.Session(ctx, c.SessionID)
 	if err != nil {

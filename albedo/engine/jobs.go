@@ -26,8 +26,8 @@ func (s *Service) JobFinished(ctx context.Context, id string, end albedo.JobEnd)
 	if err != nil {
 		return err
 	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	st.row.Lock()
+	defer st.row.Unlock()
 	sess, err := s.store.Session(ctx, id)
 	if err != nil {
 		return err
@@ -35,13 +35,13 @@ func (s *Service) JobFinished(ctx context.Context, id string, end albedo.JobEnd)
 	if s.isClosed() {
 		return albedo.Errorf(albedo.EConflict, "albedo is shutting down")
 	}
-	if st.turn == nil && sess.Stage == albedo.StageRunning {
+	if st.running() == nil && sess.Stage == albedo.StageRunning {
 		if sess, err = s.resumeLocked(ctx, st, sess); err != nil {
 			return err
 		}
 	}
 	q := albedo.Queued{SessionID: id, Text: JobMessage(end), Source: JobSource, Timestamp: s.now()}
-	busy := st.turn != nil
+	busy := st.running() != nil
 	if !busy {
 		sess.Stage = albedo.StageRunning
 	}
@@ -50,7 +50,7 @@ func (s *Service) JobFinished(ctx context.Context, id string, end albedo.JobEnd)
 		return fmt.Errorf("queue the end of job %d for session %s: %w", end.ID, id, err)
 	}
 	if !busy {
-		s.startTurn(st, id)
+		s.startTurn(st, sess)
 	}
 	return nil
 }

@@ -43,14 +43,21 @@ func (s *Service) stopIdleKernels(ctx context.Context) {
 		if st.busy.Load() {
 			continue
 		}
+		// The row's lock keeps a turn from starting while the kernel
+		// stops; mu is held only to read and clear what albedo knows.
+		st.row.Lock()
 		st.mu.Lock()
-		if st.turn == nil && (st.kernelLive || st.kernelWarm) && now.Sub(st.lastCell) >= s.kernelIdle && s.kernel.RunningJobs(id) == 0 {
+		idle := st.run == nil && (st.kernelLive || st.kernelWarm) && now.Sub(st.lastCell) >= s.kernelIdle
+		st.mu.Unlock()
+		if idle && s.kernel.RunningJobs(id) == 0 {
 			if err := s.kernel.Stop(ctx, id); err != nil {
 				s.log.Warn("stop idle kernel", "session", id, "err", err)
 			}
+			st.mu.Lock()
 			st.kernelLive, st.kernelWarm = false, false
+			st.mu.Unlock()
 			s.log.Info("stopped idle kernel", "session", id)
 		}
-		st.mu.Unlock()
+		st.row.Unlock()
 	}
 }

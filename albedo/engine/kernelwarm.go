@@ -21,11 +21,13 @@ func (s *Service) warmKernel(ctx context.Context, st *sessionState, sess albedo.
 		return
 	}
 	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.kernelLive || st.kernelWarm {
-		return
+	warm := !st.kernelLive && !st.kernelWarm
+	if warm {
+		st.kernelWarm = true
+		st.lastCell = s.clock.Now()
 	}
-	w.Warm(context.WithoutCancel(ctx), sess.ID, sess.Workspace)
-	st.kernelWarm = true
-	st.lastCell = s.clock.Now()
+	st.mu.Unlock()
+	if warm {
+		w.Warm(context.WithoutCancel(ctx), sess.ID, sess.Workspace)
+	}
 }

@@ -19,9 +19,9 @@ func (s *Service) DeleteSession(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.turn != nil {
+	st.row.Lock()
+	defer st.row.Unlock()
+	if st.running() != nil {
 		return albedo.Errorf(albedo.EBusy, "session %s is running a turn: interrupt it first", id)
 	}
 	if err := s.store.DeleteSession(ctx, id); err != nil {

@@ -16,8 +16,8 @@ func (s *Service) DropQueued(ctx context.Context, id string, queueID int64) erro
 	if err != nil {
 		return err
 	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	st.row.Lock()
+	defer st.row.Unlock()
 	queued, err := s.store.Queued(ctx, id)
 	if err != nil {
 		return err
@@ -44,9 +44,9 @@ func (s *Service) SendQueued(ctx context.Context, id string) (started bool, err 
 	if err != nil {
 		return false, err
 	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.turn != nil {
+	st.row.Lock()
+	defer st.row.Unlock()
+	if st.running() != nil {
 		return false, nil
 	}
 	queued, err := s.store.Queued(ctx, id)
@@ -68,6 +68,6 @@ func (s *Service) SendQueued(ctx context.Context, id string) (started bool, err 
 	if _, err := s.store.Commit(ctx, albedo.Commit{Session: &sess, Expect: expect}); err != nil {
 		return false, fmt.Errorf("start session %s on its queue: %w", id, err)
 	}
-	s.startTurn(st, id)
+	s.startTurn(st, sess)
 	return true, nil
 }

@@ -63,9 +63,9 @@ func (s *Service) Recover(ctx context.Context) (int, error) {
 // turn again, or no longer needs one, is left alone.
 func (s *Service) resume(ctx context.Context, id string) (bool, error) {
 	st := s.state(id)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.turn != nil {
+	st.row.Lock()
+	defer st.row.Unlock()
+	if st.running() != nil {
 		return false, nil
 	}
 	sess, err := s.store.Session(ctx, id)
@@ -86,14 +86,14 @@ func (s *Service) resume(ctx context.Context, id string) (bool, error) {
 
 // resumeLocked records that albedo restarted in the middle of sess's turn
 // and starts that turn again; a /compact albedo died in is started again
-// instead, with nothing recorded. The caller holds st.mu, no turn runs, and
+// instead, with nothing recorded. The caller holds st.row, no turn runs, and
 // sess is the stored session, whose stage is running. It returns the
 // session as stored.
 func (s *Service) resumeLocked(ctx context.Context, st *sessionState, sess albedo.Session) (albedo.Session, error) {
 	id := sess.ID
 	if sess.Compacting == albedo.CompactManual {
 		// A /compact, not a turn: nothing ran that the model must hear of.
-		s.startRun(st, func(ctx context.Context) { s.runCompaction(ctx, st, id) })
+		s.startRun(st, func(ctx context.Context, _ *run) { s.runCompaction(ctx, st, id) })
 		return sess, nil
 	}
 	items, err := s.store.Items(ctx, id, 0, 0)
@@ -136,6 +136,6 @@ func (s *Service) resumeLocked(ctx context.Context, st *sessionState, sess albed
 	for _, call := range calls {
 		s.forgetOutput(ctx, id, call.Seq)
 	}
-	s.startTurn(st, id)
+	s.startTurn(st, sess)
 	return sess, nil
 }

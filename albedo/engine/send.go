@@ -33,8 +33,8 @@ func (s *Service) Send(ctx context.Context, id string, msg albedo.Message) (queu
 	if err != nil {
 		return false, err
 	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	st.row.Lock()
+	defer st.row.Unlock()
 	if err := s.recordEnd(ctx, st, id); err != nil {
 		return false, err
 	}
@@ -48,7 +48,7 @@ func (s *Service) Send(ctx context.Context, id string, msg albedo.Message) (queu
 	if s.isClosed() {
 		return false, albedo.Errorf(albedo.EConflict, "albedo is shutting down")
 	}
-	if st.turn == nil && sess.Stage == albedo.StageRunning {
+	if st.running() == nil && sess.Stage == albedo.StageRunning {
 		// The turn died with albedo and Recover has not reached it yet:
 		// resume it now, and the message joins it.
 		if sess, err = s.resumeLocked(ctx, st, sess); err != nil {
@@ -57,7 +57,7 @@ func (s *Service) Send(ctx context.Context, id string, msg albedo.Message) (queu
 	}
 	q := albedo.Queued{SessionID: id, Text: msg.Text, Image: img, Timestamp: s.now()}
 	sess.Title = Title(msg.Text)
-	queued = st.turn != nil
+	queued = st.running() != nil
 	if !queued {
 		sess.Stage = albedo.StageRunning
 	}
@@ -70,7 +70,7 @@ func (s *Service) Send(ctx context.Context, id string, msg albedo.Message) (queu
 		st.hub.publish(queuedEvent(done.Enqueued[0]))
 		return true, nil
 	}
-	s.startTurn(st, id)
+	s.startTurn(st, sess)
 	return false, nil
 }
 
@@ -86,22 +86,23 @@ func (s *Service) checkWorkspaceExists(path string) error {
 	}
 }
 
-// Interrupt stops a session's running turn and waits until it has ended.
-// Interrupting an idle session does nothing.
+// Interrupt stops a session's running turn and waits until it has ended,
+// unless the turn was waiting on the store when interrupted: then it
+// returns at once, and the turn records its end, interrupted, once the
+// store lets it. Interrupting an idle session does nothing.
 func (s *Service) Interrupt(ctx context.Context, id string) error {
 	if _, err := s.store.Session(ctx, id); err != nil {
 		return err
 	}
-	st := s.state(id)
-	st.mu.Lock()
-	t := st.turn
-	st.mu.Unlock()
-	if t == nil {
+	r := s.state(id).running()
+	if r == nil {
 		return nil
 	}
-	t.cancel(context.Canceled)
+	if r.interrupt() {
+		return nil
+	}
 	select {
-	case <-t.done:
+	case <-r.done:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -118,14 +119,12 @@ func (s *Service) Wait(ctx context.Context, id string) error {
 	}
 	st := s.state(id)
 	for {
-		st.mu.Lock()
-		t := st.turn
-		st.mu.Unlock()
-		if t == nil {
+		r := st.running()
+		if r == nil {
 			return nil
 		}
 		select {
-		case <-t.done:
+		case <-r.done:
 		case <-ctx.Done():
 			return ctx.Err()
 		}

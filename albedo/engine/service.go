@@ -114,11 +114,22 @@ type Service struct {
 	workers sync.WaitGroup
 }
 
-// sessionState is the in-memory side of one session: its lock, its running
-// turn and its subscribers. Every write of the session row happens under mu.
+// sessionState is the in-memory side of one session: its locks, its
+// running turn and its subscribers.
+//
+// Two locks order what happens to a session. row orders the writers of its
+// stored row and queue: it is held across the reads and the commit of a
+// change, and whenever a turn starts or ends, so that a message is either
+// queued for the running turn or starts one. mu guards the in-memory fields
+// below and is never held across a call of the store, the provider or the
+// kernel, so that an interrupt never waits for one. row is taken before
+// mu, never while holding it.
 type sessionState struct {
-	mu   sync.Mutex
-	turn *turn
+	row sync.Mutex
+	mu  sync.Mutex
+	// run is what runs as the session's turn (a turn or a /compact), nil
+	// when it is idle; it is set and cleared under row and mu both.
+	run *run
 	// kernelLive is true once a cell ran in this process and no restart of
 	// the kernel has been asked for since.
 	kernelLive bool
@@ -130,23 +141,18 @@ type sessionState struct {
 	lastCell time.Time
 	hub      hub
 	cache    transcriptCache
-	// busy mirrors turn != nil for readers that must not take mu.
+	// busy mirrors run != nil for readers that must not take mu.
 	busy atomic.Bool
 	// deleted is set once the session is deleted: no subscription opens.
 	deleted atomic.Bool
 	// unrecorded holds the closing items of a turn whose end could not be
 	// stored: the turn is over in memory while the store still says the
-	// session runs. The session's next message records them first.
+	// session runs. The session's next message records them first. It is
+	// guarded by row.
 	unrecorded []albedo.Item
 	// instr is what the session's instruction files were at its last
 	// turn that told the model about them.
 	instr instructionState
-}
-
-// turn is a running turn of one session.
-type turn struct {
-	cancel context.CancelCauseFunc
-	done   chan struct{}
 }
 
 // New returns a Service wired to the given ports.
@@ -266,11 +272,9 @@ func (s *Service) Close(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 	for _, st := range states {
-		st.mu.Lock()
-		if st.turn != nil {
-			st.turn.cancel(errShutdown)
+		if r := st.running(); r != nil {
+			r.cancel(errShutdown)
 		}
-		st.mu.Unlock()
 	}
 	done := make(chan struct{})
 	go func() { s.workers.Wait(); close(done) }()

@@ -127,10 +127,7 @@ func (s *Service) Running(ctx context.Context, id string) (bool, error) {
 	if _, err := s.store.Session(ctx, id); err != nil {
 		return false, err
 	}
-	st := s.state(id)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.turn != nil, nil
+	return s.state(id).running() != nil, nil
 }
 
 // History returns a session's transcript.
@@ -193,12 +190,12 @@ func (s *Service) updateSession(ctx context.Context, id string, change func(*alb
 	if err != nil {
 		return albedo.Session{}, err
 	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	st.row.Lock()
+	defer st.row.Unlock()
 	return s.updateLocked(ctx, id, change)
 }
 
-// updateLocked is updateSession for a caller that holds the session lock.
+// updateLocked is updateSession for a caller that holds st.row.
 func (s *Service) updateLocked(ctx context.Context, id string, change func(*albedo.Session) error) (albedo.Session, error) {
 	sess, err := s.store.Session(ctx, id)
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 // toolEntry is a tool of the service's registry.
 type toolEntry struct {
 	decl albedo.Tool
-	run  func(ctx context.Context, st *sessionState, sess albedo.Session, call albedo.Item) []albedo.Item
+	run  func(ctx context.Context, t *turn, call albedo.Item) []albedo.Item
 }
 
 // toolName is what a tool name may be: the function names both protocols
@@ -72,18 +72,19 @@ func (s *Service) toolDeclarations() []albedo.Tool {
 // images the cell showed. A cancelled ctx yields an interrupted output
 // without running anything; a name no tool has yields an error output
 // paired with the call.
-func (s *Service) runCall(ctx context.Context, st *sessionState, sess albedo.Session, call albedo.Item) []albedo.Item {
+func (t *turn) runCall(ctx context.Context, call albedo.Item) []albedo.Item {
+	s := t.s
 	if ctx.Err() != nil {
 		return []albedo.Item{outputItem(call, albedo.CellResult{Status: albedo.CellInterrupted, Error: "the turn was interrupted before this cell ran"}, s.now())}
 	}
-	for _, t := range s.tools {
-		if t.decl.Name == call.ToolName {
-			return t.run(ctx, st, sess, call)
+	for _, tool := range s.tools {
+		if tool.decl.Name == call.ToolName {
+			return tool.run(ctx, t, call)
 		}
 	}
 	names := make([]string, len(s.tools))
-	for i, t := range s.tools {
-		names[i] = t.decl.Name
+	for i, tool := range s.tools {
+		names[i] = tool.decl.Name
 	}
 	msg := fmt.Sprintf("unknown tool %q: the tools are %s", call.ToolName, strings.Join(names, ", "))
 	return []albedo.Item{outputItem(call, albedo.CellResult{Status: albedo.CellError, Error: msg}, s.now())}
@@ -92,11 +93,11 @@ func (s *Service) runCall(ctx context.Context, st *sessionState, sess albedo.Ses
 // handlerRunner runs calls of a program's tool through its handler. The
 // model reads the handler's text; the result (status, output or error)
 // is what the API shows of the call.
-func (s *Service) handlerRunner(h albedo.ToolHandler) func(context.Context, *sessionState, albedo.Session, albedo.Item) []albedo.Item {
-	return func(ctx context.Context, _ *sessionState, sess albedo.Session, call albedo.Item) []albedo.Item {
+func (s *Service) handlerRunner(h albedo.ToolHandler) func(context.Context, *turn, albedo.Item) []albedo.Item {
+	return func(ctx context.Context, t *turn, call albedo.Item) []albedo.Item {
 		began := s.clock.Now()
 		out, err := callHandler(ctx, h, albedo.ToolCall{
-			SessionID: sess.ID, Workspace: sess.Workspace, CallID: call.CallID, Name: call.ToolName, Arguments: call.Arguments,
+			SessionID: t.id, Workspace: t.sess.Workspace, CallID: call.CallID, Name: call.ToolName, Arguments: call.Arguments,
 		})
 		res := albedo.CellResult{Status: albedo.CellOK, Output: out}
 		text := out

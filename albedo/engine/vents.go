@@ -206,10 +206,10 @@ func (s *Service) writeVent(ctx context.Context, v albedo.Vent, notify bool) (al
 				Text:      fmt.Sprintf("Reply to your vent #%d (%s). The user answers: %s", v.ID, v.Title, v.Reply),
 				Timestamp: s.now(),
 			}}
-			// The session's lock orders the note with the end of its turn.
+			// The row's lock orders the note with the end of its turn.
 			st := s.state(v.SessionID)
-			st.mu.Lock()
-			defer st.mu.Unlock()
+			st.row.Lock()
+			defer st.row.Unlock()
 		}
 	}
 	done, err := s.store.Commit(ctx, change)

@@ -16,13 +16,13 @@ func (s *Service) MoveWorkspace(ctx context.Context, id, path string) (albedo.Se
 	if err != nil {
 		return albedo.Session{}, err
 	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	st.row.Lock()
+	defer st.row.Unlock()
 	sess, err := s.store.Session(ctx, id)
 	if err != nil {
 		return albedo.Session{}, err
 	}
-	if st.turn != nil {
+	if st.running() != nil {
 		return albedo.Session{}, albedo.Errorf(albedo.EBusy, "session %s is running a turn: interrupt it or wait before moving its workspace", id)
 	}
 	if err := s.checkMove(sess.Workspace, path); err != nil {
@@ -38,7 +38,9 @@ func (s *Service) MoveWorkspace(ctx context.Context, id, path string) (albedo.Se
 	if err := s.kernel.Stop(ctx, id); err != nil {
 		s.log.Warn("stop kernel after workspace move", "session", id, "err", err)
 	}
+	st.mu.Lock()
 	st.kernelLive, st.kernelWarm = false, false
+	st.mu.Unlock()
 	return sess, nil
 }
 
