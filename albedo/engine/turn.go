@@ -121,13 +121,17 @@ func (t *turn) step(ctx context.Context) stepOutcome {
 	if first && t.sess.Compacting == albedo.CompactForced {
 		s.resumeForcedCompaction(ctx, t.id, items, t.rd.ep, t.rd.win.tokens())
 	}
-	reply, err := t.ask(ctx, items)
+	req, err := t.request(ctx, items)
+	if err != nil {
+		return t.fail(ctx, err)
+	}
+	reply, err := t.ask(ctx, items, req)
 	if ctx.Err() != nil {
 		return stepCancelled
 	}
 	if err != nil {
 		t.keepPartial(ctx, reply.Items)
-		return t.fail(ctx, err)
+		return t.failAsking(ctx, err)
 	}
 	calls, err := t.recordReply(ctx, reply)
 	if err != nil {
@@ -154,14 +158,13 @@ func (t *turn) step(ctx context.Context) stepOutcome {
 	return stepTools
 }
 
-// ask makes the step's model request over items, the transcript, and
-// returns the reply; a request too large for the model's context is
-// compacted and asked once more.
-func (t *turn) ask(ctx context.Context, items []albedo.Item) (albedo.ModelReply, error) {
+// request makes the step's model request over items, the transcript,
+// compacting first when the session's context asks for it.
+func (t *turn) request(ctx context.Context, items []albedo.Item) (albedo.ModelRequest, error) {
 	s, rd := t.s, t.rd
 	input, err := s.projectInput(ctx, t.id, items, rd.ep)
 	if err != nil {
-		return albedo.ModelReply{}, err
+		return albedo.ModelRequest{}, err
 	}
 	req := albedo.ModelRequest{
 		Endpoint:     rd.ep,
@@ -170,9 +173,13 @@ func (t *turn) ask(ctx context.Context, items []albedo.Item) (albedo.ModelReply,
 		Tools:        s.toolDeclarations(),
 		SessionID:    t.id,
 	}
-	if req, err = s.autoCompact(ctx, t.id, items, req, rd); err != nil {
-		return albedo.ModelReply{}, err
-	}
+	return s.autoCompact(ctx, t.id, items, req, rd)
+}
+
+// ask sends req and returns the reply; a request too large for the
+// model's context is compacted and asked once more.
+func (t *turn) ask(ctx context.Context, items []albedo.Item, req albedo.ModelRequest) (albedo.ModelReply, error) {
+	s, rd := t.s, t.rd
 	onDelta := func(d albedo.Delta) {
 		t.st.hub.publish(albedo.Event{Type: wire.EventDelta, Kind: string(d.Kind), Text: d.Text})
 	}

@@ -7,16 +7,29 @@ import (
 	"github.com/albedo-agent/albedo/albedo"
 )
 
-// fail records a failure of the turn where people will see it.
+// fail records a failure of the turn where people will see it. What
+// people see of an internal error (a store's or albedo's own) is
+// ErrorMessage's plain "internal error"; its detail goes to the log.
 func (t *turn) fail(ctx context.Context, err error) stepOutcome {
-	if ctx.Err() != nil {
-		return stepCancelled
-	}
-	t.s.log.Warn("turn failed", "session", t.id, "err", err)
+	return t.failWith(ctx, err, albedo.ErrorMessage(err))
+}
+
+// failAsking records the failure of a model request: the provider's
+// words, or the connection's when the provider said nothing albedo knows.
+func (t *turn) failAsking(ctx context.Context, err error) stepOutcome {
 	msg := albedo.ErrorMessage(err)
 	if albedo.ErrorCode(err) == albedo.EInternal {
 		msg = err.Error()
 	}
+	return t.failWith(ctx, err, msg)
+}
+
+// failWith records a failure of the turn, shown as msg.
+func (t *turn) failWith(ctx context.Context, err error, msg string) stepOutcome {
+	if ctx.Err() != nil {
+		return stepCancelled
+	}
+	t.s.log.Warn("turn failed", "session", t.id, "err", err)
 	failure := albedo.Item{Kind: albedo.KindError, Text: msg, Timestamp: t.s.now()}
 	if _, aerr := t.append(context.WithoutCancel(ctx), failure); aerr != nil {
 		// Subscribers learn of the failure even when it cannot be stored.
