@@ -44,8 +44,13 @@ func (s *Service) stopIdleKernels(ctx context.Context) {
 			continue
 		}
 		// The row's lock keeps a turn from starting while the kernel
-		// stops; mu is held only to read and clear what albedo knows.
-		st.row.Lock()
+		// stops; mu is held only to read and clear what albedo knows. A
+		// session whose row is busy (a message waiting on the store) is
+		// looked at again at the next tick, so that one slow write never
+		// holds up the reaping of the others.
+		if !st.row.TryLock() {
+			continue
+		}
 		st.mu.Lock()
 		idle := st.run == nil && (st.kernelLive || st.kernelWarm) && now.Sub(st.lastCell) >= s.kernelIdle
 		st.mu.Unlock()
