@@ -145,12 +145,17 @@ func (a *App) Status(ctx context.Context, id string) (wire.Status, error) {
 // Wait blocks until a session runs no turn, or ctx ends.
 func (a *App) Wait(ctx context.Context, id string) error { return a.svc.Wait(ctx, id) }
 
-// Interrupt stops a session's running turn and returns once it ended.
+// Interrupt stops a session's running turn and returns once it ended, or
+// at once, still running, when the store keeps the turn's write waiting.
 func (a *App) Interrupt(ctx context.Context, id string) (wire.Status, error) {
 	if err := a.svc.Interrupt(ctx, id); err != nil {
 		return wire.Status{}, err
 	}
-	return wire.Status{Running: false}, nil
+	running, err := a.svc.Running(ctx, id)
+	if err != nil {
+		return wire.Status{}, err
+	}
+	return wire.Status{Running: running}, nil
 }
 
 // DropQueued removes a message still waiting in a session's queue.
