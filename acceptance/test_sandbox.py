@@ -27,6 +27,8 @@ def attempt(action):
         return "ok"
     except PermissionError:
         return "refused"
+    except FileNotFoundError:  # masked: the path leads to nothing
+        return "absent"
 def write(path):
     with open(path, "w") as f:
         f.write("x")
@@ -99,6 +101,54 @@ report = {
 print(json.dumps(report))
 """
 
+# A cell that tries to loosen each of TARGETS (hidden files) and prints,
+# for each, what became of each attempt: "done", or why not.
+LOOSEN = r"""
+import errno, json, os
+def attempt(action):
+    try:
+        action()
+        return "done"
+    except OSError as error:
+        return errno.errorcode.get(error.errno, str(error.errno))
+report = {}
+for target in TARGETS:
+    report[target] = {
+        "chmod": attempt(lambda: os.chmod(target, 0o644)),
+        "chown": attempt(lambda: os.chown(target, os.getuid(), os.getgid())),
+        "utime": attempt(lambda: os.utime(target, (0, 0))),
+        "setxattr": attempt(lambda: os.setxattr(target, "user.albedo", b"x")),
+    }
+print(json.dumps(report))
+"""
+
+# A cell that reads each of PATHS and prints, for each, "read" or why not.
+READ_ALL = r"""
+import errno, json
+def attempt(path):
+    try:
+        with open(path) as f:
+            return "read" if "token" in f.read() else "empty"
+    except OSError as error:
+        return errno.errorcode.get(error.errno, str(error.errno))
+print(json.dumps({path: attempt(path) for path in PATHS}))
+"""
+
+# A cell that prints every file it finds under FOLDER (another kernel's
+# TMPDIR), with what it could read of it.
+LOOK = r"""
+import os
+for top, _, files in os.walk(FOLDER):
+    for name in files:
+        path = os.path.join(top, name)
+        try:
+            with open(path, errors="replace") as f:
+                print(path, f.read())
+        except OSError as error:
+            print(path, error)
+print("looked")
+"""
+
 # A key in the daemon's environment, which no kernel may see.
 SECRET = "sk-acceptance-secret-in-the-daemon-environment"
 
@@ -117,6 +167,8 @@ class Sandboxed(Albedo):
 
 
 class SandboxTest(unittest.TestCase):
+    maxDiff = None
+
     def start(self, replies, *, sandbox=None, extra_env=None, prepare=None):
         def script(request):
             # a callable reply is made when the model is asked, so it can
@@ -191,7 +243,7 @@ class SandboxTest(unittest.TestCase):
             {
                 "workspace": "ok", "tmpdir": "ok", "tmpdir_is_own": True,
                 "home": "refused", "parent": "refused", "shell": 2,
-                "config": "refused", "daemon": "refused", "ssh": "refused",
+                "config": "absent", "daemon": "absent", "ssh": "absent",
                 "hostname": "ok",
             },
         )
@@ -229,7 +281,7 @@ class SandboxTest(unittest.TestCase):
         session = app.session()
         report = self.probe(app, session)
         self.assertEqual((report["workspace"], report["tmpdir"], report["home"]), ("refused", "ok", "refused"))
-        self.assertEqual((report["config"], report["hostname"]), ("refused", "ok"))
+        self.assertEqual((report["config"], report["hostname"]), ("absent", "ok"))
         self.assertFalse((app.workspace / "inside.txt").exists())
         self.assertEqual(self.glance(app, session)["mode"], "read-only")
 
@@ -299,7 +351,8 @@ class SandboxTest(unittest.TestCase):
         app = self.probing_app(extra_env={"ALBEDO_LANDLOCK_ABI": "0"})
         session = app.session()
         report = self.probe(app, session)
-        self.assertEqual((report["home"], report["config"]), ("ok", "ok"))
+        # Writes go anywhere; the hidden paths are masked all the same.
+        self.assertEqual((report["home"], report["config"], report["ssh"]), ("ok", "absent", "absent"))
         health = self.health(app)["sandbox"]
         self.assertEqual(health["enforced"], [])
         self.assertIn("filesystem_writes", health["not_enforced"])
@@ -334,6 +387,76 @@ class SandboxTest(unittest.TestCase):
         problems = " ".join(health["problems"])
         for word in ("sandbox.mode", "sandbox.network", "relative/path"):
             self.assertIn(word, problems)
+
+    def test_hidden_files_keep_their_modes_owners_times_and_attributes(self):
+        # Landlock does not guard chmod, chown, utime or setxattr: a cell
+        # made config.json and an SSH key world-readable.
+        def netrc(app):
+            (app._user_home / ".netrc").write_text("machine example.com password secret\n")
+            (app._user_home / ".netrc").chmod(0o600)
+
+        box = {}
+        app = self.start({"loosen": lambda: python(box["code"])}, prepare=netrc)
+        targets = [app.home / "config.json", app.home / "daemon.json", app._user_home / ".ssh" / "id_test", app._user_home / ".netrc"]
+        before = {str(t): (t.stat().st_mode, t.stat().st_uid, t.stat().st_mtime_ns) for t in targets}
+        box["code"] = f"TARGETS = {[str(t) for t in targets]!r}\n" + LOOSEN
+        result = self.turn(app, app.session(), "loosen the secrets")
+        self.assertEqual(result["status"], "ok", result)
+        report = json.loads(result["output"].strip().splitlines()[-1])
+        for target, outcomes in report.items():
+            self.assertNotIn("done", outcomes.values(), (target, outcomes))
+        after = {str(t): (t.stat().st_mode, t.stat().st_uid, t.stat().st_mtime_ns) for t in targets}
+        self.assertEqual(after, before)
+        for t in targets:
+            self.assertEqual(os.listxattr(t), [], t)
+
+    def test_credentials_are_hidden_even_when_they_appear_after_the_kernel_started(self):
+        # Other albedo homes, the usual token files, and hidden paths that
+        # did not exist when the kernel started.
+        def credentials(app):
+            for name in (".albedo/config.json", ".config/gh/hosts.yml", ".npmrc", ".kube/config", ".pypirc",
+                         ".docker/config.json", ".config/editor.toml"):
+                path = app._user_home / name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text("token\n")
+
+        box = {}
+        app = self.start({"warm": python("print('warm')"), "read": lambda: python(box.get("code", ""))},
+                         sandbox={"hidden": ["~/.config/tool"]}, prepare=credentials)
+        session = app.session()
+        self.assertEqual(self.turn(app, session, "warm the kernel")["status"], "ok")
+        for name in (".config/tool/token", ".aws/credentials"):
+            path = app._user_home / name
+            path.parent.mkdir(parents=True)
+            path.write_text("token\n")
+        names = [".albedo/config.json", ".config/gh/hosts.yml", ".npmrc", ".kube/config", ".pypirc",
+                 ".docker/config.json", ".config/tool/token", ".aws/credentials", ".config/editor.toml"]
+        box["code"] = f"PATHS = {[str(app._user_home / n) for n in names]!r}\n" + READ_ALL
+        result = self.turn(app, session, "read the credentials")
+        self.assertEqual(result["status"], "ok", result)
+        report = json.loads(result["output"].strip().splitlines()[-1])
+        readable = sorted(name for name, path in zip(names, report) if report[path] == "read")
+        self.assertEqual(readable, [".config/editor.toml"], report)
+
+    def test_a_session_cannot_read_another_sessions_temporary_files_or_job_output(self):
+        box = {}
+        app = self.start({
+            "leave": python(
+                "import json, os, tempfile\n"
+                "open(os.path.join(tempfile.gettempdir(), 'left.txt'), 'w').write('temporary secret')\n"
+                "job = run('echo job secret')\n"
+                "job.wait()\n"
+                "print(json.dumps(tempfile.gettempdir()))\n"
+            ),
+            "look": lambda: python(f"FOLDER = {box.get('folder')!r}\n" + LOOK),
+        })
+        first, second = app.session(), app.session()
+        result = self.turn(app, first, "leave secrets")
+        self.assertEqual(result["status"], "ok", result)
+        box["folder"] = json.loads(result["output"].strip().splitlines()[-1])
+        result = self.turn(app, second, "look at the other session's files")
+        self.assertEqual(result["status"], "ok", result)
+        self.assertNotIn("secret", result["output"])
 
     def test_a_moved_workspace_gets_the_policy_anew(self):
         def second(app):
@@ -545,7 +668,7 @@ class HelperReplacementTest(unittest.TestCase):
                     "try:\n"
                     f"    open({str(app.home / 'config.json')!r}).read()\n"
                     "    print('read')\n"
-                    "except PermissionError:\n"
+                    "except (PermissionError, FileNotFoundError):  # refused, or masked\n"
                     "    print('refused')\n"
                 )
                 session = app.session()

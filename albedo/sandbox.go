@@ -38,9 +38,16 @@ type SandboxPolicy struct {
 }
 
 // DefaultHiddenPaths are the credentials a sandboxed kernel may not read
-// unless the policy is off, beside albedo's home.
+// unless the policy is off, beside albedo's home: the default albedo home
+// (another albedo's keys when ALBEDO_HOME points elsewhere), SSH and GPG
+// keys, cloud and cluster credentials, and the token files of the usual
+// package registries and forges.
 var DefaultHiddenPaths = []string{
-	"~/.ssh", "~/.aws", "~/.gnupg", "~/.config/gcloud", "~/.netrc", "~/.git-credentials", "~/.docker/config.json",
+	"~/.albedo", "~/.ssh", "~/.gnupg", "~/.aws", "~/.azure", "~/.config/gcloud", "~/.kube",
+	"~/.docker/config.json", "~/.netrc", "~/.git-credentials", "~/.config/git/credentials",
+	"~/.config/gh", "~/.config/hub", "~/.npmrc", "~/.yarnrc.yml", "~/.pypirc",
+	"~/.cargo/credentials", "~/.cargo/credentials.toml", "~/.gem/credentials",
+	"~/.terraform.d/credentials.tfrc.json", "~/.vault-token", "~/.password-store", "~/.local/share/keyrings",
 }
 
 // DefaultSandboxPolicy is the policy of a home whose settings say nothing

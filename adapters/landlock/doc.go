@@ -37,6 +37,15 @@
 // on SIGHUP, the daemon's death signal. Linux then kills every process
 // left in the namespace.
 //
+// # Masks and TMPDIR
+//
+// In its own mount namespace, before Landlock, the kernel's helper mounts
+// an empty read-only folder or file over each hidden path that exists and
+// a tmpfs on the kernel's TMPDIR (setUpMounts): in the kernel a hidden path
+// leads to nothing of the user's, whose modes, owners, times and
+// attributes stay out of reach too, and no other kernel sees its
+// temporary files.
+//
 // # What the rules grant
 //
 // Landlock only grants: everything it handles is refused unless a rule
@@ -72,7 +81,7 @@
 // it) gets what its ABI allows, and NotEnforced lists the rest; with
 // "required": true Confine refuses instead, and no cell runs. stat(2),
 // chmod(2), chown(2), utime(2) and the like are never restricted by
-// Landlock, so a cell can still see that a hidden file exists. The helper
+// Landlock: the masks below keep them from the hidden paths. The helper
 // also sets no_new_privs, so setuid programs (sudo) do not gain rights, and
 // drops every capability, so a kernel started by root is root by user id
 // only (dropCapabilities); ProtectDaemon keeps the daemon's own /proc

@@ -43,7 +43,7 @@ func helper(args []string) error {
 	if err != nil {
 		return err
 	}
-	mountOwnProc()
+	setUpMounts(spec)
 	program, err := exec.LookPath(args[2])
 	if err != nil {
 		return fmt.Errorf("finding %s: %w", args[2], err)

@@ -134,19 +134,7 @@ func mapOwnIDs(uid, gid int) error {
 func namespaceInit() bool { return os.Getpid() == 1 }
 
 // ownProcVariable, in the helper's environment, tells the namespace's
-// second process to mount its own /proc before it confines itself.
+// second process that it runs in a mount namespace of its own, where it
+// mounts its own /proc, its TMPDIR and the masks over the hidden paths
+// before it confines itself (see setUpMounts).
 const ownProcVariable = "ALBEDO_SANDBOX_OWN_PROC"
-
-// mountOwnProc mounts, when the namespace's first process asked for it, a
-// /proc that shows the kernel's PID namespace alone: ps, pgrep and kill
-// then agree on pids, and no process of the machine outside it shows. It
-// runs in the kernel's own mount namespace, whose mounts are private (Go
-// makes them so when it unshares one), before Landlock, which forbids
-// mounting. A failure leaves the machine's /proc.
-func mountOwnProc() {
-	if os.Getenv(ownProcVariable) == "" {
-		return
-	}
-	_ = os.Unsetenv(ownProcVariable)
-	_ = unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
-}

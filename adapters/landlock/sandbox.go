@@ -147,7 +147,7 @@ func (s *Sandbox) Confine(ctx context.Context, k Start) (Confined, error) {
 	for _, own := range k.Own {
 		st.Writable = append(st.Writable, realPath(own))
 	}
-	spec := Spec{ABI: abi, Network: st.Policy.Network, Required: st.Policy.Required, Writable: st.Writable, Own: realPaths(k.Own), Hidden: st.Hidden}
+	spec := Spec{ABI: abi, Network: st.Policy.Network, Required: st.Policy.Required, Writable: st.Writable, Own: realPaths(k.Own), Hidden: st.Hidden, Temp: tmp}
 	argv := s.helperArgv(spec, k.Argv)
 	if len(s.opts.Helper) == 0 {
 		argv = k.Argv
@@ -219,8 +219,10 @@ func missingOf(st albedo.SandboxStatus) []string {
 	return missing
 }
 
-// hidden returns the resolved hidden paths that exist: albedo's home, the
-// default credentials and the policy's own.
+// hidden returns the resolved hidden paths, albedo's home, the default
+// credentials and the policy's own, those that do not exist yet included:
+// Landlock then grants the folder that would hold one entry by entry, so
+// that it cannot be opened once it appears.
 func (s *Sandbox) hidden(p albedo.SandboxPolicy) []string {
 	var out []string
 	var names []string
@@ -233,8 +235,7 @@ func (s *Sandbox) hidden(p albedo.SandboxPolicy) []string {
 		if path == "" {
 			continue
 		}
-		real := realPath(path)
-		if _, err := os.Lstat(real); err == nil && !slices.Contains(out, real) {
+		if real := realPath(path); !slices.Contains(out, real) {
 			out = append(out, real)
 		}
 	}

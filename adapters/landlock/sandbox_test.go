@@ -43,12 +43,19 @@ func TestConfineRunsTheKernelThroughTheHelper(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmp := c.Status.Writable[1]
+	// Every hidden path is listed, those that do not exist yet included
+	// (only ~/.ssh does), the policy's ~/.aws once.
+	hidden := []string{filepath.Join(root, "albedo")}
+	for _, h := range albedo.DefaultHiddenPaths {
+		hidden = append(hidden, filepath.Join(root, "user", strings.TrimPrefix(h, "~/")))
+	}
 	want := Spec{
 		ABI: 7, Network: false,
 		Writable: []string{ws, tmp, filepath.Join(root, "user", "cache")},
-		Hidden:   []string{filepath.Join(root, "albedo"), filepath.Join(root, "user", ".ssh"), filepath.Join(root, "user", ".aws")},
+		Hidden:   hidden,
+		Temp:     tmp,
 	}
-	if !slices.Equal(spec.Writable, want.Writable) || !slices.Equal(spec.Hidden, want.Hidden) || spec.ABI != 7 || spec.Network {
+	if !slices.Equal(spec.Writable, want.Writable) || !slices.Equal(spec.Hidden, want.Hidden) || spec.ABI != 7 || spec.Network || spec.Temp != want.Temp {
 		t.Errorf("spec = %+v, want %+v", spec, want)
 	}
 	if filepath.Dir(tmp) != filepath.Join(root, "tmp") {

@@ -22,8 +22,13 @@ type Spec struct {
 	// Own are folders that may be written even inside a hidden path: the
 	// kernel's own.
 	Own []string `json:"own,omitempty"`
-	// Hidden are the paths that may not be read.
+	// Hidden are the paths that may not be read, whether they exist yet
+	// or not.
 	Hidden []string `json:"hidden"`
+	// Temp is the kernel's own TMPDIR, where the helper mounts a tmpfs
+	// of at most TempMiB (0: no bound) in the kernel's mount namespace.
+	Temp    string `json:"temp,omitempty"`
+	TempMiB int    `json:"temp_mib,omitempty"`
 	// Off is mode off: the helper only runs the kernel in its PID
 	// namespace, and restricts nothing, privileges included.
 	Off bool `json:"off,omitempty"`
