@@ -483,6 +483,99 @@ class SandboxTest(unittest.TestCase):
 
 
 
+# A cell that forks children (each waiting on a pipe) until refused, at
+# most 1000, lets them all go, and re-raises the refusal.
+FORK_BOMB = r"""
+import os
+r, w = os.pipe()
+children, refused = [], None
+try:
+    while len(children) < 1000:
+        pid = os.fork()
+        if pid == 0:
+            os.close(w)
+            os.read(r, 1)
+            os._exit(0)
+        children.append(pid)
+except OSError as error:
+    refused = error
+os.close(w)
+for pid in children:
+    os.waitpid(pid, 0)
+print("forked", len(children))
+if refused:
+    raise refused
+"""
+
+# A cell that takes memory a MiB at a time, at most 1 GiB.
+MEMORY_HOG = r"""
+def hog():
+    chunks = []
+    while len(chunks) < 1024:
+        chunks.append(bytearray(1 << 20))
+    return len(chunks)
+print("took", hog())
+"""
+
+# A cell that writes 64 MiB into its TMPDIR.
+TEMP_FILLER = r"""
+import os, tempfile
+with open(os.path.join(tempfile.gettempdir(), "big"), "wb") as f:
+    for _ in range(64):
+        f.write(b"x" * (1 << 20))
+        f.flush()
+print("wrote 64 MiB")
+"""
+
+
+class LimitsTest(unittest.TestCase):
+    """A kernel's processes, memory and temporary disk are bounded (the
+    sandbox's limits, set low here): a runaway cell ends in an error of its
+    own, and its kernel, the daemon and the other sessions carry on."""
+
+    def start(self, limits):
+        def setup(app):
+            extensions = {"models": {"refreshHours": 0}, "sandbox": {"limits": limits}}
+            (app.home / "extensions.json").write_text(json.dumps(extensions))
+
+        replies = {"bomb": python(FORK_BOMB), "hog": python(MEMORY_HOG), "fill": python(TEMP_FILLER), "hello": python("print('still here')")}
+        _, app = start_albedo(self.addCleanup, by_prompt(replies), daemon=Sandboxed, prepare=setup)
+        return app
+
+    def assert_the_rest_carries_on(self, app, session):
+        for s in (session, app.session()):
+            result = cell_result(app, s, "hello again")
+            self.assertEqual((result["status"], result["output"].strip()), ("ok", "still here"), result)
+        self.assertEqual(read(app, "/health")["sandbox"].get("problems", []), [])
+
+    def test_a_fork_bomb_ends_in_an_error_in_the_cell(self):
+        # Root's kernels are bounded by their PID namespace's pid_max, to
+        # between the limit and 300 more (Linux 6.14); CI runs as root.
+        app = self.start({"processes": 64})
+        session = app.session()
+        result = cell_result(app, session, "fork bomb")
+        self.assertEqual(result["status"], "error", result)
+        self.assertIn("BlockingIOError", result["error"])
+        self.assertIn("Resource temporarily unavailable", result["error"])
+        self.assert_the_rest_carries_on(app, session)
+
+    def test_a_memory_hog_ends_in_an_error_in_the_cell(self):
+        app = self.start({"memory_mib": 256})
+        session = app.session()
+        result = cell_result(app, session, "memory hog")
+        self.assertEqual(result["status"], "error", result)
+        self.assertIn("MemoryError", result["error"])
+        self.assert_the_rest_carries_on(app, session)
+
+    def test_a_full_tmpdir_ends_in_an_error_in_the_cell(self):
+        app = self.start({"tmp_mib": 16})
+        session = app.session()
+        result = cell_result(app, session, "fill the temporary folder")
+        self.assertEqual(result["status"], "error", result)
+        self.assertIn("No space left on device", result["error"])
+        self.assert_the_rest_carries_on(app, session)
+
+
 class BroadWorkspaceTest(unittest.TestCase):
     """/, the user's home, albedo's home and the folders holding it are no
     workspaces (a kernel may write all of its workspace) unless the daemon

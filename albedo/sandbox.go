@@ -35,6 +35,28 @@ type SandboxPolicy struct {
 	// Required refuses to run cells when the machine cannot enforce all of
 	// the policy.
 	Required bool
+	// Limits bound what the kernel's processes may take.
+	Limits SandboxLimits
+}
+
+// SandboxLimits bound what a sandboxed kernel's processes may take, so
+// that a runaway cell ends in an error of its own instead of starving the
+// machine, the daemon or the other sessions. Zero means no bound.
+type SandboxLimits struct {
+	// Processes bounds the processes and threads the kernel runs at once,
+	// itself included.
+	Processes int
+	// MemoryMiB bounds each process's data memory (its heap and private
+	// writable mappings), in MiB.
+	MemoryMiB int
+	// TempMiB bounds what the kernel's TMPDIR holds, in MiB.
+	TempMiB int
+}
+
+// DefaultSandboxLimits are the limits of a policy whose settings name
+// none.
+func DefaultSandboxLimits() SandboxLimits {
+	return SandboxLimits{Processes: 1024, MemoryMiB: 8192, TempMiB: 1024}
 }
 
 // DefaultHiddenPaths are the credentials a sandboxed kernel may not read
@@ -53,7 +75,7 @@ var DefaultHiddenPaths = []string{
 // DefaultSandboxPolicy is the policy of a home whose settings say nothing
 // of the sandbox.
 func DefaultSandboxPolicy() SandboxPolicy {
-	return SandboxPolicy{Mode: SandboxWorkspaceWrite, Network: true}
+	return SandboxPolicy{Mode: SandboxWorkspaceWrite, Network: true, Limits: DefaultSandboxLimits()}
 }
 
 // SandboxStatus is what a kernel runs under: the policy, the folders it

@@ -46,6 +46,13 @@
 // attributes stay out of reach too, and no other kernel sees its
 // temporary files.
 //
+// # Limits
+//
+// The helper also bounds the kernel (applyLimits): its processes and
+// threads (RLIMIT_NPROC, or for root the PID namespace's pid_max), each
+// process's data memory (RLIMIT_DATA) and its TMPDIR's size, as the
+// policy's limits say.
+//
 // # What the rules grant
 //
 // Landlock only grants: everything it handles is refused unless a rule

@@ -43,7 +43,12 @@ func helper(args []string) error {
 	if err != nil {
 		return err
 	}
-	setUpMounts(spec)
+	own := setUpMounts(spec)
+	if !spec.Off {
+		if err := applyLimits(spec, own); err != nil {
+			return err
+		}
+	}
 	program, err := exec.LookPath(args[2])
 	if err != nil {
 		return fmt.Errorf("finding %s: %w", args[2], err)

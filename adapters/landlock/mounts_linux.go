@@ -20,10 +20,11 @@ import (
 // (no other kernel sees what it writes there; TempMiB bounds it) and an
 // empty read-only mask over each hidden path (see maskHidden). A failure
 // leaves what was there: Landlock still refuses to read the hidden paths
-// where the machine has it.
-func setUpMounts(s Spec) {
+// where the machine has it. It reports whether the kernel has namespaces
+// of its own (mount and PID).
+func setUpMounts(s Spec) bool {
 	if os.Getenv(ownProcVariable) == "" {
-		return
+		return false
 	}
 	_ = os.Unsetenv(ownProcVariable)
 	_ = unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
@@ -31,6 +32,7 @@ func setUpMounts(s Spec) {
 		_ = mountTemp(s.Temp, s.TempMiB)
 	}
 	_ = maskHidden(s.Hidden)
+	return true
 }
 
 // mountTemp mounts a tmpfs of at most sizeMiB (no bound for 0) on dir,

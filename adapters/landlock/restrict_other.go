@@ -38,4 +38,7 @@ func superviseNamespace(_ Spec, stderr io.Writer) int {
 }
 
 // setUpMounts does nothing: mount namespaces are Linux's.
-func setUpMounts(Spec) {}
+func setUpMounts(Spec) bool { return false }
+
+// applyLimits bounds nothing: the limits are Linux's.
+func applyLimits(Spec, bool) error { return nil }

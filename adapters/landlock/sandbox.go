@@ -147,7 +147,8 @@ func (s *Sandbox) Confine(ctx context.Context, k Start) (Confined, error) {
 	for _, own := range k.Own {
 		st.Writable = append(st.Writable, realPath(own))
 	}
-	spec := Spec{ABI: abi, Network: st.Policy.Network, Required: st.Policy.Required, Writable: st.Writable, Own: realPaths(k.Own), Hidden: st.Hidden, Temp: tmp}
+	spec := Spec{ABI: abi, Network: st.Policy.Network, Required: st.Policy.Required, Writable: st.Writable, Own: realPaths(k.Own), Hidden: st.Hidden, Temp: tmp,
+		TempMiB: st.Policy.Limits.TempMiB, Processes: st.Policy.Limits.Processes, MemoryMiB: st.Policy.Limits.MemoryMiB}
 	argv := s.helperArgv(spec, k.Argv)
 	if len(s.opts.Helper) == 0 {
 		argv = k.Argv

@@ -29,6 +29,10 @@ type Spec struct {
 	// of at most TempMiB (0: no bound) in the kernel's mount namespace.
 	Temp    string `json:"temp,omitempty"`
 	TempMiB int    `json:"temp_mib,omitempty"`
+	// Processes bounds the kernel's processes and threads, MemoryMiB each
+	// one's data memory (see applyLimits); 0 for no bound.
+	Processes int `json:"processes,omitempty"`
+	MemoryMiB int `json:"memory_mib,omitempty"`
 	// Off is mode off: the helper only runs the kernel in its PID
 	// namespace, and restricts nothing, privileges included.
 	Off bool `json:"off,omitempty"`

@@ -61,6 +61,8 @@ func parseSandboxPolicy(raw json.RawMessage) (albedo.SandboxPolicy, []string) {
 			} else {
 				p.Hidden = paths
 			}
+		case "limits":
+			p.Limits, problems = parseSandboxLimits(value, p.Limits, problems)
 		default:
 			report("sandbox.%s is not a setting albedo knows; ignored", name)
 		}
@@ -84,4 +86,38 @@ func sandboxPaths(value json.RawMessage) (paths, bad []string) {
 		paths = append(paths, s)
 	}
 	return paths, bad
+}
+
+// sandboxLimitNames are the settings of sandbox.limits, each a whole
+// number, 0 for no bound.
+var sandboxLimitNames = []string{"processes", "memory_mib", "tmp_mib"}
+
+// parseSandboxLimits reads the "limits" object of the sandbox settings
+// over the defaults in limits; an invalid value keeps its default and is
+// added to problems.
+func parseSandboxLimits(raw json.RawMessage, limits albedo.SandboxLimits, problems []string) (albedo.SandboxLimits, []string) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return limits, append(problems, fmt.Sprintf("sandbox.limits %s is not an object; using the default limits", raw))
+	}
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		if !slices.Contains(sandboxLimitNames, name) {
+			problems = append(problems, fmt.Sprintf("sandbox.limits.%s is not a limit albedo knows (%s); ignored", name, strings.Join(sandboxLimitNames, ", ")))
+			continue
+		}
+		var n int
+		if err := json.Unmarshal(fields[name], &n); err != nil || n < 0 {
+			problems = append(problems, fmt.Sprintf("sandbox.limits.%s %s is not a whole number of 0 or more; using the default", name, fields[name]))
+			continue
+		}
+		switch name {
+		case "processes":
+			limits.Processes = n
+		case "memory_mib":
+			limits.MemoryMiB = n
+		case "tmp_mib":
+			limits.TempMiB = n
+		}
+	}
+	return limits, problems
 }
