@@ -176,6 +176,13 @@ class Job:
             self._code = self._proc.returncode
             if self._awaiting:
                 self._read = True
+        # The end is reported before any cell can see the job done, so a
+        # cell that awaited its jobs sends their ends before its own done,
+        # never after it.
+        self._jobs.ended(self)
+        with self._lock:
+            if self._awaiting:
+                self._read = True
             waiters, self._waiters = self._waiters, []
             self._done.set()
         for loop, future in waiters:
@@ -183,7 +190,6 @@ class Job:
                 loop.call_soon_threadsafe(_settle, future)
             except RuntimeError:  # that loop is closed
                 pass
-        self._jobs.ended(self)
 
 
 def _settle(future):

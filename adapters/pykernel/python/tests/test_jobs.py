@@ -98,6 +98,14 @@ class JobsTest(KernelTestCase):
         self.assertEqual(self.kernel.value("a = run('true'); b = run('true'); await a; await b\nsorted(jobs())"), "[1, 2]")
         self.assertIn("<job 1 pid", self.kernel.value("repr(jobs()[1])"))
 
+    def test_an_awaited_job_reports_its_end_before_the_cell_is_done(self):
+        # The daemon and the cells see one order: a job the cell awaited
+        # has ended before the cell has.
+        for attempt in range(30):
+            _, _, events = self.kernel.ok("await run('true')")
+            kinds = [e["type"] for e in events]
+            self.assertEqual(kinds, ["job_started", "job_ended"], (attempt, events))
+
     def test_bad_arguments_are_refused_before_anything_starts(self):
         for code, exception in (("run(42)", "TypeError"), ("run([])", "TypeError"), ("run('true', timeout=0)", "ValueError")):
             done, _, events = self.kernel.run(code)
