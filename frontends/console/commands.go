@@ -246,30 +246,14 @@ func (s *sessionScreen) run(cmd command) {
 		})
 	case "/new":
 		ws := s.info.Workspace
-		go func() {
-			sess, err := cl.CreateSession(ctx, ws, "")
-			s.post(gen, func() {
-				if err != nil {
-					s.t.Notice(describe(err), true)
-					return
-				}
-				s.open(sess.ID)
-				s.greeting = fmt.Sprintf("a new session in %s; session %s goes on in the daemon (/sessions lists it)", tildePath(sess.Workspace), id)
-			})
-		}()
+		s.openMade(func() (wire.Session, error) { return cl.CreateSession(ctx, ws, "") }, func(sess wire.Session) string {
+			return fmt.Sprintf("a new session in %s; session %s goes on in the daemon (/sessions lists it)", tildePath(sess.Workspace), id)
+		})
 	case "/fork":
 		at := cmd.checkpoint()
-		go func() {
-			fork, err := cl.Fork(ctx, id, at)
-			s.post(gen, func() {
-				if err != nil {
-					s.t.Notice(describe(err), true)
-					return
-				}
-				s.open(fork.ID)
-				s.greeting = fmt.Sprintf("forked from session %s at #%d: this is the new session %s", id, at, fork.ID)
-			})
-		}()
+		s.openMade(func() (wire.Session, error) { return cl.Fork(ctx, id, at) }, func(fork wire.Session) string {
+			return fmt.Sprintf("forked from session %s at #%d: this is the new session %s", id, at, fork.ID)
+		})
 	}
 }
 
@@ -296,6 +280,23 @@ func (s *sessionScreen) startSkill(cmd command) {
 			case res.Queued:
 				s.setNote(queuedNote, false)
 			}
+		})
+	}()
+}
+
+// openMade makes a session off the event loop (a new one, a fork) and
+// opens it with a greeting, or shows why it could not be made.
+func (s *sessionScreen) openMade(create func() (wire.Session, error), greeting func(wire.Session) string) {
+	gen := s.gen
+	go func() {
+		sess, err := create()
+		s.post(gen, func() {
+			if err != nil {
+				s.t.Notice(describe(err), true)
+				return
+			}
+			s.open(sess.ID)
+			s.greeting = greeting(sess)
 		})
 	}()
 }

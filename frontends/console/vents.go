@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/albedo-agent/albedo/albedo/wire"
+	"github.com/albedo-agent/albedo/frontends/client"
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 )
@@ -326,15 +327,24 @@ func (v *ventsScreen) replyDone(key tcell.Key) {
 
 // dismiss closes a vent without resolving it.
 func (v *ventsScreen) dismiss(x wire.Vent) {
+	v.change(func(cl *client.Client) error {
+		_, err := cl.DismissVent(v.c.ctx, x.ID)
+		return err
+	}, "dismissed #"+x.ID)
+}
+
+// change runs a change of the ledger off the event loop, then says done
+// and reloads, or shows why it failed.
+func (v *ventsScreen) change(call func(cl *client.Client) error, done string) {
 	cl := v.c.client()
 	go func() {
-		_, err := cl.DismissVent(v.c.ctx, x.ID)
+		err := call(cl)
 		v.c.mail.post(func() {
 			if err != nil {
 				v.setStatus(describe(err), true)
 				return
 			}
-			v.setStatus(fmt.Sprintf("dismissed #%s", x.ID), false)
+			v.setStatus(done, false)
 			v.reload()
 		})
 	}()
@@ -348,18 +358,7 @@ func (v *ventsScreen) delete(x wire.Vent) {
 		return
 	}
 	v.deleting = ""
-	cl := v.c.client()
-	go func() {
-		err := cl.DeleteVent(v.c.ctx, x.ID)
-		v.c.mail.post(func() {
-			if err != nil {
-				v.setStatus(describe(err), true)
-				return
-			}
-			v.setStatus(fmt.Sprintf("deleted #%s", x.ID), false)
-			v.reload()
-		})
-	}()
+	v.change(func(cl *client.Client) error { return cl.DeleteVent(v.c.ctx, x.ID) }, "deleted #"+x.ID)
 }
 
 // reload fetches the ledger again, keeping the status message.
