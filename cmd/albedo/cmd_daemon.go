@@ -26,32 +26,19 @@ func runDaemon(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := daemon.Options{Home: dir, Version: version, KernelIdle: defaultKernelIdle, Detached: *detached}
-	if opts.Port, err = envInt("ALBEDO_PORT", 0); err != nil {
-		return err
-	}
-	if opts.ParentPID, err = envInt("ALBEDO_PARENT_PID", 0); err != nil {
-		return err
-	}
-	idle, err := envInt("ALBEDO_IDLE_SECONDS", -1)
-	if err != nil {
-		return err
-	}
-	if idle >= 0 {
+	var vars environment
+	opts := daemon.Options{Home: dir, Version: version, KernelIdle: defaultKernelIdle, Detached: *detached,
+		Port: vars.int("ALBEDO_PORT", 0), ParentPID: vars.int("ALBEDO_PARENT_PID", 0)}
+	if idle := vars.int("ALBEDO_IDLE_SECONDS", -1); idle >= 0 {
 		opts.KernelIdle = time.Duration(idle) * time.Second
 	}
-	warmup, err := envInt("ALBEDO_KERNEL_WARMUP", 1)
-	if err != nil {
+	opts.NoKernelWarmup = vars.int("ALBEDO_KERNEL_WARMUP", 1) == 0
+	opts.ProviderIdle = time.Duration(vars.int("ALBEDO_PROVIDER_IDLE_SECONDS", 0)) * time.Second
+	if err := sandboxOptions(&opts, &vars); err != nil {
 		return err
 	}
-	opts.NoKernelWarmup = warmup == 0
-	silent, err := envInt("ALBEDO_PROVIDER_IDLE_SECONDS", 0)
-	if err != nil {
-		return err
-	}
-	opts.ProviderIdle = time.Duration(silent) * time.Second
-	if err := sandboxOptions(&opts); err != nil {
-		return err
+	if vars.err != nil {
+		return vars.err
 	}
 	if err := landlock.ProtectDaemon(); err != nil {
 		return err
@@ -76,33 +63,34 @@ func allowedHosts(v string) []string {
 	return out
 }
 
-// envInt reads a whole number from the environment.
-func envInt(name string, def int) (int, error) {
+// environment reads whole numbers from the environment and keeps the
+// first that is not one.
+type environment struct{ err error }
+
+// int reads the variable name, def when it is unset or after a mistake.
+func (env *environment) int(name string, def int) int {
 	v := os.Getenv(name)
-	if v == "" {
-		return def, nil
+	if v == "" || env.err != nil {
+		return def
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 {
-		return 0, fmt.Errorf("%s=%q is not a whole number", name, v)
+		env.err = fmt.Errorf("%s=%q is not a whole number", name, v)
+		return def
 	}
-	return n, nil
+	return n
 }
 
 // sandboxOptions makes this binary the kernels' sandbox helper and reads
 // ALBEDO_LANDLOCK_ABI, which plays a machine whose Landlock has that ABI
 // (0: none) when it is lower than the real one.
-func sandboxOptions(opts *daemon.Options) error {
+func sandboxOptions(opts *daemon.Options, vars *environment) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("finding albedo's binary for the sandbox helper: %w", err)
 	}
 	opts.SandboxHelper = sandboxHelper(exe)
-	abi, err := envInt("ALBEDO_LANDLOCK_ABI", -1)
-	if err != nil {
-		return err
-	}
-	if abi >= 0 {
+	if abi := vars.int("ALBEDO_LANDLOCK_ABI", -1); abi >= 0 {
 		opts.LandlockABI = func() int { return min(abi, landlock.KernelABI()) }
 	}
 	// ALBEDO_ALLOW_ANY_WORKSPACE=1 lets sessions work in /, the user's
