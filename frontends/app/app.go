@@ -64,19 +64,13 @@ func Revision(ifMatch string) (int64, error) {
 // Sessions lists every session, most recently updated first.
 func (a *App) Sessions(ctx context.Context) ([]wire.Session, error) {
 	list, err := a.svc.Sessions(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return sessions(list), nil
+	return shown(list, err, sessions)
 }
 
 // CreateSession makes a session as POST /sessions asks.
 func (a *App) CreateSession(ctx context.Context, req wire.CreateSession) (wire.Session, error) {
 	s, err := a.svc.CreateSession(ctx, req.Workspace, req.Provider)
-	if err != nil {
-		return wire.Session{}, err
-	}
-	return session(s), nil
+	return shown(s, err, session)
 }
 
 // Session returns a session with its last tail events (DefaultTail when
@@ -114,10 +108,7 @@ func (a *App) Session(ctx context.Context, id string, tail int) (wire.SessionDet
 // Config returns a session's editable configuration and its ETag.
 func (a *App) Config(ctx context.Context, id string) (wire.Config, error) {
 	s, err := a.svc.Session(ctx, id)
-	if err != nil {
-		return wire.Config{}, err
-	}
-	return config(s), nil
+	return shown(s, err, config)
 }
 
 // Send gives a session a user message with an optional image.
@@ -205,10 +196,7 @@ func (a *App) Tree(ctx context.Context, id string, after int64, limit int) (wire
 // including the checkpoint.
 func (a *App) Fork(ctx context.Context, id string, checkpoint int64) (wire.Session, error) {
 	s, err := a.svc.Fork(ctx, id, checkpoint)
-	if err != nil {
-		return wire.Session{}, err
-	}
-	return session(s), nil
+	return shown(s, err, session)
 }
 
 // MoveWorkspace points an idle session at another workspace folder.
@@ -244,10 +232,7 @@ func (a *App) SwitchModel(ctx context.Context, id, provider, model string) (wire
 		return wire.ModelChoice{}, err
 	}
 	c, err := a.svc.SwitchModel(ctx, id, provider, model, nil)
-	if err != nil {
-		return wire.ModelChoice{}, err
-	}
-	return modelChoice(c), nil
+	return shown(c, err, modelChoice)
 }
 
 // FindSessions returns the sessions f selects, most recently updated
@@ -298,10 +283,7 @@ func (a *App) DeleteSession(ctx context.Context, id string) (wire.Deleted, error
 // revision.
 func (a *App) Configure(ctx context.Context, id string, revision int64, req wire.ConfigPatch) (wire.Config, error) {
 	s, err := a.svc.Configure(ctx, id, revision, albedo.Configuration{Name: req.Name, Archived: req.Archived})
-	if err != nil {
-		return wire.Config{}, err
-	}
-	return config(s), nil
+	return shown(s, err, config)
 }
 
 // HistoryPage returns one page of a session's history.

@@ -12,19 +12,13 @@ import (
 // is invalid).
 func (a *App) Requests(ctx context.Context, id string, after int64, limit int) (wire.RequestPage, error) {
 	page, err := a.svc.Requests(ctx, id, after, limit)
-	if err != nil {
-		return wire.RequestPage{}, err
-	}
-	return requestPage(page), nil
+	return shown(page, err, requestPage)
 }
 
 // Context reports how full a session's model context is.
 func (a *App) Context(ctx context.Context, id string) (wire.Context, error) {
 	rep, err := a.svc.Context(ctx, id)
-	if err != nil {
-		return wire.Context{}, err
-	}
-	return contextReport(rep), nil
+	return shown(rep, err, contextReport)
 }
 
 // requestPage shows a page of a session's request ledger.

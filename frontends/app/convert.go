@@ -135,3 +135,13 @@ func optional(s string) *string {
 	}
 	return &s
 }
+
+// shown is conv(v), v as the API shows it, for a call that gave v, or the
+// call's error.
+func shown[T, U any](v T, err error, conv func(T) U) (U, error) {
+	if err != nil {
+		var zero U
+		return zero, err
+	}
+	return conv(v), nil
+}

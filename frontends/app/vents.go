@@ -73,8 +73,5 @@ func (a *App) DeleteVent(ctx context.Context, id, revision int64) (wire.Deleted,
 // FileVent records a vent for a session, as its model would with vent().
 func (a *App) FileVent(ctx context.Context, sessionID string, v albedo.NewVent) (wire.Vent, error) {
 	filed, err := a.svc.FileVent(ctx, sessionID, v)
-	if err != nil {
-		return wire.Vent{}, err
-	}
-	return vent(filed), nil
+	return shown(filed, err, vent)
 }
