@@ -3,10 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
-
-	"github.com/albedo-agent/albedo/adapters/configfile"
-	"github.com/albedo-agent/albedo/frontends/home"
 )
 
 // runModel switches the active provider and its default model, used by new
@@ -16,11 +12,10 @@ func runModel(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	dir, err := e.albedoHome()
+	cfg, err := e.configFile()
 	if err != nil {
 		return err
 	}
-	cfg := configfile.New(filepath.Join(dir, home.ConfigFile))
 	var provider, model string
 	switch fs.NArg() {
 	case 0:
