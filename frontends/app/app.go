@@ -118,19 +118,13 @@ func (a *App) Send(ctx context.Context, id, text string, img *wire.Image) (wire.
 		msg.Image = &albedo.ImageInput{MimeType: img.MimeType, Data: img.Data, Width: img.Width, Height: img.Height, Bytes: img.Bytes}
 	}
 	queued, err := a.svc.Send(ctx, id, msg)
-	if err != nil {
-		return wire.Sent{}, err
-	}
-	return wire.Sent{Queued: queued}, nil
+	return wire.Sent{Queued: queued && err == nil}, err
 }
 
 // Status reports whether a session runs a turn.
 func (a *App) Status(ctx context.Context, id string) (wire.Status, error) {
 	running, err := a.svc.Running(ctx, id)
-	if err != nil {
-		return wire.Status{}, err
-	}
-	return wire.Status{Running: running}, nil
+	return wire.Status{Running: running && err == nil}, err
 }
 
 // Wait blocks until a session runs no turn, or ctx ends.
@@ -157,10 +151,8 @@ func (a *App) DropQueued(ctx context.Context, id string, queueID int64) error {
 // SendQueued starts a turn on the messages waiting in an idle session's
 // queue, and says whether the session runs one now.
 func (a *App) SendQueued(ctx context.Context, id string) (wire.Status, error) {
-	if _, err := a.svc.SendQueued(ctx, id); err != nil {
-		return wire.Status{}, err
-	}
-	return wire.Status{Running: true}, nil
+	_, err := a.svc.SendQueued(ctx, id)
+	return wire.Status{Running: err == nil}, err
 }
 
 // Subscribe opens a session's event stream: its snapshot and a channel of

@@ -150,14 +150,9 @@ func start(opts DialOptions) (<-chan error, error) {
 		return nil, fmt.Errorf("open daemon log: %w", err)
 	}
 	defer logFile.Close()
-	devnull, err := os.Open(os.DevNull)
-	if err != nil {
-		return nil, err
-	}
-	defer devnull.Close()
-	cmd := exec.Command(bin, "daemon", "--detached")
+	cmd := exec.Command(bin, "daemon", "--detached") // stdin: the null device
 	cmd.Env = append(os.Environ(), "ALBEDO_HOME="+opts.Home)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logFile, logFile
+	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start the albedo daemon: %w", err)
