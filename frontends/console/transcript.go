@@ -253,13 +253,17 @@ func (t *Transcript) cut(ev wire.Event) {
 // add appends a block, keeping queued messages last: they join the
 // conversation only at the next model request.
 func (t *Transcript) add(b *Block) {
+	t.Blocks = slices.Insert(t.Blocks, t.queuedFrom(), b)
+}
+
+// queuedFrom returns the index of the first queued block: queued messages
+// are always the last blocks.
+func (t *Transcript) queuedFrom() int {
 	i := len(t.Blocks)
 	for i > 0 && t.Blocks[i-1].Kind == BlockQueued {
 		i--
 	}
-	t.Blocks = append(t.Blocks, nil)
-	copy(t.Blocks[i+1:], t.Blocks[i:])
-	t.Blocks[i] = b
+	return i
 }
 
 // user shows a delivered user message: a queued one it stood for becomes
@@ -268,12 +272,7 @@ func (t *Transcript) user(ev wire.Event) {
 	if t.turnFrom == 0 {
 		t.turnFrom = ev.Timestamp
 	}
-	// Queued messages are always the last blocks.
-	first := len(t.Blocks)
-	for first > 0 && t.Blocks[first-1].Kind == BlockQueued {
-		first--
-	}
-	for _, b := range t.Blocks[first:] {
+	for _, b := range t.Blocks[t.queuedFrom():] {
 		if b.Text == ev.Text && ev.Source == "" {
 			b.Kind, b.Seq, b.Source, b.Image, b.Timestamp = BlockUser, ev.Seq, ev.Source, ev.Image, ev.Timestamp
 			b.changed()
@@ -287,12 +286,7 @@ func (t *Transcript) user(ev wire.Event) {
 // moveBeforeQueued moves a block that stopped being queued in front of the
 // blocks that still are.
 func (t *Transcript) moveBeforeQueued(b *Block) {
-	for i := len(t.Blocks) - 1; i >= 0; i-- {
-		if t.Blocks[i] == b {
-			t.Blocks = append(t.Blocks[:i], t.Blocks[i+1:]...)
-			break
-		}
-	}
+	t.Blocks = slices.DeleteFunc(t.Blocks, func(x *Block) bool { return x == b })
 	t.add(b)
 }
 
@@ -460,12 +454,7 @@ func (t *Transcript) RunningCellTime() int64 {
 
 // unqueue removes the queued message id.
 func (t *Transcript) unqueue(id int64) {
-	for i, b := range t.Blocks {
-		if b.Kind == BlockQueued && b.QueueID == id {
-			t.Blocks = append(t.Blocks[:i], t.Blocks[i+1:]...)
-			return
-		}
-	}
+	t.Blocks = slices.DeleteFunc(t.Blocks, func(b *Block) bool { return b.Kind == BlockQueued && b.QueueID == id })
 }
 
 // LastQueued returns the last message still waiting, or nil.
