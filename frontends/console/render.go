@@ -317,9 +317,9 @@ func (l *layouter) tool(b *Block) {
 		head = append(head, segment{" · cut short", th.warn})
 	}
 	l.rows = append(l.rows, head)
-	codeMax := foldedCodeRows
+	codeMax, outMax := foldedCodeRows, foldedOutputRows
 	if l.o.detail {
-		codeMax = -1
+		codeMax, outMax = -1, -1
 	}
 	if code := strings.TrimRight(b.Code, "\n"); code != "" {
 		if b.lit.rows == nil || b.lit.code != code {
@@ -327,20 +327,11 @@ func (l *layouter) tool(b *Block) {
 		}
 		l.block("│ ", b.lit.rows, codeMax, false)
 	}
-	if out := strings.TrimRight(b.Printed, "\n"); b.Cell == nil && out != "" {
-		l.rows = append(l.rows, line{{"├ ", th.frame}, {"output", th.dim}})
-		l.block("│ ", th.outputLines(out, th.text), foldedOutputRows, true)
+	if b.Cell == nil {
+		l.section("output", th.dim, b.Printed, th.text, foldedOutputRows)
 	}
 	if c := b.Cell; c != nil {
-		outMax := foldedOutputRows
-		if l.o.detail {
-			outMax = -1
-		}
-		out := strings.TrimRight(c.Output, "\n")
-		if out != "" {
-			l.rows = append(l.rows, line{{"├ ", th.frame}, {"output", th.dim}})
-			l.block("│ ", th.outputLines(out, th.text), outMax, true)
-		}
+		l.section("output", th.dim, c.Output, th.text, outMax)
 		if c.Value != "" {
 			// The value is the repr of the cell's last expression, Python,
 			// and the kernel clips it: highlighting it at each layout is cheap.
@@ -349,15 +340,21 @@ func (l *layouter) tool(b *Block) {
 		for _, img := range c.Images {
 			l.rows = append(l.rows, line{{"├ ", th.frame}, {"image shown to the model: " + imageText(img), th.dim}})
 		}
-		if e := strings.TrimRight(c.Error, "\n"); e != "" {
-			l.rows = append(l.rows, line{{"├ ", th.frame}, {"error", th.fail}})
-			l.block("│ ", th.outputLines(e, th.fail), outMax, true)
-		}
+		l.section("error", th.fail, c.Error, th.fail, outMax)
 	}
 	if b.Trace != "" {
 		l.indented("└ ", th.frame, "  ", th.frame, b.Trace, th.dim, -1)
 	} else if b.Cell != nil || b.Code != "" {
 		l.rows = append(l.rows, line{{"└", th.frame}})
+	}
+}
+
+// section lays out a titled part of a cell (its output, its error) when
+// text holds more than newlines: the title, then text's last max rows.
+func (l *layouter) section(title string, ts tcell.Style, text string, style tcell.Style, max int) {
+	if text = strings.TrimRight(text, "\n"); text != "" {
+		l.rows = append(l.rows, line{{"├ ", l.th.frame}, {title, ts}})
+		l.block("│ ", l.th.outputLines(text, style), max, true)
 	}
 }
 
