@@ -67,6 +67,9 @@ type Start struct {
 	// Own are folders the kernel itself writes (its spool): writable
 	// whatever the mode, even inside a hidden path.
 	Own []string
+	// Policy, when set, is the policy of this start instead of the one
+	// in force (an MCP server's own); albedo's home stays hidden.
+	Policy *albedo.SandboxPolicy
 }
 
 // Confined is how to start a kernel confined.
@@ -117,7 +120,7 @@ func (s *Sandbox) Close() error {
 // When the policy is required and the machine cannot enforce all of it,
 // it returns an error and nothing may run.
 func (s *Sandbox) Confine(ctx context.Context, k Start) (Confined, error) {
-	st, abi := s.assess(ctx)
+	st, abi := s.assessPolicy(ctx, k.Policy)
 	if st.Policy.Mode == albedo.SandboxOff {
 		// Nothing is confined, but the helper still ends what the kernel
 		// leaves running when it ends.
@@ -191,7 +194,19 @@ func (s *Sandbox) Session(_ context.Context, sessionID string) (albedo.SandboxSt
 // assess reads the policy and says what of it this machine enforces, with
 // the ABI the helper is to use.
 func (s *Sandbox) assess(ctx context.Context) (albedo.SandboxStatus, int) {
-	policy, problems := s.opts.Policy(ctx)
+	return s.assessPolicy(ctx, nil)
+}
+
+// assessPolicy is assess of the given policy, or of the one in force
+// when it is nil.
+func (s *Sandbox) assessPolicy(ctx context.Context, given *albedo.SandboxPolicy) (albedo.SandboxStatus, int) {
+	var policy albedo.SandboxPolicy
+	var problems []string
+	if given != nil {
+		policy = *given
+	} else {
+		policy, problems = s.opts.Policy(ctx)
+	}
 	abi := s.opts.ABI()
 	if len(s.opts.Helper) == 0 && policy.Mode != albedo.SandboxOff {
 		abi = 0

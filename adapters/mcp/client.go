@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -46,6 +48,9 @@ type Options struct {
 	HTTPClient *http.Client
 	// Logger receives server starts, exits and failures; none when nil.
 	Logger *slog.Logger
+	// LogDir, when set, keeps each stdio server's stderr in a file there
+	// too (LogPath).
+	LogDir string
 }
 
 // Launch is how a stdio server's process starts.
@@ -56,6 +61,12 @@ type Launch struct {
 	// Dir the working folder.
 	Argv, Env []string
 	Dir       string
+	// Sandbox is the server's sandbox mode (ServerConfig.Sandbox).
+	Sandbox string
+	// PIDNamespace, set by Confine, says Argv starts with the sandbox's
+	// helper, which, started as the first process of a PID namespace of
+	// its own, ends everything the server started when it ends.
+	PIDNamespace bool
 	// Release, when set, is called once the process has exited (or failed
 	// to start).
 	Release func()
@@ -90,15 +101,21 @@ type Conn struct {
 	session *sdk.ClientSession
 	stderr  *ring
 	log     *slog.Logger
-	// proc is the stdio server's process, nil for an HTTP server.
-	proc *exec.Cmd
+	// proc is the stdio server's process, nil for an HTTP server; exited
+	// is closed once it has exited.
+	proc   *exec.Cmd
+	exited chan struct{}
 	// release is Launch.Release.
 	release func()
+	// stderrW is the writing end of a stdio server's stderr pipe, which
+	// the daemon closes once the server has started (or failed to).
+	stderrW *os.File
 	// stderrDone is closed once a stdio server's stderr has ended.
 	stderrDone chan struct{}
-	// closeStderr closes the daemon's copy of the stderr pipe's writing
-	// end once the server has started (or failed to).
-	closeStderr func()
+	// done is closed once the connection has ended, however it ended.
+	done chan struct{}
+	// toolsChanged counts the server's notices that its tools changed.
+	toolsChanged atomic.Int64
 
 	closeOnce sync.Once
 	closeErr  error
@@ -110,7 +127,7 @@ type Conn struct {
 func (c *Client) Connect(ctx context.Context, cfg ServerConfig, workspace string) (*Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, cfg.StartupTimeout)
 	defer cancel()
-	conn := &Conn{cfg: cfg, stderr: newRing(StderrLimit), log: c.opts.Logger.With("mcp_server", cfg.Name)}
+	conn := &Conn{cfg: cfg, stderr: newRing(StderrLimit), log: c.opts.Logger.With("mcp_server", cfg.Name), done: make(chan struct{})}
 	var transport sdk.Transport
 	var err error
 	if cfg.Stdio() {
@@ -119,28 +136,45 @@ func (c *Client) Connect(ctx context.Context, cfg ServerConfig, workspace string
 		transport, err = c.http(cfg)
 	}
 	if err != nil {
+		conn.closeStderr()
 		conn.kill()
 		return nil, fmt.Errorf("starting MCP server %q: %w", cfg.Name, err)
 	}
-	client := sdk.NewClient(&sdk.Implementation{Name: "albedo", Version: "1"}, nil)
+	client := sdk.NewClient(&sdk.Implementation{Name: "albedo", Version: "1"}, &sdk.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { conn.toolsChanged.Add(1) },
+	})
 	session, err := client.Connect(ctx, transport, nil)
-	if conn.closeStderr != nil {
-		conn.closeStderr() // the server holds its own copy now
-	}
+	conn.closeStderr() // the server holds its own copy now
 	if err != nil {
 		conn.kill()
 		if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("it did not answer within startupTimeoutMs (%d)", cfg.StartupTimeout.Milliseconds())
+		} else {
+			conn.awaitStderr()
 		}
 		return nil, fmt.Errorf("starting MCP server %q: %w%s", cfg.Name, err, conn.stderrTail())
 	}
 	conn.session = session
-	conn.log.Info("mcp server started", "stdio", cfg.Stdio())
+	go func() {
+		_ = session.Wait()
+		close(conn.done)
+	}()
+	conn.log.Info("mcp server started", "stdio", cfg.Stdio(), "workspace", workspace)
 	return conn, nil
 }
 
-// stdio prepares the transport that starts a stdio server: its
-// environment, folder, confinement and process group.
+// Done is closed once the connection has ended: closed, or lost when the
+// server exited or its transport failed.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// ToolsChanged counts the notices the server sent that its tools
+// changed; a listing is stale once the count moved.
+func (c *Conn) ToolsChanged() int64 { return c.toolsChanged.Load() }
+
+// stdio starts a stdio server's process (its environment, folder,
+// confinement and process group, in a PID namespace of its own when the
+// launch asks for it) and returns the transport over its standard input
+// and output.
 func (c *Client) stdio(ctx context.Context, conn *Conn, workspace string) (sdk.Transport, error) {
 	cfg := conn.cfg
 	env, err := serverEnv(c.opts.Env, cfg.Env, c.opts.Lookup)
@@ -154,20 +188,69 @@ func (c *Client) stdio(ctx context.Context, conn *Conn, workspace string) (sdk.T
 			dir = filepath.Join(workspace, dir)
 		}
 	}
-	l := Launch{Server: cfg.Name, Workspace: workspace, Argv: append([]string{cfg.Command}, cfg.Args...), Env: env, Dir: dir}
+	l := Launch{Server: cfg.Name, Workspace: workspace, Argv: append([]string{cfg.Command}, cfg.Args...), Env: env, Dir: dir, Sandbox: cfg.Sandbox}
 	if c.opts.Confine != nil {
 		if l, err = c.opts.Confine(ctx, l); err != nil {
 			return nil, err
 		}
 	}
-	cmd := exec.Command(l.Argv[0], l.Argv[1:]...)
-	cmd.Env, cmd.Dir = l.Env, l.Dir
-	if err := conn.pipeStderr(cmd); err != nil {
+	conn.release = l.Release
+	if err := conn.pipeStderr(c.opts.LogDir); err != nil {
 		return nil, err
 	}
-	cmd.SysProcAttr = groupAttr()
-	conn.proc, conn.release = cmd, l.Release
-	return &sdk.CommandTransport{Command: cmd, TerminateDuration: closeGrace}, nil
+	return conn.startProcess(l)
+}
+
+// startProcess starts the launch's process, trying each way of starting
+// it the machine may allow (a PID namespace first, when asked for), with
+// pipes for its standard input and output.
+func (c *Conn) startProcess(l Launch) (sdk.Transport, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("making the stdin pipe: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeFiles(inR, inW)
+		return nil, fmt.Errorf("making the stdout pipe: %w", err)
+	}
+	attrs := []*syscall.SysProcAttr{groupAttr()}
+	if l.PIDNamespace {
+		attrs = append(namespaceAttrs(attrs[0]), attrs...)
+	}
+	var cmd *exec.Cmd
+	for _, attr := range attrs {
+		cmd = exec.Command(l.Argv[0], l.Argv[1:]...)
+		cmd.Env, cmd.Dir = l.Env, l.Dir
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, c.stderrW
+		cmd.SysProcAttr = attr
+		if err = cmd.Start(); err == nil {
+			break
+		}
+	}
+	closeFiles(inR, outW) // the server holds its own copies now
+	if err != nil {
+		closeFiles(inW, outR)
+		return nil, fmt.Errorf("starting %s: %w", l.Argv[0], err)
+	}
+	c.proc = cmd
+	c.exited = make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(c.exited)
+	}()
+	return &sdk.IOTransport{Reader: outR, Writer: inW, MaxLineLength: maxLine}, nil
+}
+
+// maxLine bounds one message a server sends: a result of several MiB of
+// text or images still fits.
+const maxLine = 64 << 20
+
+// closeFiles closes files, ignoring errors.
+func closeFiles(files ...*os.File) {
+	for _, f := range files {
+		_ = f.Close()
+	}
 }
 
 // http prepares the transport to a streamable HTTP server, with its
@@ -317,27 +400,27 @@ func (c *Conn) stderrTail() string {
 // started (npx runs npm, a shell and node) ends with it.
 func (c *Conn) Close() error {
 	c.closeOnce.Do(func() {
-		c.closeErr = c.session.Close()
-		c.kill()
-		if c.closeErr != nil && c.proc != nil {
-			// A server that had to be signalled or killed on close is
-			// ended all the same.
-			c.closeErr = nil
+		err := c.session.Close()
+		if c.proc != nil {
+			select {
+			case <-c.exited:
+			case <-time.After(closeGrace):
+			}
+			// A server that had to be killed on close is ended all the
+			// same.
+			err = nil
 		}
+		c.kill()
+		c.closeErr = err
 	})
 	return c.closeErr
 }
 
 // kill kills a stdio server's process group and releases its launch.
 func (c *Conn) kill() {
-	if c.proc == nil || c.proc.Process == nil {
-		if c.release != nil {
-			c.release()
-			c.release = nil
-		}
-		return
+	if c.proc != nil && c.proc.Process != nil {
+		killGroup(c.proc.Process.Pid)
 	}
-	killGroup(c.proc.Process.Pid)
 	if c.release != nil {
 		c.release()
 		c.release = nil

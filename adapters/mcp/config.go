@@ -55,7 +55,18 @@ type ServerConfig struct {
 	// EnabledTools, when not empty, are the only tools offered;
 	// DisabledTools are never offered.
 	EnabledTools, DisabledTools []string
+	// Sandbox is how a stdio server is confined: SandboxWorkspaceWrite
+	// (the default), SandboxReadOnly or SandboxOff.
+	Sandbox string
 }
+
+// A stdio server's sandbox modes, as the kernel's: it may write its
+// workspace and its caches, or only its caches, or it is not confined.
+const (
+	SandboxWorkspaceWrite = "workspace-write"
+	SandboxReadOnly       = "read-only"
+	SandboxOff            = "off"
+)
 
 // Stdio reports whether the server is a command albedo starts.
 func (c ServerConfig) Stdio() bool { return c.Command != "" }
@@ -82,6 +93,7 @@ type serverFile struct {
 	EnabledTools     []string          `json:"enabledTools"`
 	DisabledTools    []string          `json:"disabledTools"`
 	Enabled          *bool             `json:"enabled"`
+	Sandbox          string            `json:"sandbox"`
 }
 
 // ParseConfig reads the "mcp" section of extensions.json (nil or empty for
@@ -138,6 +150,9 @@ func checkServer(name string, f serverFile) (ServerConfig, bool, error) {
 		StartupTimeout: DefaultStartupTimeout, CallTimeout: DefaultCallTimeout,
 		EnabledTools: f.EnabledTools, DisabledTools: f.DisabledTools,
 	}
+	if f.Command != "" {
+		c.Sandbox = SandboxWorkspaceWrite
+	}
 	switch {
 	case f.Command != "" && f.URL != "":
 		return c, false, fmt.Errorf("both command and url are set; a server is one or the other")
@@ -158,6 +173,16 @@ func checkServer(name string, f serverFile) (ServerConfig, bool, error) {
 		}
 	} else if len(f.Headers) > 0 {
 		return c, false, fmt.Errorf("headers are for an HTTP server (url)")
+	}
+	switch f.Sandbox {
+	case "":
+	case SandboxWorkspaceWrite, SandboxReadOnly, SandboxOff:
+		if f.URL != "" {
+			return c, false, fmt.Errorf("sandbox is for a command; an HTTP server runs elsewhere")
+		}
+		c.Sandbox = f.Sandbox
+	default:
+		return c, false, fmt.Errorf("sandbox %q is not workspace-write, read-only or off", f.Sandbox)
 	}
 	var err error
 	if c.StartupTimeout, err = millis("startupTimeoutMs", f.StartupTimeoutMs, DefaultStartupTimeout); err != nil {

@@ -18,6 +18,8 @@ type Result struct {
 	Images []Image
 	// IsError says the tool reported a failure (isError); Text says what.
 	IsError bool
+	// Raw is the whole result as the server sent it, as JSON.
+	Raw json.RawMessage
 }
 
 // Image is one image of a result.
@@ -29,6 +31,9 @@ type Image struct {
 // resultOf turns a call's result into a Result.
 func resultOf(r *sdk.CallToolResult) Result {
 	out := Result{IsError: r.IsError}
+	if raw, err := json.Marshal(r); err == nil {
+		out.Raw = raw
+	}
 	var parts []string
 	for _, c := range r.Content {
 		switch c := c.(type) {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"time"
 )
 
@@ -13,21 +12,41 @@ import (
 const stderrWait = time.Second
 
 // pipeStderr gives a stdio server a stderr pipe that fills the
-// connection's ring, and closes stderrDone when the pipe ends.
-func (c *Conn) pipeStderr(cmd *exec.Cmd) error {
+// connection's ring, and the server's log file in logDir when it is not
+// empty, and closes stderrDone when the pipe ends.
+func (c *Conn) pipeStderr(logDir string) error {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return fmt.Errorf("making the stderr pipe: %w", err)
 	}
-	cmd.Stderr = w
+	c.stderrW = w
 	c.stderrDone = make(chan struct{})
-	c.closeStderr = func() { _ = w.Close() }
+	var sink io.Writer = c.stderr
+	var file *os.File
+	if logDir != "" {
+		if file, err = openLog(logDir, c.cfg.Name); err != nil {
+			c.log.Warn("mcp server log not kept", "err", err)
+		} else {
+			sink = io.MultiWriter(c.stderr, file)
+		}
+	}
 	go func() {
 		defer close(c.stderrDone)
 		defer r.Close()
-		_, _ = io.Copy(c.stderr, r)
+		_, _ = io.Copy(sink, r)
+		if file != nil {
+			_ = file.Close()
+		}
 	}()
 	return nil
+}
+
+// closeStderr closes the daemon's copy of the stderr pipe's writing end.
+func (c *Conn) closeStderr() {
+	if c.stderrW != nil {
+		_ = c.stderrW.Close()
+		c.stderrW = nil
+	}
 }
 
 // awaitStderr waits, a moment at most, for a stdio server's stderr to

@@ -28,6 +28,11 @@ func kernelEnv(base []string) []string {
 	return env
 }
 
+// Environment returns the variables of base a kernel may see, with a
+// PATH: what else albedo starts for the model (an MCP server) starts
+// with.
+func Environment(base []string) []string { return kernelEnv(base) }
+
 // envAllowed reports whether a kernel may see the variable name. Denied
 // first, whatever the list below says: ALBEDO_* and names ending in
 // _API_KEY, _TOKEN, _SECRET or _PASSWORD (in any case). Allowed then: LC_*

@@ -16,6 +16,7 @@ import (
 	"github.com/albedo-agent/albedo/adapters/configfile"
 	"github.com/albedo-agent/albedo/adapters/landlock"
 	"github.com/albedo-agent/albedo/adapters/localfs"
+	"github.com/albedo-agent/albedo/adapters/mcp"
 	"github.com/albedo-agent/albedo/adapters/openai"
 	"github.com/albedo-agent/albedo/adapters/postgres"
 	"github.com/albedo-agent/albedo/adapters/pykernel"
@@ -39,6 +40,9 @@ type Assembly struct {
 	storeKind string
 	// mcpStatus answers the MCP routes; nil without a home.
 	mcpStatus *mcpServers
+	// mcp runs the MCP servers of each workspace; nil without a home.
+	// Shutdown stops them.
+	mcp *mcp.Manager
 	// sandbox confines the default kernel; nil for a kernel passed in.
 	// Shutdown closes it once the kernel has ended.
 	sandbox *landlock.Sandbox
@@ -128,7 +132,11 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 		HostCalls:           opts.HostCalls,
 	})
 	if dir != "" {
-		a.mcpStatus = newMCPServers(opts, dir, nil)
+		if a.sandbox == nil {
+			a.sandbox = newSandbox(opts, dir)
+		}
+		a.mcp = newMCP(dir, a.sandbox, opts.Logger)
+		a.mcpStatus = newMCPServers(opts, dir, mcpRuns{a.mcp})
 	}
 	a.app = app.New(a.svc, a.MCPServers())
 	return a, nil
@@ -225,6 +233,9 @@ func (a *Assembly) Shutdown(ctx context.Context) error {
 		var errs []error
 		if err := a.svc.Close(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("stop albedo: %w", err))
+		}
+		if a.mcp != nil {
+			_ = a.mcp.Close()
 		}
 		if a.sandbox != nil {
 			if err := a.sandbox.Close(); err != nil {

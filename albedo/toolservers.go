@@ -1,0 +1,73 @@
+package albedo
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// ToolServers reaches the tool servers (Model Context Protocol servers)
+// configured for the model. Each server runs for one workspace: the
+// folder it starts in and, confined, may write. A server that fails,
+// hangs or dies fails its own listing and calls only.
+type ToolServers interface {
+	// Tools lists the tools of the servers a workspace has, starting
+	// those not running yet (each within its own startup timeout). A
+	// server that cannot be listed is named in the Problems; it never
+	// fails the listing.
+	Tools(ctx context.Context, workspace string) ServerTools
+	// Call calls one tool with its arguments (a JSON object, or empty for
+	// none) within the server's call timeout; a cancelled ctx cancels the
+	// call on the server too. The error says what happened to the call:
+	// not started, answered with an error, timed out, interrupted, or
+	// lost with its outcome unknown. A result with IsError is the tool's
+	// own failure.
+	Call(ctx context.Context, workspace string, ref ServerToolRef, arguments json.RawMessage) (ServerResult, error)
+}
+
+// ServerToolRef names one tool of one server.
+type ServerToolRef struct{ Server, Tool string }
+
+// String returns the "server/tool" reference the Python binding takes.
+func (r ServerToolRef) String() string { return r.Server + "/" + r.Tool }
+
+// ServerTool is one tool of a tool server, as the model may be offered it.
+type ServerTool struct {
+	Ref ServerToolRef
+	// Name is the function name the model calls it by: mcp_<server>_<tool>
+	// made acceptable to every provider, stable while the configuration
+	// does not change.
+	Name        string
+	Description string
+	// Parameters is the JSON Schema of its arguments, repaired for the
+	// providers.
+	Parameters json.RawMessage
+}
+
+// ServerTools is a listing of the tools of a workspace's servers.
+type ServerTools struct {
+	// Tools are in the servers' name order, each server's in its own.
+	Tools []ServerTool
+	// Problems say, one each, which servers could not be listed and why.
+	Problems []string
+}
+
+// ServerResult is what a tool of a server gave.
+type ServerResult struct {
+	// Text is the result's text parts one after another, or its
+	// structured content as JSON when no text came, with a line naming
+	// each resource or audio part.
+	Text string
+	// Images are the images of the result, as the server sent them.
+	Images []ServerImage
+	// IsError says the tool reported a failure; Text says what.
+	IsError bool
+	// Raw is the whole result as the server sent it (content,
+	// structuredContent, isError), for the Python binding.
+	Raw json.RawMessage
+}
+
+// ServerImage is one image of a result.
+type ServerImage struct {
+	MimeType string
+	Data     []byte
+}
