@@ -355,6 +355,25 @@ class InstructionsTest(unittest.TestCase):
             self.assertNotIn("project-instructions", history)
             self.assertNotIn("old rules", history)
 
+    def test_a_sessions_first_and_second_requests_carry_the_same_instructions(self):
+        # The daemon asks Python for its version as it starts, in the
+        # background, and keeps it in python.json for the next daemon; a
+        # session's first request then names the version its later ones do,
+        # so that the provider's prompt cache holds from the second on.
+        with Albedo(self.provider) as app:
+            self.assertTrue(wait_until(lambda: (app.home / "python.json").exists(), 20),
+                            "the daemon did not learn the Python version at start")
+            start = len(self.provider.requests)
+            session = app.session()
+            turn(app, session, "hello")
+            turn(app, session, "again")
+            sent = [instructions_of(r["request"]) for r in self.provider.requests[start:]]
+            self.assertEqual(len(sent), 2)
+            self.assertRegex(sent[0], r"Python \(the python tool\): 3\.\d+\.\d+\n")
+            self.assertEqual(sent[0], sent[1])
+            learnt = json.loads((app.home / "python.json").read_text())
+            self.assertEqual([v["version"] for v in learnt.values()], [sent[0].split("Python (the python tool): ")[1].split("\n")[0]])
+
     def test_instructions_can_be_turned_off(self):
         def prepare(app):
             (app.home / "extensions.json").write_text(json.dumps({"models": {"refreshHours": 0}, "instructions": {"enabled": False}}))

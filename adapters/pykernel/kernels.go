@@ -26,6 +26,12 @@ type Kernels struct {
 	// versions remembers, by workspace, the Python version the last
 	// kernel started there reported; guarded by mu.
 	versions map[string]string
+	// defaultVersion is the version of Options.Python that ProbeVersion
+	// learnt, told for workspaces no kernel started in; guarded by mu.
+	defaultVersion string
+	// probe is the version probe ProbeVersion started, if any; guarded by
+	// mu.
+	probe *versionProbe
 }
 
 var _ albedo.Kernel = (*Kernels)(nil)
@@ -142,7 +148,8 @@ func (k *Kernels) RunningJobs(sessionID string) int {
 	return p.runningJobs()
 }
 
-// Close ends every kernel and waits until they are gone. Later cells fail.
+// Close ends every kernel and the version probe, and waits until they are
+// gone. Later cells fail.
 func (k *Kernels) Close(ctx context.Context) error {
 	k.mu.Lock()
 	k.closed = true
@@ -177,6 +184,9 @@ func (k *Kernels) Close(ctx context.Context) error {
 		if err := p.stop(ctx); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if err := k.endProbe(ctx); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

@@ -89,11 +89,15 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 	if kernel == nil {
 		sb := newSandbox(opts, dir)
 		sandbox, a.sandbox = sb, sb
-		kernel = pykernel.New(pykernel.Options{
+		kernels := pykernel.New(pykernel.Options{
 			OnJobEnd: a.jobEnded,
 			Logger:   opts.Logger,
 			Confine:  confine(sb, opts.Logger),
 		})
+		// The instructions name the Python version from a session's first
+		// request on, so that it does not change at the second.
+		kernels.ProbeVersion(ctx, homeFile(dir, home.PythonFile))
+		kernel = kernels
 	} else {
 		kernel = borrowedKernel{kernel}
 	}
@@ -250,4 +254,12 @@ func (a *Assembly) Shutdown(ctx context.Context) error {
 		a.closeErr = errors.Join(errs...)
 	})
 	return a.closeErr
+}
+
+// homeFile is the path of a file of the home dir, or "" without a home.
+func homeFile(dir, name string) string {
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, name)
 }

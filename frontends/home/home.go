@@ -20,6 +20,9 @@ const (
 	ConfigFile     = "config.json"
 	ExtensionsFile = "extensions.json"
 	LockFile       = "daemon.lock"
+	// PythonFile remembers the version of each Python interpreter the
+	// daemon asked, so that a later daemon knows it at once.
+	PythonFile = "python.json"
 	// SpoolDir holds what running cells printed, for a restart after a
 	// crash.
 	SpoolDir = "spool"
