@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/albedo-agent/albedo/adapters/landlock"
+	"github.com/albedo-agent/albedo/frontends/client"
 	"github.com/albedo-agent/albedo/frontends/daemon"
 )
 
@@ -19,7 +21,12 @@ const defaultKernelIdle = 30 * time.Minute
 func runDaemon(ctx context.Context, e *env, args []string) error {
 	fs := flags(e, "daemon")
 	detached := fs.Bool("detached", false, "started by a command that found no daemon: when another daemon serves the home, leave it serving and exit 0 without a word")
+	readyFD := fs.Int(client.ReadyFlag, -1, "write a byte to the file descriptor `FD` once serving, then close it (a command that starts the daemon passes a pipe)")
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	ready, err := readyPipe(*readyFD)
+	if err != nil {
 		return err
 	}
 	dir, err := e.albedoHome()
@@ -27,7 +34,7 @@ func runDaemon(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	var vars environment
-	opts := daemon.Options{Home: dir, Version: version, KernelIdle: defaultKernelIdle, Detached: *detached,
+	opts := daemon.Options{Home: dir, Version: version, KernelIdle: defaultKernelIdle, Detached: *detached, Ready: ready,
 		Port: vars.int("ALBEDO_PORT", 0), ParentPID: vars.int("ALBEDO_PARENT_PID", 0)}
 	if idle := vars.int("ALBEDO_IDLE_SECONDS", -1); idle >= 0 {
 		opts.KernelIdle = time.Duration(idle) * time.Second
@@ -48,6 +55,27 @@ func runDaemon(ctx context.Context, e *env, args []string) error {
 	}
 	opts.AllowedHosts = allowedHosts(os.Getenv("ALBEDO_ALLOWED_HOSTS"))
 	return daemon.Run(ctx, opts)
+}
+
+// readyPipe takes the file descriptor fd that the command starting the
+// daemon passed (none when negative) out of every program the daemon
+// starts, and returns what says on it that the daemon serves.
+func readyPipe(fd int) (func(), error) {
+	if fd < 0 {
+		return nil, nil
+	}
+	if fd <= 2 {
+		return nil, usageError{fmt.Sprintf("--%s=%d: not a descriptor of its own", client.ReadyFlag, fd)}
+	}
+	syscall.CloseOnExec(fd)
+	f := os.NewFile(uintptr(fd), "ready")
+	if f == nil {
+		return nil, usageError{fmt.Sprintf("--%s=%d: no such descriptor", client.ReadyFlag, fd)}
+	}
+	return func() {
+		f.Write([]byte{1})
+		f.Close()
+	}, nil
 }
 
 // allowedHosts reads ALBEDO_ALLOWED_HOSTS: comma-separated Host values

@@ -25,7 +25,21 @@ type DialOptions struct {
 	NoStart bool
 	// Timeout bounds the wait for a new daemon; zero means 15 seconds.
 	Timeout time.Duration
+	// firstPoll is the first pause between two looks for a new daemon
+	// that has not said it serves, doubling up to 50 ms; zero means 2 ms.
+	// Tests set it long to see that the daemon's word suffices.
+	firstPoll time.Duration
 }
+
+// ReadyFlag is the option of "albedo daemon" naming the file descriptor
+// on which a daemon that a command started says it serves: it writes a
+// byte there once daemon.json names it, then closes it. The command then
+// connects at once rather than at its next look.
+const ReadyFlag = "ready-fd"
+
+// readyFD is the descriptor the daemon's ready pipe gets: the first after
+// stdin, stdout and stderr.
+const readyFD = 3
 
 // ErrNoDaemon says no daemon runs for the home and none was started.
 var ErrNoDaemon = errors.New("no albedo daemon is running")
@@ -77,16 +91,20 @@ func handOff(ctx context.Context, opts DialOptions) (home.Connection, error) {
 // launch starts a daemon and waits until the home's daemon answers: the
 // one it started, or one that was starting already and kept the home.
 func launch(ctx context.Context, opts DialOptions) (home.Connection, error) {
-	exited, err := start(opts)
+	exited, ready, done, err := start(opts)
 	if err != nil {
 		return home.Connection{}, err
 	}
+	defer done()
 	timeout := opts.Timeout
 	if timeout <= 0 {
 		timeout = 15 * time.Second
 	}
 	deadline := time.Now().Add(timeout)
-	wait := 2 * time.Millisecond
+	wait := opts.firstPoll
+	if wait <= 0 {
+		wait = 2 * time.Millisecond
+	}
 	for {
 		conn, err := serving(ctx, opts.Home)
 		if err == nil {
@@ -103,6 +121,10 @@ func launch(ctx context.Context, opts DialOptions) (home.Connection, error) {
 				return home.Connection{}, fmt.Errorf("the albedo daemon could not start: %w\n%s", failure, logTail(opts.Home))
 			}
 			exited = nil // it left the home to a daemon that was already starting
+		case <-ready:
+			// It serves (or gave up, closing the pipe): look at once.
+			ready = nil
+			continue
 		case <-time.After(wait):
 		}
 		wait = min(wait*2, 50*time.Millisecond)
@@ -131,35 +153,51 @@ func healthy(ctx context.Context, conn home.Connection) error {
 	return err
 }
 
-// start launches "albedo daemon" detached from this process. The channel
-// reports the daemon's exit status if it ends while this process waits.
-func start(opts DialOptions) (<-chan error, error) {
+// start launches "albedo daemon" detached from this process. The first
+// channel reports the daemon's exit status if it ends while this process
+// waits; the second is closed once the daemon says it serves, or closes
+// its end of the ready pipe (by exiting, say). The caller calls done once
+// it waits no more.
+func start(opts DialOptions) (exited <-chan error, ready <-chan struct{}, done func(), err error) {
 	bin := opts.Binary
 	if bin == "" {
 		self, err := os.Executable()
 		if err != nil {
-			return nil, fmt.Errorf("find the albedo binary: %w", err)
+			return nil, nil, nil, fmt.Errorf("find the albedo binary: %w", err)
 		}
 		bin = self
 	}
 	if err := os.MkdirAll(opts.Home, 0o700); err != nil {
-		return nil, fmt.Errorf("create home %s: %w", opts.Home, err)
+		return nil, nil, nil, fmt.Errorf("create home %s: %w", opts.Home, err)
 	}
 	logFile, err := os.OpenFile(filepath.Join(opts.Home, home.LogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("open daemon log: %w", err)
+		return nil, nil, nil, fmt.Errorf("open daemon log: %w", err)
 	}
 	defer logFile.Close()
-	cmd := exec.Command(bin, "daemon", "--detached") // stdin: the null device
+	readyR, readyW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("make the daemon's ready pipe: %w", err)
+	}
+	defer readyW.Close()
+	cmd := exec.Command(bin, "daemon", "--detached", fmt.Sprintf("--%s=%d", ReadyFlag, readyFD)) // stdin: the null device
 	cmd.Env = append(os.Environ(), "ALBEDO_HOME="+opts.Home)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.ExtraFiles = []*os.File{readyW}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start the albedo daemon: %w", err)
+		readyR.Close()
+		return nil, nil, nil, fmt.Errorf("start the albedo daemon: %w", err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	return exited, nil
+	exit := make(chan error, 1)
+	go func() { exit <- cmd.Wait() }()
+	said := make(chan struct{})
+	go func() {
+		defer close(said)
+		var b [1]byte
+		readyR.Read(b[:])
+	}()
+	return exit, said, func() { readyR.Close() }, nil
 }
 
 // logTail returns the end of the daemon's log, for error messages.

@@ -55,6 +55,9 @@ type Options struct {
 	StoreURL string
 	// AllowedHosts is APIOptions' field of the same name.
 	AllowedHosts []string
+	// Ready, when set, is called once the daemon serves and daemon.json
+	// names it.
+	Ready func()
 	// Detached says a command started the daemon because it found none
 	// serving: when another daemon serves the home after all, Run leaves
 	// it serving and returns nil. Without it Run fails with ErrServed.
@@ -185,6 +188,9 @@ func (d *daemon) serve(ctx context.Context, opts Options) error {
 		shutdown()
 	}
 	d.log.Info("serving", "pid", conn.PID, "port", port, "max_connections", limits.MaxConns)
+	if opts.Ready != nil && publishErr == nil {
+		opts.Ready()
+	}
 
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
