@@ -23,3 +23,6 @@ func killGroup(pid int) {
 func interruptMain(pid int) error {
 	return errors.New("interrupting a process is not supported on this system")
 }
+
+// yieldProcessor does nothing where priorities are not Unix's.
+func yieldProcessor(int) {}

@@ -15,3 +15,9 @@ func groupAttr() *syscall.SysProcAttr {
 func killGroup(pid int) {
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
 }
+
+// yieldProcessor gives the process pid the lowest scheduling priority;
+// what it starts afterwards inherits it. A failure leaves it as it was.
+func yieldProcessor(pid int) {
+	_ = syscall.Setpriority(syscall.PRIO_PROCESS, pid, 19)
+}

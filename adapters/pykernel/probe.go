@@ -117,11 +117,18 @@ func (k *Kernels) askVersion(ctx context.Context) (string, error) {
 	cmd := exec.CommandContext(ctx, k.opts.Python, "-I", "-c", probeCode)
 	cmd.Dir = string(filepath.Separator)
 	cmd.Env = kernelEnv(k.opts.Env)
-	out, err := cmd.Output()
-	if err != nil {
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
 		return "", fmt.Errorf("run %s: %w", k.opts.Python, err)
 	}
-	v := strings.TrimSpace(string(out))
+	// The probe yields the processor to the daemon's start and first
+	// requests (a version manager's shim costs a shell or two).
+	yieldProcessor(cmd.Process.Pid)
+	if err := cmd.Wait(); err != nil {
+		return "", fmt.Errorf("run %s: %w", k.opts.Python, err)
+	}
+	v := strings.TrimSpace(out.String())
 	if !versionPattern.MatchString(v) {
 		return "", fmt.Errorf("%s printed %q, not a version", k.opts.Python, v)
 	}
