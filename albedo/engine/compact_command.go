@@ -82,7 +82,7 @@ func (s *Service) runCompaction(ctx context.Context, st *sessionState, id string
 	bg := context.WithoutCancel(ctx)
 	st.row.Lock()
 	defer st.row.Unlock()
-	st.endRun()
+	st.endRun(s.clock.Now())
 	shutdown := errors.Is(context.Cause(ctx), errShutdown)
 	if shutdown && err != nil {
 		return

@@ -34,3 +34,6 @@ func (p *IncrementalProjection) Kept() int {
 func NextRequestTokens(ctx context.Context, s *Service, id string, items []albedo.Item, req albedo.ModelRequest) (int64, error) {
 	return s.nextRequestTokens(ctx, id, items, req)
 }
+
+// StopIdleKernels runs one round of the idle-kernel reaper now.
+func StopIdleKernels(ctx context.Context, s *Service) { s.stopIdleKernels(ctx) }

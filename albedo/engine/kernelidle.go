@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"time"
+
+	"github.com/albedo-agent/albedo/albedo"
 )
 
 // reapInterval is how often idle kernels are looked for, given the idle
@@ -11,11 +13,26 @@ func reapInterval(idle time.Duration) time.Duration {
 	return min(max(idle/4, 100*time.Millisecond), 30*time.Second)
 }
 
-// reapIdleKernels stops, until stop closes, the kernels of sessions that
-// ran no cell for s.kernelIdle. The session then tells its model, with its
-// next message, that its Python globals are gone.
-func (s *Service) reapIdleKernels(stop <-chan struct{}) {
-	t := time.NewTicker(reapInterval(s.kernelIdle))
+// reapEvery is how often the reaper looks for idle kernels: zero when
+// it need not run, as kernels stay until Close and none is warmed.
+func (s *Service) reapEvery() time.Duration {
+	_, warms := s.kernel.(albedo.KernelWarmer)
+	switch {
+	case warms && !s.noWarmup:
+		return reapInterval(s.warmIdle)
+	case s.kernelIdle > 0:
+		return reapInterval(s.kernelIdle)
+	}
+	return 0
+}
+
+// reapIdleKernels stops, every interval until stop closes, the kernels
+// of sessions that ran no cell for s.kernelIdle, and those warmed for a
+// turn and left unused for s.warmIdle. The session then tells its model,
+// with its next message, that its Python globals are gone (when it had
+// any).
+func (s *Service) reapIdleKernels(stop <-chan struct{}, every time.Duration) {
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
@@ -27,10 +44,11 @@ func (s *Service) reapIdleKernels(stop <-chan struct{}) {
 	}
 }
 
-// stopIdleKernels stops every kernel idle for longer than s.kernelIdle,
-// unless background jobs run in it. A kernel warmed for a turn that ran no
-// cell in it is stopped alike, and since it held no globals nothing is
-// told to the model.
+// stopIdleKernels stops every kernel idle for longer than s.kernelIdle
+// (when set), unless background jobs run in it. A kernel warmed for a
+// turn that ran no cell in it is stopped once s.warmIdle passed since it
+// was warmed or its last turn ended, and since it held no globals
+// nothing is told to the model.
 func (s *Service) stopIdleKernels(ctx context.Context) {
 	now := s.clock.Now()
 	s.mu.Lock()
@@ -52,9 +70,10 @@ func (s *Service) stopIdleKernels(ctx context.Context) {
 			continue
 		}
 		st.mu.Lock()
-		idle := st.run == nil && (st.kernelLive || st.kernelWarm) && now.Sub(st.lastCell) >= s.kernelIdle
+		idle := now.Sub(st.lastCell)
+		expired := st.run == nil && (st.kernelLive && s.kernelIdle > 0 && idle >= s.kernelIdle || st.kernelWarm && idle >= s.warmIdle)
 		st.mu.Unlock()
-		if idle && s.kernel.RunningJobs(id) == 0 {
+		if expired && s.kernel.RunningJobs(id) == 0 {
 			if err := s.kernel.Stop(ctx, id); err != nil {
 				s.log.Warn("stop idle kernel", "session", id, "err", err)
 			}

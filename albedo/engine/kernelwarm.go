@@ -13,8 +13,9 @@ import (
 // (no cell ran since the last restart, and none was warmed since). The
 // start is the kernel's to do and to log; it outlives an interrupt of the
 // turn, and the warmed kernel is then the session's like any other: the
-// idle reaper stops it when no cell comes, and a workspace move, a delete
-// or Close stop it. Nothing of it reaches the transcript.
+// idle reaper stops it when no cell came WarmKernelIdle after the turn
+// ended, and a workspace move, a delete or Close stop it. Nothing of it
+// reaches the transcript.
 func (s *Service) warmKernel(ctx context.Context, st *sessionState, sess albedo.Session) {
 	w, ok := s.kernel.(albedo.KernelWarmer)
 	if !ok || s.noWarmup {

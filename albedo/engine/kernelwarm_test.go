@@ -108,3 +108,74 @@ func TestNoKernelWarmupLeavesTheStartToTheCell(t *testing.T) {
 		t.Errorf("warms %v and %d cells, want none and 1", got, len(r.kernel.Cells()))
 	}
 }
+
+// TestAWarmedKernelLeftUnusedIsStoppedAfterAMinute: with kernels kept 30
+// minutes (the daemon's default) or until Close, a kernel warmed for a
+// turn that ran no cell is stopped a minute after the turn ended, untold;
+// a kernel that ran a cell is kept as KernelIdle says.
+func TestAWarmedKernelLeftUnusedIsStoppedAfterAMinute(t *testing.T) {
+	for _, idle := range []time.Duration{30 * time.Minute, 0} {
+		t.Run("KernelIdle="+idle.String(), func(t *testing.T) {
+			r := newRig(t, func(req albedo.ModelRequest) fakes.Reply {
+				if last := string(req.Input[len(req.Input)-1]); strings.Contains(last, "run a cell") {
+					return fakes.Python("x = 1")
+				}
+				return fakes.Text("hello")
+			})
+			r.tune = func(o *engine.Options) { o.KernelIdle = idle }
+			r.svc = r.newService()
+			chat, coder := r.session(respProvider), r.session(respProvider)
+			r.turn(chat.ID, "hi")
+			r.turn(coder.ID, "run a cell")
+			if n := len(r.kernel.Warms()); n != 2 {
+				t.Fatalf("%d warm starts, want one per session", n)
+			}
+
+			r.clock.Advance(50 * time.Second)
+			engine.StopIdleKernels(r.ctx, r.svc)
+			if stops := r.kernel.Stops(); len(stops) != 0 {
+				t.Fatalf("kernels stopped 50 s after the turns: %v", stops)
+			}
+			r.clock.Advance(11 * time.Second)
+			engine.StopIdleKernels(r.ctx, r.svc)
+			if stops := r.kernel.Stops(); !slices.Equal(stops, []string{chat.ID}) {
+				t.Fatalf("stopped a minute after the turns: %v, want the unused warm kernel alone", stops)
+			}
+
+			r.turn(chat.ID, "hi again")
+			for _, it := range r.history(chat.ID) {
+				if slices.Contains(it.Notes, albedo.KernelResetNote) {
+					t.Errorf("the model was told its globals are gone: %+v", it)
+				}
+			}
+			if n := len(r.kernel.Warms()); n != 3 {
+				t.Errorf("%d warm starts, want another for the turn after the stop", n)
+			}
+		})
+	}
+}
+
+// TestAnUnusedWarmedKernelIsKeptAMinuteFromItsTurnsEnd: the minute of an
+// unused warmed kernel counts from the end of the session's last turn,
+// however long that turn took.
+func TestAnUnusedWarmedKernelIsKeptAMinuteFromItsTurnsEnd(t *testing.T) {
+	var r *rig
+	r = newRig(t, func(req albedo.ModelRequest) fakes.Reply {
+		r.clock.Advance(5 * time.Minute) // the model thinks long
+		return fakes.Text("hello")
+	})
+	r.tune = func(o *engine.Options) { o.KernelIdle = 30 * time.Minute }
+	r.svc = r.newService()
+	sess := r.session(respProvider)
+	r.turn(sess.ID, "hi")
+	r.clock.Advance(30 * time.Second)
+	engine.StopIdleKernels(r.ctx, r.svc)
+	if stops := r.kernel.Stops(); len(stops) != 0 {
+		t.Fatalf("the warmed kernel was stopped 30 s after its turn ended: %v", stops)
+	}
+	r.clock.Advance(31 * time.Second)
+	engine.StopIdleKernels(r.ctx, r.svc)
+	if stops := r.kernel.Stops(); !slices.Equal(stops, []string{sess.ID}) {
+		t.Fatalf("stops a minute after the turn = %v", stops)
+	}
+}

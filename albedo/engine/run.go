@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/albedo-agent/albedo/albedo/wire"
@@ -61,13 +62,17 @@ func (s *Service) startRun(st *sessionState, do func(ctx context.Context, r *run
 	}()
 }
 
-// endRun records in memory that the session's run is over. The caller
-// holds st.row.
-func (st *sessionState) endRun() {
+// endRun records in memory that the session's run is over, at now. The
+// caller holds st.row. A kernel warmed for the run that went unused is
+// kept a while from now for the next message (see stopIdleKernels).
+func (st *sessionState) endRun(now time.Time) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.run = nil
 	st.busy.Store(false)
+	if st.kernelWarm {
+		st.lastCell = now
+	}
 }
 
 // running returns the session's run, nil when it is idle.

@@ -54,6 +54,12 @@ type Options struct {
 	// by default a turn of a session without one starts it while the
 	// model answers, when the Kernel is a KernelWarmer.
 	NoKernelWarmup bool
+	// WarmKernelIdle stops a kernel warmed for a turn that ran no cell in
+	// it once the session's last turn ended this long ago, whatever
+	// KernelIdle says (unless it is shorter), so that a session that
+	// never runs a cell does not hold a kernel; zero means
+	// DefaultWarmKernelIdle.
+	WarmKernelIdle time.Duration
 	// Sandbox, when set, tells how the kernel confines cells: the
 	// session's glances show it and the instructions carry its line.
 	Sandbox albedo.Sandbox
@@ -69,6 +75,11 @@ type Options struct {
 
 // DefaultCellTimeout bounds a cell whose call names no timeout.
 const DefaultCellTimeout = 10 * time.Minute
+
+// DefaultWarmKernelIdle is how long a kernel warmed for a turn and left
+// unused is kept after the turn ends: long enough for the user's next
+// message, short enough that sessions of chat alone hold no kernel.
+const DefaultWarmKernelIdle = time.Minute
 
 // errShutdown is the cause given to turns cancelled because the service is
 // closing: they are left running in the store and resume at the next start.
@@ -91,6 +102,7 @@ type Service struct {
 	compactFrom  albedo.CompactionSource
 	cellTimeout  time.Duration
 	kernelIdle   time.Duration
+	warmIdle     time.Duration
 	noWarmup     bool
 	sandbox      albedo.Sandbox
 	// stopReaper ends the idle-kernel reaper, if one runs.
@@ -137,7 +149,7 @@ type sessionState struct {
 	// warmKernel) and no cell ran nor restart was asked for since.
 	kernelWarm bool
 	// lastCell is when the session's last cell ended, or its kernel was
-	// warmed.
+	// warmed, or a turn ended with its warmed kernel unused.
 	lastCell time.Time
 	hub      hub
 	cache    transcriptCache
@@ -175,6 +187,7 @@ func New(opts Options) *Service {
 		compactFrom:  opts.Compaction,
 		cellTimeout:  opts.CellTimeout,
 		kernelIdle:   opts.KernelIdle,
+		warmIdle:     opts.WarmKernelIdle,
 		noWarmup:     opts.NoKernelWarmup,
 		sandbox:      opts.Sandbox,
 		stopReaper:   make(chan struct{}),
@@ -198,11 +211,17 @@ func New(opts Options) *Service {
 	s.commands = s.commandTable()
 	s.newHostCalls(opts.HostCalls)
 	s.tools = s.newToolRegistry(opts.Tools)
+	if s.warmIdle <= 0 {
+		s.warmIdle = DefaultWarmKernelIdle
+	}
 	if s.kernelIdle > 0 {
+		s.warmIdle = min(s.warmIdle, s.kernelIdle)
+	}
+	if every := s.reapEvery(); every > 0 {
 		s.workers.Add(1)
 		go func() {
 			defer s.workers.Done()
-			s.reapIdleKernels(s.stopReaper)
+			s.reapIdleKernels(s.stopReaper, every)
 		}()
 	}
 	return s

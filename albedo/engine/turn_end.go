@@ -61,7 +61,7 @@ func (t *turn) finish(ctx context.Context, marker string, force bool) bool {
 	done, err := t.writeRowLocked(ctx, func(x *albedo.Session) {
 		x.Stage, x.Compacting = albedo.StageIdle, ""
 	}, albedo.Commit{SessionID: t.id, Items: items})
-	st.endRun()
+	st.endRun(t.s.clock.Now())
 	if err != nil {
 		// The turn is over all the same: the session must not look busy
 		// to anyone. Its end is recorded with its next message (see
@@ -85,7 +85,7 @@ func (t *turn) finish(ctx context.Context, marker string, force bool) bool {
 
 // abandon forgets a turn cancelled by shutdown without writing anything:
 // it stays running in the store and resumes at the next start.
-func (t *turn) abandon() { t.st.endRun() }
+func (t *turn) abandon() { t.st.endRun(t.s.clock.Now()) }
 
 // recordEnd stores the end of a turn that finish could not record, with
 // the session idle. The caller holds st.row.
