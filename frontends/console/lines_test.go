@@ -36,22 +36,6 @@ func TestWrap(t *testing.T) {
 	}
 }
 
-func TestSanitize(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"plain", "plain"},
-		{"a\tb", "a    b"},
-		{"\x1b[31mred\x1b[0m", "red"},
-		{"\x1b]0;title\x07x", "x"},
-		{"a\r\nb\rc", "a\nb\nc"},
-		{"bell\x07", "bell"},
-	}
-	for _, tt := range tests {
-		if got := sanitize(tt.in); got != tt.want {
-			t.Errorf("sanitize(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestTruncate(t *testing.T) {
 	tests := []struct {
 		in   string

@@ -4,31 +4,29 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/albedo-agent/albedo/frontends/markup"
 	"github.com/gdamore/tcell/v2"
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 )
 
-// markdown lays out the model's answers: goldmark parses them (CommonMark
-// with GitHub's tables, task lists, strikethrough and bare links), and
-// this draws the tree as styled rows for the terminal.
+// markdown lays out the model's answers: markup's parser reads them in
+// albedo's dialect, and this draws the tree as styled rows for the
+// terminal.
 type markdown struct {
 	parser parser.Parser
 }
 
 // newMarkdown returns a markdown renderer.
 func newMarkdown() *markdown {
-	md := goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.Linkify, extension.TaskList))
-	return &markdown{parser: md.Parser()}
+	return &markdown{parser: markup.NewParser()}
 }
 
 // render lays out source at width w in base style.
 func (m *markdown) render(source string, w int, th *theme, base tcell.Style) []line {
-	source = sanitize(source)
+	source = markup.Clean(source)
 	if plainProse(source) {
 		return proseRows(source, w, base)
 	}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/albedo-agent/albedo/frontends/markup"
 	"github.com/gdamore/tcell/v2"
 )
 
@@ -16,7 +17,7 @@ var tracebackFrame = regexp.MustCompile(`^\s*File "[^"]*", line \d+`)
 // the code in it highlighted: the source lines of a Python traceback are
 // drawn as Python, the frame lines that name them dimmed.
 func (th *theme) outputLines(text string, base tcell.Style) []line {
-	rows := strings.Split(sanitize(text), "\n")
+	rows := strings.Split(markup.Clean(text), "\n")
 	out := make([]line, len(rows))
 	source := false // the row follows a frame line
 	for i, row := range rows {

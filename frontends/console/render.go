@@ -6,6 +6,7 @@ import (
 
 	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/frontends/client"
+	"github.com/albedo-agent/albedo/frontends/markup"
 
 	"github.com/gdamore/tcell/v2"
 )
@@ -126,7 +127,7 @@ func (l *layouter) para(gutter string, gs tcell.Style, text string, ts tcell.Sty
 // indented wraps text after a first-row and a later-row prefix, keeping
 // its first max rows (all when max < 0).
 func (l *layouter) indented(first string, fs tcell.Style, rest string, rs tcell.Style, text string, ts tcell.Style, max int) {
-	rows := wrap(sanitize(text), l.o.width-width(first))
+	rows := wrap(markup.Clean(text), l.o.width-width(first))
 	for i, r := range rows {
 		if max >= 0 && i >= max {
 			break
@@ -286,7 +287,7 @@ func (l *layouter) compaction(b *Block) {
 		return
 	}
 	l.rows = append(l.rows, line{{"≡ ", th.thinking}, {head, th.thinking}})
-	for _, r := range wrap(sanitize(strings.TrimSpace(b.Text)), l.o.width-2) {
+	for _, r := range wrap(markup.Clean(strings.TrimSpace(b.Text)), l.o.width-2) {
 		l.rows = append(l.rows, line{{"  ", th.thinking}, {r, th.thinking}})
 	}
 }
