@@ -301,6 +301,12 @@ class _ProviderHandler(http.server.BaseHTTPRequestHandler):
             return
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
+        if len(raw) < length:
+            # The client gave the request up before its body was all sent
+            # (albedo's HTTP client sends the headers first, and a turn
+            # interrupted then cancels the request): nothing was asked.
+            self.close_connection = True
+            return
         try:
             request = json.loads(raw or b"null")
         except ValueError as error:

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+import socket
 import threading
 import unittest
 
+import harness
 from harness import REPO, Albedo, Provider, recorded, text, turn
 
 RECORDINGS = REPO.parent / "shared" / "wire" / "recordings"
@@ -268,6 +270,20 @@ class WireReplayTest(unittest.TestCase):
         if want.get("truncated"):
             self.assertEqual(answer.get("notice"), CUT)
         self.assertFalse(any(m.get("partial") for m in messages), messages)
+
+
+class AbandonedRequestTest(unittest.TestCase):
+    def test_a_request_given_up_before_its_body_is_neither_recorded_nor_checked(self):
+        """albedo sends a request's headers before its body; a turn
+        interrupted in between closes the connection with no body sent."""
+        with Provider(lambda request: text("unused")) as provider:
+            port = int(provider.url.rsplit(":", 1)[1])
+            with socket.create_connection(("127.0.0.1", port)) as conn:
+                conn.sendall(b"POST /v1/responses HTTP/1.1\r\nHost: model\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n")
+                conn.shutdown(socket.SHUT_WR)
+                self.assertEqual(conn.recv(1), b"", "the provider closes the connection without an answer")
+            self.assertEqual(provider.requests, [])
+            self.assertEqual(harness.WIRE_CHECKS.take(), [])
 
 
 if __name__ == "__main__":
