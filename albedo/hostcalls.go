@@ -19,6 +19,10 @@ type HostParam struct {
 	// Optional parameters may be left out, and are then absent from the
 	// arguments; they come after the required ones.
 	Optional bool
+	// Keywords makes the parameter, the last, collect the keyword
+	// arguments a cell passes (Python's **name) as a JSON object; the
+	// parameters before it are then passed by position only.
+	Keywords bool
 }
 
 // HostCall is a host call with the function that answers it.

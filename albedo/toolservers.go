@@ -22,6 +22,35 @@ type ToolServers interface {
 	// lost with its outcome unknown. A result with IsError is the tool's
 	// own failure.
 	Call(ctx context.Context, workspace string, ref ServerToolRef, arguments json.RawMessage) (ServerResult, error)
+	// Ask makes one of the other requests of a server the Python binding
+	// passes on (its resources and prompts) and returns the server's
+	// answer whole, as JSON. Its errors say what happened as Call's do.
+	Ask(ctx context.Context, workspace, server string, q ServerQuery) (json.RawMessage, error)
+}
+
+// ServerQueryKind names a request Ask makes.
+type ServerQueryKind string
+
+// The requests of a server Ask makes.
+const (
+	// QueryResources lists the server's resources and resource templates.
+	QueryResources ServerQueryKind = "resources"
+	// QueryReadResource reads the resource of URI.
+	QueryReadResource ServerQueryKind = "read_resource"
+	// QueryPrompts lists the server's prompts.
+	QueryPrompts ServerQueryKind = "prompts"
+	// QueryGetPrompt gets the prompt Name filled with Arguments.
+	QueryGetPrompt ServerQueryKind = "get_prompt"
+)
+
+// ServerQuery is a request Ask makes of a server.
+type ServerQuery struct {
+	Kind ServerQueryKind
+	// URI names the resource QueryReadResource reads.
+	URI string
+	// Name names the prompt QueryGetPrompt gets; Arguments fill it.
+	Name      string
+	Arguments map[string]string
 }
 
 // ServerToolRef names one tool of one server.

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -97,22 +96,5 @@ func TestExpand(t *testing.T) {
 	}
 	if _, err := Expand("${A} ${MISSING} ${GONE}", vars); err == nil || !strings.Contains(err.Error(), "MISSING, GONE is not set") {
 		t.Errorf("Expand with missing variables = %v", err)
-	}
-}
-
-func TestClip(t *testing.T) {
-	if got := Clip("short", 10, "hint"); got != "short" {
-		t.Errorf("a text that fits was changed: %q", got)
-	}
-	got := Clip(strings.Repeat("a", 50)+strings.Repeat("é", 50), 40, "call it from Python for all of it")
-	if !strings.HasPrefix(got, strings.Repeat("a", 20)+"\n[... ") || !strings.HasSuffix(got, " ...]\n"+strings.Repeat("é", 10)) {
-		t.Errorf("Clip kept %q; want 20 bytes of head and 20 of tail", got)
-	}
-	if !strings.Contains(got, "[... 110 bytes cut; call it from Python for all of it ...]") {
-		t.Errorf("Clip's marker = %q", got)
-	}
-	odd := Clip(strings.Repeat("é", 50), 41, "")
-	if !strings.Contains(odd, "bytes cut ...]") || !utf8.ValidString(odd) {
-		t.Errorf("Clip cut a character: %q", odd)
 	}
 }

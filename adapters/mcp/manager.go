@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"reflect"
@@ -128,18 +129,9 @@ func (m *Manager) Call(ctx context.Context, workspace string, ref albedo.ServerT
 	if err != nil {
 		return albedo.ServerResult{}, fmt.Errorf("%s was not called: %w", ref, err)
 	}
-	cfg := m.opts.Config(workspace)
-	if _, ok := cfg.Servers[ref.Server]; !ok {
-		return albedo.ServerResult{}, fmt.Errorf("%s was not called: no MCP server %q is configured", ref, ref.Server)
-	}
-	var s *server
-	for _, got := range m.serversFor(workspace, cfg) {
-		if got.cfg.Name == ref.Server {
-			s = got
-		}
-	}
-	if s == nil {
-		return albedo.ServerResult{}, fmt.Errorf("%s was not called: albedo is shutting down", ref)
+	s, err := m.serverOf(workspace, ref.Server)
+	if err != nil {
+		return albedo.ServerResult{}, fmt.Errorf("%s was not called: %w", ref, err)
 	}
 	res, err := s.call(ctx, ref.Tool, args)
 	if err != nil {
@@ -150,6 +142,21 @@ func (m *Manager) Call(ctx context.Context, workspace string, ref albedo.ServerT
 		out.Images = append(out.Images, albedo.ServerImage{MimeType: img.MIMEType, Data: img.Data})
 	}
 	return out, nil
+}
+
+// serverOf returns the named server of a workspace, creating it when it
+// is configured and not known yet.
+func (m *Manager) serverOf(workspace, name string) (*server, error) {
+	cfg := m.opts.Config(workspace)
+	if _, ok := cfg.Servers[name]; !ok {
+		return nil, fmt.Errorf("no MCP server %q is configured", name)
+	}
+	for _, s := range m.serversFor(workspace, cfg) {
+		if s.cfg.Name == name {
+			return s, nil
+		}
+	}
+	return nil, errors.New("albedo is shutting down")
 }
 
 // decodeArguments reads a call's arguments: a JSON object, or nothing.

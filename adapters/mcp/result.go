@@ -80,30 +80,3 @@ func embedded(r *sdk.ResourceContents) string {
 		return fmt.Sprintf("[resource %s, %s, %d bytes]", r.URI, r.MIMEType, len(r.Blob))
 	}
 }
-
-// Clip returns text whole when it fits in limit bytes, else its head and
-// tail with a line between them saying how much was cut, then hint.
-// The cut falls on UTF-8 boundaries.
-func Clip(text string, limit int, hint string) string {
-	if len(text) <= limit || limit <= 0 {
-		return text
-	}
-	head := limit / 2
-	for head > 0 && !startsRune(text, head) {
-		head--
-	}
-	tail := len(text) - (limit - head)
-	for tail < len(text) && !startsRune(text, tail) {
-		tail++
-	}
-	marker := fmt.Sprintf("\n[... %d bytes cut", tail-head)
-	if hint != "" {
-		marker += "; " + hint
-	}
-	return text[:head] + marker + " ...]\n" + text[tail:]
-}
-
-// startsRune reports whether byte i of s begins a character.
-func startsRune(s string, i int) bool {
-	return i >= len(s) || s[i]&0xC0 != 0x80
-}

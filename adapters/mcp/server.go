@@ -184,20 +184,32 @@ func (s *server) call(ctx context.Context, tool string, args map[string]any) (Re
 	if err != nil {
 		return Result{}, fmt.Errorf("%s/%s was not called: %w", s.cfg.Name, tool, err)
 	}
+	s.begin()
+	res, err := conn.Call(ctx, tool, args)
+	s.end(err)
+	return res, err
+}
+
+// begin counts a request under way, which keeps the server from being
+// stopped as idle.
+func (s *server) begin() {
 	s.mu.Lock()
 	s.calls++
 	s.mu.Unlock()
-	res, err := conn.Call(ctx, tool, args)
+}
+
+// end counts the end of a request begin counted: its error is the
+// server's last, and one that succeeded forgets the crashes.
+func (s *server) end(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls--
 	s.lastUse = s.m.opts.Now()
 	if err != nil {
 		s.lastErr = err.Error()
-		return Result{}, err
+		return
 	}
 	s.crashes = 0
-	return res, nil
 }
 
 // stopIfIdle stops the server when it runs, has nothing under way, and

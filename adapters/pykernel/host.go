@@ -62,6 +62,7 @@ type hostDecl struct {
 type hostParam struct {
 	Name     string `json:"name"`
 	Optional bool   `json:"optional,omitempty"`
+	Keywords bool   `json:"keywords,omitempty"`
 }
 
 // declare returns the JSON of a cell's host calls for its run request

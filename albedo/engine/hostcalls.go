@@ -14,9 +14,9 @@ import (
 )
 
 // builtinHostCalls lists what a running cell may ask of albedo itself:
-// the vent ledger and the skills.
+// the vent ledger, the skills and the MCP servers.
 func (s *Service) builtinHostCalls() []albedo.HostCall {
-	return append([]albedo.HostCall{
+	calls := []albedo.HostCall{
 		{HostCallDecl: albedo.HostCallDecl{Name: "vent", Params: []albedo.HostParam{{Name: "topic"}, {Name: "message"}, {Name: "suggestion", Optional: true}, {Name: "title", Optional: true}},
 			Doc: "Files a vent in albedo's ledger and returns it.\n\n" +
 				"topic classifies it (albedo refuses topics it does not know),\n" +
@@ -24,7 +24,9 @@ func (s *Service) builtinHostCalls() []albedo.HostCall {
 		{HostCallDecl: albedo.HostCallDecl{Name: "vents", Doc: "Returns the newest vents of albedo's ledger, newest first."}, Func: s.hostVents},
 		{HostCallDecl: albedo.HostCallDecl{Name: "resolve_vent", Params: []albedo.HostParam{{Name: "id"}, {Name: "note"}},
 			Doc: "Resolves vent id with a note saying what fixed it; returns the vent."}, Func: s.hostResolveVent},
-	}, s.skillHostCalls()...)
+	}
+	calls = append(calls, s.skillHostCalls()...)
+	return append(calls, s.serverHostCalls()...)
 }
 
 // pythonName is what a host call or parameter name may be.
@@ -34,15 +36,16 @@ var pythonName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 var pythonKeywords = strings.Fields("False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield")
 
 // builtinHostNames are the names of albedo's own host calls, which a
-// program's may not take; "skills" is a group of them.
-var builtinHostNames = []string{"vent", "vents", "resolve_vent", "skills"}
+// program's may not take; "skills" and "mcp" are groups of them.
+var builtinHostNames = []string{"vent", "vents", "resolve_vent", "skills", "mcp"}
 
 // CheckHostCalls says what is wrong with host calls a program adds to
-// albedo's own (vent, vents, resolve_vent and the group skills), if
-// anything: a name that is neither a Python identifier nor group.name
+// albedo's own (vent, vents, resolve_vent and the groups skills and mcp),
+// if anything: a name that is neither a Python identifier nor group.name
 // (two of them, a method of the global group) or is given twice, a
 // group's name given to a call too, a missing function, a parameter that
-// is no identifier, repeated, or required after an optional one.
+// is no identifier, repeated, required after an optional one, or
+// collecting keywords without being the last.
 func CheckHostCalls(calls []albedo.HostCall) error {
 	seen := map[string]bool{}
 	for _, name := range builtinHostNames {
@@ -66,11 +69,13 @@ func CheckHostCalls(calls []albedo.HostCall) error {
 		}
 		params := map[string]bool{}
 		optional := false
-		for _, p := range c.Params {
+		for i, p := range c.Params {
 			switch {
 			case !valid(p.Name) || params[p.Name]:
 				return fmt.Errorf("host call %q: parameter %q must be a Python identifier, given once", c.Name, p.Name)
-			case optional && !p.Optional:
+			case p.Keywords && i != len(c.Params)-1:
+				return fmt.Errorf("host call %q: parameter %q collects keywords, so it must be the last", c.Name, p.Name)
+			case optional && !p.Optional && !p.Keywords:
 				return fmt.Errorf("host call %q: required parameter %q comes after an optional one", c.Name, p.Name)
 			}
 			params[p.Name], optional = true, p.Optional

@@ -18,6 +18,10 @@ const RestartCellsNote = RestartNote + " A python cell that was running then was
 // stopped; its output ends with it too.
 const RestartCellNote = "albedo restarted while this cell was running; it was not run again"
 
+// RestartCallNote is the error of a call of another tool (an MCP
+// server's, a program's) that was running when albedo stopped.
+const RestartCallNote = "albedo restarted while this tool call was running; it was not run again: check its effects before repeating it"
+
 // interruptedOutput is the output of a cell cut short by a restart: what
 // it had printed, then RestartCellNote.
 func interruptedOutput(printed string) string {
@@ -109,6 +113,9 @@ func (s *Service) resumeLocked(ctx context.Context, st *sessionState, sess albed
 			s.log.Warn("read spooled cell output", "session", id, "call", call.Seq, "err", err)
 		}
 		res := albedo.CellResult{Status: albedo.CellInterrupted, Output: interruptedOutput(printed), Error: RestartCellNote}
+		if call.ToolName != albedo.PythonTool().Name {
+			res = albedo.CellResult{Status: albedo.CellInterrupted, Error: RestartCallNote}
+		}
 		add = append(add, outputItem(call, res, now))
 	}
 	queued, err := s.store.Queued(ctx, id)

@@ -178,3 +178,31 @@ func TestCloseLeavesTurnForRecover(t *testing.T) {
 		t.Errorf("answers = %+v", got)
 	}
 }
+
+// TestRecoverDoesNotCallAServerToolAgain: an MCP tool's call that was
+// under way when albedo died is answered "not run again", and the server
+// is not called.
+func TestRecoverDoesNotCallAServerToolAgain(t *testing.T) {
+	r := newRig(t, script(fakes.Text("resumed answer")))
+	now := time.UnixMilli(1_700_000_000_000)
+	sess := albedo.Session{
+		ID: "mid-call", Workspace: r.workspace, Provider: chatProvider, Model: "own-model", Protocol: albedo.ProtocolChatCompletions,
+		Title: "write", Stage: albedo.StageRunning, Revision: 1, CreatedAt: now, UpdatedAt: now,
+	}
+	args := `{"path":"a"}`
+	if _, err := r.store.Commit(r.ctx, albedo.Commit{Session: &sess, Items: []albedo.Item{
+		{Kind: albedo.KindUser, Text: "write", Timestamp: now.UnixMilli()},
+		{Kind: albedo.KindToolCall, CallID: "call-mcp", ToolName: "mcp_fs_write", Arguments: args, Protocol: albedo.ProtocolChatCompletions,
+			Raw: fakes.NativeCall(albedo.ProtocolChatCompletions, "call-mcp", "mcp_fs_write", args), Timestamp: now.UnixMilli()},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := r.svc.Recover(r.ctx); err != nil || n != 1 {
+		t.Fatalf("Recover = %d, %v; want 1 session resumed", n, err)
+	}
+	r.waitIdle(sess.ID)
+	out := ofKind(r.history(sess.ID), albedo.KindToolOutput)
+	if len(out) != 1 || out[0].Result == nil || out[0].Result.Status != albedo.CellInterrupted || out[0].Result.Error != engine.RestartCallNote {
+		t.Errorf("outputs = %+v; want the call's output saying it was not run again", out)
+	}
+}

@@ -71,6 +71,11 @@ type Options struct {
 	// albedo's own (vent, vents, resolve_vent) through the Cell the kernel
 	// runs. New panics on host calls CheckHostCalls refuses.
 	HostCalls []albedo.HostCall
+	// ToolServers, when set, reaches the MCP servers of sessions'
+	// workspaces: their tools are offered after the program's (within
+	// ServerToolBudget, through Python beyond it), and cells reach them
+	// through the mcp host calls.
+	ToolServers albedo.ToolServers
 }
 
 // DefaultCellTimeout bounds a cell whose call names no timeout.
@@ -114,6 +119,8 @@ type Service struct {
 	hostCallList []albedo.HostCallDecl
 	// tools is the registry of tools, python first.
 	tools []toolEntry
+	// toolServers reaches MCP servers; nil for none.
+	toolServers albedo.ToolServers
 
 	mu       sync.Mutex
 	sessions map[string]*sessionState
@@ -165,6 +172,8 @@ type sessionState struct {
 	// instr is what the session's instruction files were at its last
 	// turn that told the model about them.
 	instr instructionState
+	// servers is what the model was last told of the MCP servers' tools.
+	servers serverToolState
 }
 
 // New returns a Service wired to the given ports.
@@ -190,6 +199,7 @@ func New(opts Options) *Service {
 		warmIdle:     opts.WarmKernelIdle,
 		noWarmup:     opts.NoKernelWarmup,
 		sandbox:      opts.Sandbox,
+		toolServers:  opts.ToolServers,
 		stopReaper:   make(chan struct{}),
 		sessions:     make(map[string]*sessionState),
 	}

@@ -68,8 +68,8 @@ func (s *Service) toolDeclarations() []albedo.Tool {
 	return out
 }
 
-// runCall answers one tool call: its output item, and for python the
-// images the cell showed. A cancelled ctx yields an interrupted output
+// runCall answers one tool call: its output item, and for python and the
+// tool servers' tools the images shown. A cancelled ctx yields an interrupted output
 // without running anything; a name no tool has yields an error output
 // paired with the call.
 func (t *turn) runCall(ctx context.Context, call albedo.Item) []albedo.Item {
@@ -82,9 +82,15 @@ func (t *turn) runCall(ctx context.Context, call albedo.Item) []albedo.Item {
 			return tool.run(ctx, t, call)
 		}
 	}
-	names := make([]string, len(s.tools))
-	for i, tool := range s.tools {
-		names[i] = tool.decl.Name
+	if tool, ok := t.servers.byName[call.ToolName]; ok {
+		return t.runServerTool(ctx, call, tool)
+	}
+	names := make([]string, 0, len(s.tools)+len(t.servers.decls))
+	for _, tool := range s.tools {
+		names = append(names, tool.decl.Name)
+	}
+	for _, tool := range t.servers.decls {
+		names = append(names, tool.Name)
 	}
 	msg := fmt.Sprintf("unknown tool %q: the tools are %s", call.ToolName, strings.Join(names, ", "))
 	return []albedo.Item{outputItem(call, albedo.CellResult{Status: albedo.CellError, Error: msg}, s.now())}

@@ -69,6 +69,9 @@ func TestCheckHostCalls(t *testing.T) {
 		{"three names", []albedo.HostCall{call("a.b.c")}, `host call name "a.b.c"`},
 		{"a keyword method", []albedo.HostCall{call("jira.import")}, `host call name "jira.import"`},
 		{"required after optional", []albedo.HostCall{call("stamp", albedo.HostParam{Name: "a", Optional: true}, albedo.HostParam{Name: "b"})}, `required parameter "b" comes after an optional one`},
+		{"albedo's group mcp", []albedo.HostCall{call("mcp.mine")}, `host call "mcp.mine" is given twice`},
+		{"keywords last, after an optional one", []albedo.HostCall{call("stamp", albedo.HostParam{Name: "a", Optional: true}, albedo.HostParam{Name: "rest", Keywords: true})}, ""},
+		{"keywords before another", []albedo.HostCall{call("stamp", albedo.HostParam{Name: "rest", Keywords: true}, albedo.HostParam{Name: "b"})}, `parameter "rest" collects keywords, so it must be the last`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/albedo-agent/albedo/albedo/wire"
@@ -41,6 +42,9 @@ type turn struct {
 	// instr are the turn's instructions, composed at its first step (nil
 	// before it).
 	instr *turnInstructions
+	// servers are the tool servers' tools offered throughout the turn,
+	// listed at its first step.
+	servers turnServerTools
 	// steps counts the model requests the turn made.
 	steps int
 	// rd is what the step read of the configuration.
@@ -91,15 +95,17 @@ func (t *turn) step(ctx context.Context) stepOutcome {
 	t.steps++
 	// The files are read, and the note about their changes made, before
 	// the waiting messages are delivered, so that the note joins them.
-	note := ""
+	note, serversNote := "", ""
 	var files albedo.InstructionSet
 	first := t.instr == nil
 	if first {
 		s.warmKernel(ctx, st, t.sess)
 		files = s.projectInstructions(ctx, t.sess)
 		note = st.instructionsRead(files)
+		t.servers = s.listServerTools(ctx, t.sess)
+		serversNote = st.servers.note(t.servers)
 	}
-	delivered, err := t.deliver(ctx, note)
+	delivered, err := t.deliver(ctx, joinNotes(note, serversNote))
 	if err != nil {
 		return t.fail(ctx, err)
 	}
@@ -107,7 +113,13 @@ func (t *turn) step(ctx context.Context) stepOutcome {
 		if note == "" || delivered {
 			st.instructionsNoted(files)
 		}
+		if serversNote == "" || delivered {
+			st.servers.noted(t.servers)
+		}
 		composed := s.composeTurnInstructions(ctx, t.sess, files)
+		if extra := t.servers.instructions(); extra != "" {
+			composed.text += "\n\n" + extra
+		}
 		st.instructionsSent(composed.used)
 		t.instr = &composed
 	}
@@ -170,7 +182,7 @@ func (t *turn) request(ctx context.Context, items []albedo.Item) (albedo.ModelRe
 		Endpoint:     rd.ep,
 		Instructions: t.instr.text,
 		Input:        input,
-		Tools:        s.toolDeclarations(),
+		Tools:        append(s.toolDeclarations(), t.servers.decls...),
 		SessionID:    t.id,
 	}
 	return s.autoCompact(ctx, t.id, items, req, rd)
@@ -222,6 +234,17 @@ func (t *turn) recordReply(ctx context.Context, reply albedo.ModelReply) ([]albe
 		}
 	}
 	return calls, nil
+}
+
+// joinNotes joins the notes that are not empty into one, a line each.
+func joinNotes(notes ...string) string {
+	var out []string
+	for _, n := range notes {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // keepPartial records the text, reasoning and notes that streamed before

@@ -115,6 +115,15 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 	}
 	instructions, catalog, refresher := extensions(opts, dir)
 	a.startRefresh(refresher)
+	var toolServers albedo.ToolServers
+	if dir != "" {
+		if a.sandbox == nil {
+			a.sandbox = newSandbox(opts, dir)
+		}
+		a.mcp = newMCP(dir, a.sandbox, opts.Logger)
+		a.mcpStatus = newMCPServers(opts, dir, mcpRuns{a.mcp})
+		toolServers = a.mcp
+	}
 	a.svc = engine.New(engine.Options{
 		Workspaces:          workspaces(opts, dir),
 		Store:               a.store,
@@ -134,14 +143,8 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 		Sandbox:             sandbox,
 		Tools:               opts.Tools,
 		HostCalls:           opts.HostCalls,
+		ToolServers:         toolServers,
 	})
-	if dir != "" {
-		if a.sandbox == nil {
-			a.sandbox = newSandbox(opts, dir)
-		}
-		a.mcp = newMCP(dir, a.sandbox, opts.Logger)
-		a.mcpStatus = newMCPServers(opts, dir, mcpRuns{a.mcp})
-	}
 	a.app = app.New(a.svc, a.MCPServers())
 	return a, nil
 }

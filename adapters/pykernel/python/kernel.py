@@ -51,19 +51,27 @@ class HostError(RuntimeError):
 def host_function(call_host, spec):
     """The async function a cell calls for the host call spec declares:
     its arguments, by position or by name, go to albedo as a JSON object;
-    optional ones left out are absent from it."""
+    optional ones left out are absent from it. A last parameter that
+    collects keywords (**name) takes every keyword argument as a dict, and
+    the others are then passed by position only."""
     name = spec["name"]
     parts = name.split(".") if isinstance(name, str) else ()
     if not 1 <= len(parts) <= 2 or not all(part.isidentifier() for part in parts):
         raise ValueError("a host call needs a Python name or group.name, not %r" % (name,))
-    params = [(p["name"], bool(p.get("optional"))) for p in spec.get("params") or ()]
-    names = [param for param, _ in params]
-    required = [param for param, optional in params if not optional]
+    params = [(p["name"], bool(p.get("optional")), bool(p.get("keywords"))) for p in spec.get("params") or ()]
+    keywords = params[-1][0] if params and params[-1][2] else None
+    if keywords is not None:
+        params = params[:-1]
+    names = [param for param, _, _ in params]
+    required = [param for param, optional, _ in params if not optional]
 
     async def call(*args, **kwargs):
         if len(args) > len(names):
             raise TypeError("%s() takes %d positional arguments but %d were given" % (name, len(names), len(args)))
         bound = dict(zip(names, args))
+        if keywords is not None:
+            bound[keywords] = kwargs
+            kwargs = {}
         for key, value in kwargs.items():
             if key not in names:
                 raise TypeError("%s() got an unexpected keyword argument %r" % (name, key))
@@ -75,10 +83,12 @@ def host_function(call_host, spec):
             raise TypeError("%s() missing required argument(s): %s" % (name, ", ".join(missing)))
         return await call_host(name, bound)
 
-    shown = ", ".join(param + ("=None" if optional else "") for param, optional in params)
+    shown = [param + ("=None" if optional else "") for param, optional, _ in params]
+    if keywords is not None:
+        shown += ["/", "**" + keywords] if params else ["**" + keywords]
     call.__name__, call.__qualname__ = parts[-1], name
     call.__module__ = "__main__"
-    call.__doc__ = "%s(%s)\n\n%s" % (name, shown, spec.get("doc") or "")
+    call.__doc__ = "%s(%s)\n\n%s" % (name, ", ".join(shown), spec.get("doc") or "")
     return call
 
 

@@ -128,3 +128,35 @@ class HostGroupsTest(KernelTestCase):
         self.kernel.ok("1", host_calls=[READ, {"name": "skills"}, {"name": "a.b.c"}])
         self.assertEqual(self.kernel.value("type(skills).__name__"), "'HostGroup'")
         self.assertEqual(self.kernel.value("'a' in globals()"), "False")
+
+
+CALL = {"name": "mcp.call", "doc": "Calls an MCP tool.", "params": [{"name": "tool"}, {"name": "arguments", "keywords": True}]}
+TOOLS = {"name": "mcp.tools", "params": [{"name": "server", "optional": True}]}
+
+
+class HostKeywordsTest(KernelTestCase):
+    answering = HostCallsTest.answering
+
+    def test_a_keywords_parameter_takes_every_keyword_argument_even_one_named_like_another(self):
+        calls, on_event = self.answering(lambda call: ("result", {"text": "hi", "isError": False}))
+        self.kernel.ok("1", host_calls=[CALL, TOOLS])
+        value = self.kernel.value("r = await mcp.call('fs/read', path='a', tool=1)\n(r['text'], await mcp.call('fs/list'))", on_event=on_event)
+        self.assertEqual(value, "('hi', {'text': 'hi', 'isError': False})")
+        self.assertEqual(
+            [(c["name"], c["args"]) for c in calls],
+            [("mcp.call", {"tool": "fs/read", "arguments": {"path": "a", "tool": 1}}), ("mcp.call", {"tool": "fs/list", "arguments": {}})],
+        )
+        self.assertEqual(self.kernel.value("mcp.call.__doc__.split('\\n')[0]"), repr("mcp.call(tool, /, **arguments)"))
+
+    def test_the_parameters_before_keywords_go_by_position_only(self):
+        self.kernel.ok("1", host_calls=[CALL])
+        done, _, _ = self.kernel.run("await mcp.call()")
+        self.assertIn("missing required argument(s): tool", done["error"])
+        done, _, _ = self.kernel.run("await mcp.call('a/b', 'c')")
+        self.assertIn("takes 1 positional arguments but 2 were given", done["error"])
+
+    def test_a_failed_call_raises_host_error(self):
+        _, on_event = self.answering(lambda call: ("error", 'MCP server "fs" did not answer calling read within callTimeoutMs (50)'))
+        self.kernel.ok("1", host_calls=[CALL])
+        value = self.kernel.value("try:\n    await mcp.call('fs/read')\nexcept HostError as e:\n    caught = str(e)\ncaught", on_event=on_event)
+        self.assertIn("callTimeoutMs", value)
