@@ -18,12 +18,17 @@ if ! need python3; then
 	echo "albedo's tests need python3 (3.9 or newer)" >&2
 	exit 1
 fi
-if ! need tmux; then
+# tmux drives the console tests; git makes the checkpoints' snapshots.
+missing=()
+for tool in tmux git; do
+	need "$tool" || missing+=("$tool")
+done
+if [ ${#missing[@]} -gt 0 ]; then
 	if [ "$(id -u)" = 0 ] && need apt-get; then
-		echo "== installing tmux for the console tests"
-		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux) >/dev/null
+		echo "== installing ${missing[*]} for the tests"
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}") >/dev/null
 	else
-		echo "albedo's console tests need tmux; install it first" >&2
+		echo "albedo's tests need ${missing[*]}; install it first" >&2
 		exit 1
 	fi
 fi

@@ -1,0 +1,98 @@
+package gitshadow
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// benchFiles is how many files the benchmarks' workspace holds; the
+// ALBEDO_BENCH_FILES variable changes it.
+func benchFiles() int {
+	if n, err := strconv.Atoi(os.Getenv("ALBEDO_BENCH_FILES")); err == nil && n > 0 {
+		return n
+	}
+	return 3000
+}
+
+// benchWorkspace makes a git repository of n files of about 2 KiB in
+// folders of 50, committed, as a project's checkout is.
+func benchWorkspace(b *testing.B, n int) string {
+	b.Helper()
+	ws := b.TempDir()
+	body := make([]byte, 2048)
+	for i := range body {
+		body[i] = byte('a' + i%26)
+	}
+	for i := range n {
+		dir := filepath.Join(ws, fmt.Sprintf("pkg%03d", i/50))
+		if i%50 == 0 {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				b.Fatal(err)
+			}
+		}
+		copy(body, strconv.Itoa(i))
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", i)), body, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	sh(b, ws, "git init -q && git add -A && git -c user.name=u -c user.email=u@x commit -qm init")
+	return ws
+}
+
+// BenchmarkSnapshotAfterACell is the snapshot after a cell that changed 12
+// files of the workspace, the shadow having snapshotted it before.
+func BenchmarkSnapshotAfterACell(b *testing.B) {
+	ctx := context.Background()
+	ws := benchWorkspace(b, benchFiles())
+	s := newShadows(b, Limits{})
+	if _, err := s.Snapshot(ctx, ws, nil); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		for j := range 12 {
+			name := filepath.Join(ws, fmt.Sprintf("pkg%03d", j), fmt.Sprintf("f%d.go", j*50))
+			if err := os.WriteFile(name, []byte(fmt.Sprintf("changed %d %d\n", i, j)), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if _, err := s.Snapshot(ctx, ws, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFirstSnapshot is a workspace's first snapshot, which records
+// every file.
+func BenchmarkFirstSnapshot(b *testing.B) {
+	ctx := context.Background()
+	ws := benchWorkspace(b, benchFiles())
+	for b.Loop() {
+		b.StopTimer()
+		s := newShadows(b, Limits{})
+		b.StartTimer()
+		if _, err := s.Snapshot(ctx, ws, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkUnchangedSnapshot is a snapshot of a workspace nothing changed
+// in since the last.
+func BenchmarkUnchangedSnapshot(b *testing.B) {
+	ctx := context.Background()
+	ws := benchWorkspace(b, benchFiles())
+	s := newShadows(b, Limits{})
+	if _, err := s.Snapshot(ctx, ws, nil); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := s.Snapshot(ctx, ws, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,187 @@
+package gitshadow
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/albedo-agent/albedo/albedo"
+)
+
+// Snapshot records the workspace's files and returns the id of their tree.
+func (s *Shadows) Snapshot(ctx context.Context, workspace string, written []string) (string, error) {
+	sh, unlock, err := s.open(ctx, workspace)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	if reason := sh.off(); reason != "" {
+		return "", albedo.Errorf(albedo.ETooLarge, "snapshots are off for %s: %s", sh.workspace, reason)
+	}
+	tctx, cancel := context.WithTimeout(ctx, s.limits.Timeout)
+	defer cancel()
+	tree, err := s.snapshot(tctx, sh, written)
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		return "", sh.turnOff(fmt.Sprintf("a snapshot took longer than %s", s.limits.Timeout))
+	}
+	var tooMany *albedo.Error
+	if errors.As(err, &tooMany) && tooMany.Code == albedo.ETooLarge {
+		return "", sh.turnOff(tooMany.Message)
+	}
+	return tree, err
+}
+
+// snapshot updates the shadow's index with what changed and writes its
+// tree, committed when new.
+func (s *Shadows) snapshot(ctx context.Context, sh *shadow, written []string) (string, error) {
+	if err := sh.writeExcludes(); err != nil {
+		return "", err
+	}
+	out, err := sh.run(ctx, nil, "ls-files", "-z", "--modified", "--others", "--exclude-standard")
+	if err != nil {
+		return "", fmt.Errorf("list the changed files of %s: %w", sh.workspace, err)
+	}
+	paths := splitNul(out)
+	if len(paths) > s.limits.MaxFiles {
+		return "", albedo.Errorf(albedo.ETooLarge, "%d files to record, over the limit of %d", len(paths), s.limits.MaxFiles)
+	}
+	for _, p := range written {
+		if rel, ok := sh.relative(p); ok {
+			paths = append(paths, rel)
+		}
+	}
+	var update bytes.Buffer
+	seen := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		if seen[p] || strings.HasSuffix(p, "/") || !cleanPath(p) {
+			continue
+		}
+		seen[p] = true
+		fi, err := os.Lstat(filepath.Join(sh.workspace, filepath.FromSlash(p)))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			continue
+		case fi.IsDir():
+			continue
+		case fi.Mode().IsRegular() && fi.Size() > s.limits.MaxFileBytes:
+			continue
+		case !fi.Mode().IsRegular() && fi.Mode()&fs.ModeSymlink == 0:
+			continue
+		}
+		update.WriteString(p)
+		update.WriteByte(0)
+	}
+	if update.Len() == 0 && sh.last != "" {
+		return sh.last, nil
+	}
+	if update.Len() > 0 {
+		if _, err := sh.run(ctx, update.Bytes(), "update-index", "-z", "--add", "--remove", "--stdin"); err != nil {
+			return "", fmt.Errorf("record the files of %s: %w", sh.workspace, err)
+		}
+	}
+	out, err = sh.run(ctx, nil, "write-tree")
+	if err != nil {
+		return "", fmt.Errorf("record the files of %s: %w", sh.workspace, err)
+	}
+	tree := strings.TrimSpace(string(out))
+	if err := sh.keep(tree); err != nil {
+		return "", err
+	}
+	sh.last = tree
+	return tree, nil
+}
+
+// keep adds tree to the list of the shadow's snapshots (the file
+// "snapshots", one tree a line) unless it was the last one added: the
+// list is what a pruning of the shadow keeps.
+func (sh *shadow) keep(tree string) error {
+	if tree == sh.last {
+		return nil
+	}
+	f, err := os.OpenFile(filepath.Join(sh.dir, "snapshots"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("keep snapshot %s of %s: %w", tree, sh.workspace, err)
+	}
+	_, err = f.WriteString(tree + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("keep snapshot %s of %s: %w", tree, sh.workspace, err)
+	}
+	return nil
+}
+
+// writeExcludes writes the shadow's exclusions: the default folders and
+// the workspace repository's own info/exclude, read, never written.
+func (sh *shadow) writeExcludes() error {
+	var b strings.Builder
+	for _, e := range defaultExcludes() {
+		b.WriteString(e + "\n")
+	}
+	if own, err := os.ReadFile(filepath.Join(sh.workspace, ".git", "info", "exclude")); err == nil {
+		b.Write(own)
+		b.WriteString("\n")
+	}
+	name := filepath.Join(sh.dir, "info", "exclude")
+	if old, err := os.ReadFile(name); err == nil && string(old) == b.String() {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
+		return fmt.Errorf("write the exclusions of %s: %w", sh.workspace, err)
+	}
+	if err := os.WriteFile(name, []byte(b.String()), 0o600); err != nil {
+		return fmt.Errorf("write the exclusions of %s: %w", sh.workspace, err)
+	}
+	return nil
+}
+
+// relative turns an absolute path the kernel's trace names into one
+// relative to the workspace; ok is false for a path outside it.
+func (sh *shadow) relative(p string) (string, bool) {
+	if !filepath.IsAbs(p) {
+		return filepath.ToSlash(p), true
+	}
+	rel, err := filepath.Rel(sh.workspace, p)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// cleanPath says whether p is a clean relative path with no .git in it.
+func cleanPath(p string) bool {
+	if p == "" || path.IsAbs(p) || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") {
+		return false
+	}
+	for _, el := range strings.Split(p, "/") {
+		if strings.EqualFold(el, ".git") {
+			return false
+		}
+	}
+	return true
+}
+
+// off returns why snapshots are off for the workspace, "" when they are on.
+func (sh *shadow) off() string {
+	b, err := os.ReadFile(filepath.Join(sh.dir, "off"))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// turnOff turns snapshots off for the workspace, for reason.
+func (sh *shadow) turnOff(reason string) error {
+	if err := os.WriteFile(filepath.Join(sh.dir, "off"), []byte(reason+"\n"), 0o600); err != nil {
+		return fmt.Errorf("turn snapshots off for %s: %w", sh.workspace, err)
+	}
+	return albedo.Errorf(albedo.ETooLarge, "snapshots are off for %s: %s", sh.workspace, reason)
+}
