@@ -38,7 +38,7 @@ import urllib.request
 
 __all__ = [
     "Albedo", "EventStream", "LocalServer", "Provider", "QuietHandler", "alive", "binary", "cell_result", "exclusive",
-    "http_error", "python", "python_results", "read", "recorded", "start_albedo", "text", "turn", "wait_gone", "wait_until",
+    "http_error", "python", "python_results", "read", "recorded", "start_albedo", "text", "tool", "turn", "wait_gone", "wait_until",
 ]
 
 REPO = Path(__file__).resolve().parent.parent
@@ -56,15 +56,25 @@ _SCRUBBED = ("ALBEDO_API_KEY", "ALBEDO_TOKEN", "ALBEDO_PORT", "ALBEDO_STORE_URL"
 
 
 class Reply:
-    """One scripted model answer: assistant text or a ``python`` tool call."""
+    """One scripted model answer: assistant text, a ``python`` tool call, or
+    a call of another tool (``name``) with JSON arguments (``value``)."""
 
-    __slots__ = ("kind", "value", "reasoning", "timeout_ms")
+    __slots__ = ("kind", "value", "reasoning", "timeout_ms", "name")
 
-    def __init__(self, kind: str, value: str, reasoning: str | None, timeout_ms: int = PYTHON_TIMEOUT_MS):
+    def __init__(self, kind: str, value: str, reasoning: str | None, timeout_ms: int = PYTHON_TIMEOUT_MS, name: str = "python"):
         self.kind = kind
         self.value = value
         self.reasoning = reasoning
         self.timeout_ms = timeout_ms
+        self.name = name
+
+    def call(self) -> tuple[str, str] | None:
+        """The tool call's name and arguments, None for no call."""
+        if self.kind == "python":
+            return "python", json.dumps({"code": self.value, "timeout_ms": self.timeout_ms})
+        if self.kind == "tool":
+            return self.name, self.value
+        return None
 
     def __repr__(self) -> str:
         return f"Reply({self.kind!r}, {self.value!r}, reasoning={self.reasoning!r})"
@@ -78,6 +88,11 @@ def text(value: str, *, reasoning: str | None = None) -> Reply:
 def python(code: str, *, reasoning: str | None = None, timeout_ms: int = PYTHON_TIMEOUT_MS) -> Reply:
     """A reply that calls the ``python`` tool with ``code`` (and ``timeout_ms``)."""
     return Reply("python", str(code), reasoning, timeout_ms)
+
+
+def tool(name: str, arguments: dict, *, reasoning: str | None = None) -> Reply:
+    """A reply that calls the tool ``name`` with ``arguments``."""
+    return Reply("tool", json.dumps(arguments), reasoning, name=name)
 
 
 class Recorded:
@@ -372,14 +387,14 @@ class _ProviderHandler(http.server.BaseHTTPRequestHandler):
         if reply.reasoning:
             for piece in _few(reply.reasoning):
                 chunk({"reasoning_content": piece})
-        if reply.kind == "python":
-            arguments = json.dumps({"code": reply.value, "timeout_ms": reply.timeout_ms})
+        if reply.call():
+            name, arguments = reply.call()
             for i, piece in enumerate(_pieces(arguments, 20)):
                 call = {"index": 0, "function": {"arguments": piece}}
                 if i == 0:
                     call["id"] = f"fixture-call-{number}"
                     call["type"] = "function"
-                    call["function"]["name"] = "python"
+                    call["function"]["name"] = name
                 chunk({"tool_calls": [call]})
             chunk({}, "tool_calls")
         else:
@@ -447,8 +462,8 @@ class _ProviderHandler(http.server.BaseHTTPRequestHandler):
                     "summary": [{"type": "summary_text", "text": reply.reasoning}],
                 }
             )
-        if reply.kind == "python":
-            arguments = json.dumps({"code": reply.value, "timeout_ms": reply.timeout_ms})
+        if reply.call():
+            name, arguments = reply.call()
             item_id = f"fc_fixture_{number}"
             for piece in _pieces(arguments, 20):
                 event(
@@ -462,7 +477,7 @@ class _ProviderHandler(http.server.BaseHTTPRequestHandler):
                     "type": "function_call",
                     "id": item_id,
                     "call_id": f"fixture-call-{number}",
-                    "name": "python",
+                    "name": name,
                     "arguments": arguments,
                     "status": "completed",
                 }
