@@ -55,6 +55,7 @@ func commands() []command {
 		{"new", "albedo new [WORKSPACE]", "create a session in WORKSPACE (default: the current folder) and print it as JSON", runNew, false},
 		{"store", "albedo store copy [--from STORE] --to STORE", "copy every session, transcript, vent and ledger row of a stopped home into another store (sqlite, postgresql or a postgres:// URL) and verify the copy", runStore, true},
 		{"mcp", "albedo mcp [list|approve|restart|logs]", "show the MCP servers of the workspace; approve a repository's own server, restart one, read its stderr", mcp().run, false},
+		{"web", "albedo web [--print-url|--revoke]", "open the web page in a browser, logged in by a one-time address (--print-url prints it; --revoke logs every browser out)", runWeb, false},
 		{"daemon", "albedo daemon", "run the daemon in the foreground, for service managers", runDaemon, true},
 		{"login", "albedo login [--name N --base-url URL --model M --protocol P]", "add or update a model provider: asks for what is not given; the key is read from a prompt or stdin", runLogin, false},
 		{"model", "albedo model [[PROVIDER] MODEL]", "choose the provider and model new sessions use; alone, show them and the configured providers", runModel, false},

@@ -15,6 +15,8 @@ import (
 	"github.com/albedo-agent/albedo/albedo/engine"
 	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/frontends/app"
+	"github.com/albedo-agent/albedo/frontends/markup"
+	"github.com/albedo-agent/albedo/frontends/web"
 	"github.com/gin-gonic/gin"
 )
 
@@ -58,6 +60,9 @@ type APIOptions struct {
 	Heartbeat time.Duration
 	// MCP answers the MCP routes; nil answers them not_found.
 	MCP app.MCPServers
+	// Logins logs browsers into the web page; nil makes one whose logins
+	// end with the handler.
+	Logins *web.Logins
 }
 
 // api holds what the handlers share.
@@ -73,11 +78,13 @@ type api struct {
 	store     string
 	heartbeat time.Duration
 	mcp       app.MCPServers
+	logins    *web.Logins
+	markup    *markup.HTML
 }
 
 // NewHandler returns the daemon's HTTP API.
 func NewHandler(opts APIOptions) http.Handler {
-	a := &api{app: app.New(opts.Service, opts.MCP), token: opts.Token, port: opts.Port, hosts: newHostSet(opts.Port, opts.AllowedHosts), shutdown: opts.Shutdown, done: opts.Done, log: opts.Logger, version: opts.Version, store: opts.Store, heartbeat: opts.Heartbeat, mcp: opts.MCP}
+	a := &api{app: app.New(opts.Service, opts.MCP), token: opts.Token, port: opts.Port, hosts: newHostSet(opts.Port, opts.AllowedHosts), shutdown: opts.Shutdown, done: opts.Done, log: opts.Logger, version: opts.Version, store: opts.Store, heartbeat: opts.Heartbeat, mcp: opts.MCP, logins: opts.Logins, markup: markup.NewHTML()}
 	if a.heartbeat <= 0 {
 		a.heartbeat = defaultHeartbeat
 	}
@@ -87,21 +94,26 @@ func NewHandler(opts APIOptions) http.Handler {
 	if a.shutdown == nil {
 		a.shutdown = func() {}
 	}
+	if a.logins == nil {
+		// Only a failing random source fails this; the daemon could not
+		// have made its token either.
+		a.logins, _ = web.NewLogins(web.LoginOptions{})
+	}
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	r.ContextWithFallback = true
 	r.HandleMethodNotAllowed = true
-	r.Use(a.recoverPanic, a.withLogger, a.guard, limitBody)
-	r.NoRoute(func(c *gin.Context) {
+	r.Use(a.recoverPanic, a.withLogger, a.guard)
+	r.NoRoute(a.authorize(tokenAccess), func(c *gin.Context) {
 		fail(c, albedo.Errorf(albedo.ENotFound, "no route %s %s", c.Request.Method, c.Request.URL.Path))
 	})
-	r.NoMethod(func(c *gin.Context) {
+	r.NoMethod(a.authorize(tokenAccess), func(c *gin.Context) {
 		fail(c, albedo.Errorf(wire.CodeMethodNotAllowed, "method %s is not allowed on %s", c.Request.Method, c.Request.URL.Path))
 	})
 
 	for _, rt := range routes() {
 		handle := rt.handle
-		r.Handle(rt.method, pathParam.ReplaceAllString(rt.path, ":$1"), func(c *gin.Context) { handle(a, c) })
+		r.Handle(rt.method, pathParam.ReplaceAllString(rt.path, ":$1"), a.authorize(rt.access), limitBody, func(c *gin.Context) { handle(a, c) })
 	}
 	return r
 }

@@ -41,6 +41,15 @@ func OpenAPI(version string) map[string]any {
 		if r.answer != nil {
 			ok["content"] = map[string]any{media: map[string]any{"schema": g.schema(reflect.TypeOf(r.answer))}}
 		}
+		if r.media != "" {
+			ok["content"] = map[string]any{r.media: map[string]any{"schema": map[string]any{"type": "string"}}}
+		}
+		switch r.access {
+		case openAccess:
+			op["security"] = []any{}
+		case pageAccess:
+			op["security"] = []any{map[string]any{"bearer": []any{}}, map[string]any{"cookie": []any{}}}
+		}
 		op["responses"] = map[string]any{
 			itoa(r.status): ok,
 			"default": map[string]any{"description": "An error: its code says which (see docs/api.md)",
@@ -57,10 +66,12 @@ func OpenAPI(version string) map[string]any {
 		"openapi": "3.1.0",
 		"info": map[string]any{"title": "albedo", "version": version,
 			"description": "albedo's local HTTP API. Every request carries Authorization: Bearer <token from daemon.json>. docs/api.md says what each route does."},
-		"servers":    []any{map[string]any{"url": "http://127.0.0.1", "description": "at the port daemon.json names"}},
-		"security":   []any{map[string]any{"bearer": []any{}}},
-		"paths":      paths,
-		"components": map[string]any{"schemas": g.schemas, "securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer"}}},
+		"servers":  []any{map[string]any{"url": "http://127.0.0.1", "description": "at the port daemon.json names"}},
+		"security": []any{map[string]any{"bearer": []any{}}},
+		"paths":    paths,
+		"components": map[string]any{"schemas": g.schemas, "securitySchemes": map[string]any{
+			"bearer": map[string]any{"type": "http", "scheme": "bearer"},
+			"cookie": map[string]any{"type": "apiKey", "in": "cookie", "name": "albedo-PORT", "description": "the web page's login cookie (docs/web.md); writes need the page's Origin and a JSON body"}}},
 	}
 }
 

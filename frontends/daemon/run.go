@@ -23,6 +23,7 @@ import (
 	"github.com/albedo-agent/albedo/frontends/client"
 	"github.com/albedo-agent/albedo/frontends/compose"
 	"github.com/albedo-agent/albedo/frontends/home"
+	"github.com/albedo-agent/albedo/frontends/web"
 	"github.com/albedo-agent/albedo/internal/atomicfile"
 )
 
@@ -158,6 +159,16 @@ func (d *daemon) serve(ctx context.Context, opts Options) error {
 		d.close()
 		return err
 	}
+	key, err := web.ReadKey(d.dir)
+	if err != nil {
+		d.close()
+		return err
+	}
+	logins, err := web.NewLogins(web.LoginOptions{Key: key, NewKey: func() ([]byte, error) { return web.NewKey(d.dir) }})
+	if err != nil {
+		d.close()
+		return err
+	}
 	stop := make(chan struct{})
 	var once sync.Once
 	shutdown := func() { once.Do(func() { close(stop) }) }
@@ -165,7 +176,7 @@ func (d *daemon) serve(ctx context.Context, opts Options) error {
 	srv := newServer(NewHandler(APIOptions{
 		Service: d.svc, Token: token, Port: strconv.Itoa(port), AllowedHosts: opts.AllowedHosts,
 		Shutdown: shutdown, Done: stop, Logger: d.log, Version: opts.Version,
-		Store: d.asm.StoreKind(), MCP: d.asm.MCPServers(),
+		Store: d.asm.StoreKind(), MCP: d.asm.MCPServers(), Logins: logins,
 	}), limits, d.log)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(limitConns(ln, limits.MaxConns)) }()

@@ -91,13 +91,19 @@ func streamOptions(c *gin.Context) (albedo.SubscribeOptions, bool) {
 	return opts, true
 }
 
+// retryMillis is how long a browser waits before it opens a dropped
+// stream again (with Last-Event-ID).
+const retryMillis = 1000
+
 // writeSnapshot writes the first message of a stream, encoding the
-// snapshot page by page as the store yields it.
+// snapshot page by page as the store yields it, after the retry delay
+// for browsers.
 func writeSnapshot(c *gin.Context, sub *engine.Subscription) error {
 	w := c.Writer
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var last int64
 	first := true
+	fmt.Fprintf(bw, "retry: %d\n", retryMillis)
 	if id := sub.Last(); id > 0 {
 		fmt.Fprintf(bw, "id: %d\n", id)
 	}
