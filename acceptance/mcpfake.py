@@ -7,7 +7,8 @@ text), picture (a PNG image), whoami (its pid), rpcerror (a JSON-RPC
 error), shout (writes to stderr, then answers), grow (adds the tool
 extra and tells the client its list changed); hang writes "hanging" to
 stderr before it never answers. A resource fake://note and a prompt
-greet(who). Each --tool=NAME adds an echo tool of that name. Started with
+greet(who). Each --tool=NAME adds an echo tool of that name;
+--big-schema gives every tool a schema of 40 KiB. Started with
 ``--marker=TEXT`` so that the tests can find its processes; with
 ``--child`` it starts a sleeping child in its process group too, as npx
 does.
@@ -34,6 +35,8 @@ def png() -> bytes:
 
 
 OBJECT = {"type": "object", "properties": {"text": {"type": "string"}}}
+if "--big-schema" in sys.argv:
+    OBJECT["description"] = "x" * (40 << 10)
 TOOLS = [
     {"name": name, "description": description, "inputSchema": OBJECT}
     for name, description in (

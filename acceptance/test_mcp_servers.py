@@ -289,12 +289,21 @@ class MCPServersTest(unittest.TestCase):
         self.no_servers_left(marker)
         server, long_tool = "s" * 40, "t" * 40
         provider, app = self.start(
-            {"hello": text("hi")},
-            {server: fake(marker, "--tool=" + long_tool), "a.b": fake(marker), "a_b": fake(marker)},
+            {"hello": text("hi"), "huge": python("print((await mcp.call('huge/echo', text='via python'))['text'])")},
+            {server: fake(marker, "--tool=" + long_tool), "a.b": fake(marker), "a_b": fake(marker), "huge": fake(marker, "--big-schema")},
         )
         session = app.session()
         turn(app, session, "hello")
         names = offered(provider.requests[-1])
+        # A server whose schemas pass the budget is reached through Python
+        # only, which the instructions and GET /mcp say.
+        self.assertEqual([n for n in names if n.startswith("mcp_huge")], [])
+        self.assertIn('The tools of huge are offered through Python only: list them with `await mcp.tools(\\"huge\\")`', json.dumps(provider.requests[-1]["request"]))
+        shown = {s["name"]: s for s in listing(app)["servers"]}
+        self.assertEqual({name: s["exposure"] for name, s in shown.items()}, {server: "functions", "a.b": "functions", "a_b": "functions", "huge": "python"})
+        self.assertEqual(sorted(t["function"] for s in shown.values() if s["exposure"] == "functions" for t in s["tools"]), sorted(n for n in names if n != "python"))
+        turn(app, session, "huge")
+        self.assertIn('echo: {"text": "via python"}', outputs(app, session)[-1][1])
         self.assertEqual([n for n in names if not VALID_NAME.match(n)], [])
         longs = [n for n in names if n.startswith("mcp_" + server) and "ttttt" in n]
         self.assertEqual(len(longs), 1, names)

@@ -98,10 +98,38 @@ func (m *Manager) Tools(ctx context.Context, workspace string) albedo.ServerTool
 		}()
 	}
 	wg.Wait()
+	return declared(lists, errs, cfg.Problems)
+}
+
+// Listed returns the tools of a workspace's servers as their last
+// listings gave them, in the servers' name order, starting none: what
+// the model was last offered, for the API to show.
+func (m *Manager) Listed(workspace string) albedo.ServerTools {
+	m.mu.Lock()
+	var servers []*server
+	for key, s := range m.servers {
+		if key.workspace == workspace {
+			servers = append(servers, s)
+		}
+	}
+	m.mu.Unlock()
+	sort.Slice(servers, func(i, j int) bool { return servers[i].cfg.Name < servers[j].cfg.Name })
+	lists := make([][]Tool, len(servers))
+	for i, s := range servers {
+		s.mu.Lock()
+		lists[i] = s.tools
+		s.mu.Unlock()
+	}
+	return declared(lists, make([]error, len(servers)), nil)
+}
+
+// declared names the tools of each server's listing (or its error) for
+// the model, as albedo.ServerTools.
+func declared(lists [][]Tool, errs []error, problems []string) albedo.ServerTools {
 	var out albedo.ServerTools
-	out.Problems = append(out.Problems, cfg.Problems...)
+	out.Problems = append(out.Problems, problems...)
 	var refs []ToolRef
-	for i := range servers {
+	for i := range lists {
 		if errs[i] != nil {
 			out.Problems = append(out.Problems, errs[i].Error())
 			continue
@@ -111,7 +139,10 @@ func (m *Manager) Tools(ctx context.Context, workspace string) albedo.ServerTool
 		}
 	}
 	names := ToolNames(refs)
-	for i := range servers {
+	for i := range lists {
+		if errs[i] != nil {
+			continue
+		}
 		for _, t := range lists[i] {
 			schema, _ := json.Marshal(t.Schema)
 			out.Tools = append(out.Tools, albedo.ServerTool{

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -320,5 +321,25 @@ func TestEachWorkspaceRunsTheServersItsOwnConfigurationNames(t *testing.T) {
 	}
 	if st := m.Status(); len(st) != 3 {
 		t.Errorf("runs = %+v; want project and shared for one workspace, shared for the other", st)
+	}
+}
+
+func TestListedShowsTheLastListingAndStartsNothing(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "started")
+	m, _, _ := managerWith(t, named(t, "b", marker), named(t, "a", ""))
+	ws := t.TempDir()
+	if listed := m.Listed(ws); len(listed.Tools) != 0 {
+		t.Fatalf("before any use: %+v", listed)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("Listed started a server")
+	}
+	list := m.Tools(context.Background(), ws)
+	listed := m.Listed(ws)
+	if len(listed.Tools) == 0 || !reflect.DeepEqual(listed.Tools, list.Tools) {
+		t.Errorf("Listed = %d tools, Tools = %d; want the same", len(listed.Tools), len(list.Tools))
+	}
+	if other := m.Listed(t.TempDir()); len(other.Tools) != 0 {
+		t.Errorf("another workspace's listing: %+v", other)
 	}
 }

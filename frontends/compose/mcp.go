@@ -65,6 +65,9 @@ func (r mcpRuns) Runs() []serverRun {
 	return out
 }
 
+// Listed reports the tools of a workspace's servers as last listed.
+func (r mcpRuns) Listed(workspace string) albedo.ServerTools { return r.m.Listed(workspace) }
+
 // Restart restarts every run of the named server.
 func (r mcpRuns) Restart(name string) bool { return r.m.Restart(name) }
 

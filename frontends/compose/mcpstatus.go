@@ -3,11 +3,13 @@ package compose
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
 	"github.com/albedo-agent/albedo/adapters/mcp"
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/engine"
 	"github.com/albedo-agent/albedo/albedo/wire"
 	"github.com/albedo-agent/albedo/frontends/app"
 	"github.com/albedo-agent/albedo/frontends/home"
@@ -27,9 +29,11 @@ type serverRun struct {
 	Stderr    string
 }
 
-// mcpRunner runs the servers: it says what runs and restarts a server.
+// mcpRunner runs the servers: it says what runs and what the tools of a
+// workspace's servers were last listed as, and restarts a server.
 type mcpRunner interface {
 	Runs() []serverRun
+	Listed(workspace string) albedo.ServerTools
 	Restart(name string) bool
 }
 
@@ -100,11 +104,31 @@ func (m *mcpServers) List(ctx context.Context, workspace string) (wire.MCPList, 
 		names = append(names, s.Config.Name)
 	}
 	sort.Strings(names)
-	functions := functionNames(runs)
+	functions, pythonOnly := m.offered(workspace, runs)
 	for _, name := range names {
-		list.Servers = append(list.Servers, m.server(w, name, runs[name], functions))
+		s := m.server(w, name, runs[name], functions)
+		if slices.Contains(pythonOnly, name) {
+			s.Exposure = "python"
+		}
+		list.Servers = append(list.Servers, s)
 	}
 	return list, nil
+}
+
+// offered returns the function names of the tools of a workspace's
+// servers and the servers offered through Python only, as the model was
+// last offered them (by the budget a turn applies); for "" the names the
+// runs' tools get.
+func (m *mcpServers) offered(workspace string, runs map[string]*serverRun) (map[mcp.ToolRef]string, []string) {
+	if workspace == "" || m.runner == nil {
+		return functionNames(runs), nil
+	}
+	listed := m.runner.Listed(workspace)
+	names := make(map[mcp.ToolRef]string, len(listed.Tools))
+	for _, t := range listed.Tools {
+		names[mcp.ToolRef{Server: t.Ref.Server, Tool: t.Ref.Tool}] = t.Name
+	}
+	return names, engine.PythonOnlyServers(listed.Tools)
 }
 
 // server describes one server of a workspace.

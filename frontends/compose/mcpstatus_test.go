@@ -10,16 +10,19 @@ import (
 
 	"github.com/albedo-agent/albedo/adapters/mcp"
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/engine"
 	"github.com/albedo-agent/albedo/albedo/wire"
 )
 
 // fakeRunner reports runs and counts restarts.
 type fakeRunner struct {
 	runs      []serverRun
+	listed    albedo.ServerTools
 	restarted []string
 }
 
-func (f *fakeRunner) Runs() []serverRun { return f.runs }
+func (f *fakeRunner) Runs() []serverRun                { return f.runs }
+func (f *fakeRunner) Listed(string) albedo.ServerTools { return f.listed }
 func (f *fakeRunner) Restart(name string) bool {
 	f.restarted = append(f.restarted, name)
 	return true
@@ -51,6 +54,10 @@ func TestMCPListShowsTheUsersAndTheProjectsServers(t *testing.T) {
 	m, _, root := mcpFixture(t, runner)
 	ctx := context.Background()
 	runner.runs = []serverRun{{Name: "mine", Workspace: root, State: wire.MCPRunning, Tools: []string{"search", "fetch"}, Stderr: "ready\n"}}
+	runner.listed = albedo.ServerTools{Tools: []albedo.ServerTool{
+		{Ref: albedo.ServerToolRef{Server: "mine", Tool: "search"}, Name: "mcp_mine_search", Parameters: []byte(`{"type":"object"}`)},
+		{Ref: albedo.ServerToolRef{Server: "mine", Tool: "fetch"}, Name: "mcp_mine_fetch", Parameters: []byte(`{"type":"object"}`)},
+	}}
 
 	list, err := m.List(ctx, root)
 	if err != nil {
@@ -66,6 +73,16 @@ func TestMCPListShowsTheUsersAndTheProjectsServers(t *testing.T) {
 	}
 	if theirs.Name != "theirs" || theirs.Source != ".mcp.json" || theirs.State != wire.MCPAwaitingApproval || theirs.Transport != "stdio" {
 		t.Errorf("the project's server = %+v", theirs)
+	}
+
+	if mine.Exposure != "functions" {
+		t.Errorf("a server within the budget is offered as %q", mine.Exposure)
+	}
+	// A server whose schemas would take more than the budget is reached
+	// through Python only.
+	runner.listed.Tools[1].Parameters = []byte(`{"type":"object","description":"` + strings.Repeat("x", engine.ServerToolBudget) + `"}`)
+	if list, err = m.List(ctx, root); err != nil || list.Servers[0].Exposure != "python" {
+		t.Errorf("a server over the budget: %+v, %v", list.Servers[0], err)
 	}
 
 	// Without a workspace only the user's servers show.
