@@ -81,11 +81,11 @@ type Item struct {
 	// the native form of an answer or reasoning is its text, that of a
 	// tool call its id, name and arguments, which the projection writes
 	// from those fields, so a long answer or call is not kept twice. A
-	// Responses item's Raw is the output item as received, less its id and
-	// less a long text (64 KiB or more) kept in Text or Arguments: the
-	// Raw holds it as an empty string, the text of its one content or
-	// summary part or a call's arguments, and the projection puts it back.
-	// Such a Raw is shorter than the text; a Raw that holds it is not.
+	// Responses item's Raw is the output item as received, less its id and,
+	// when FlagRawWithoutText says so, less its long text (64 KiB or more)
+	// kept in Text or Arguments: the Raw holds it as an empty string, the
+	// text of its one content or summary part or a call's arguments, and
+	// the projection puts it back.
 	Raw json.RawMessage
 	// Flags say what albedo knows of a model item beyond its text.
 	Flags ItemFlags
@@ -94,7 +94,7 @@ type Item struct {
 }
 
 // ItemFlags mark a model item (assistant text or reasoning) that is not a
-// plain, whole answer. They combine.
+// plain, whole answer, or whose Raw leaves its text out. They combine.
 type ItemFlags uint8
 
 // Item flags.
@@ -110,6 +110,11 @@ const (
 	// FlagCommentary marks assistant text the model wrote on its way to the
 	// final answer (the Responses "commentary" phase).
 	FlagCommentary
+	// FlagRawWithoutText marks a Responses item (an answer, reasoning or a
+	// call) whose Raw holds its text, or a call's arguments, as an empty
+	// string: the text is kept once, in Text or Arguments, and the
+	// projection puts it back into the Raw it sends.
+	FlagRawWithoutText
 )
 
 // Notices shown beside a cut answer.

@@ -3,6 +3,8 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/albedo-agent/albedo/albedo"
 )
 
 // completeMessage returns a Responses output message as received, with the
@@ -43,49 +45,52 @@ func completeMessage(raw json.RawMessage) json.RawMessage {
 
 // rawTextMin is the length from which an item's text (a call's
 // arguments) is kept in its Text (Arguments) alone: the Raw holds it as
-// an empty string, and the projection puts it back, so that a long answer
-// is neither held nor stored twice. A Raw left so is shorter than the
-// text, which is how the projection tells (see albedo.Item.Raw).
+// an empty string, the item is flagged albedo.FlagRawWithoutText, and the
+// projection puts the text back, so that a long answer is neither held
+// nor stored twice.
 const rawTextMin = 64 << 10
 
-// rawText is text as the Raw built for it holds it: "" when it is long.
-func rawText(text string) string {
-	if len(text) >= rawTextMin {
-		return ""
+// rawText is text as a Raw built for it holds it: "" when it is long, and
+// then it is flagged.
+func rawText(it *albedo.Item, text string) string {
+	it.Flags &^= albedo.FlagRawWithoutText
+	if len(text) < rawTextMin {
+		return text
 	}
-	return text
+	it.Flags |= albedo.FlagRawWithoutText
+	return ""
 }
 
-// withoutText returns raw with the string member holding text left empty
-// when text is long: the member of raw itself when list is "", else of
-// the one element of its array list. Anything else is raw unchanged.
-func withoutText(raw json.RawMessage, list, member, text string) json.RawMessage {
-	if rawText(text) != "" {
-		return raw
+// withoutText sets it.Raw to raw with the string member holding text left
+// empty, and flags it, when text is long: the member of raw itself when
+// list is "", else of the one element of its array list. Anything else
+// sets raw unchanged.
+func withoutText(it *albedo.Item, raw json.RawMessage, list, member, text string) {
+	it.Raw = raw
+	if len(text) < rawTextMin {
+		return
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(raw, &obj) != nil {
-		return raw
+		return
 	}
 	holder := obj
 	var parts []map[string]json.RawMessage
 	if list != "" {
 		if json.Unmarshal(obj[list], &parts) != nil || len(parts) != 1 {
-			return raw
+			return
 		}
 		holder = parts[0]
 	}
 	if _, ok := holder[member]; !ok {
-		return raw
+		return
 	}
 	holder[member] = json.RawMessage(`""`)
 	if list != "" {
 		obj[list] = mustMarshal(parts)
 	}
-	if out := mustMarshal(obj); len(out) < len(text) {
-		return out
-	}
-	return raw
+	it.Raw = mustMarshal(obj)
+	it.Flags |= albedo.FlagRawWithoutText
 }
 
 // Native forms of the Responses items made from deltas, with the members
@@ -123,19 +128,21 @@ type rawCall struct {
 	Arguments string `json:"arguments"`
 }
 
-// messageRaw is an assistant message holding text; status is "completed"
-// or "incomplete".
-func messageRaw(text, status string) json.RawMessage {
-	return mustMarshal(rawMessage{Type: "message", Role: "assistant", Status: status,
-		Content: []rawOutText{{Type: "output_text", Text: rawText(text), Annotations: []string{}, Logprobs: []string{}}}})
+// setMessageRaw sets the Raw of an assistant message holding its text;
+// status is "completed" or "incomplete".
+func setMessageRaw(it *albedo.Item, status string) {
+	it.Raw = mustMarshal(rawMessage{Type: "message", Role: "assistant", Status: status,
+		Content: []rawOutText{{Type: "output_text", Text: rawText(it, it.Text), Annotations: []string{}, Logprobs: []string{}}}})
 }
 
-func reasoningRaw(text string) json.RawMessage {
-	return mustMarshal(rawReasoning{Type: "reasoning", Summary: []rawSummary{{Type: "summary_text", Text: rawText(text)}}})
+// setReasoningRaw sets the Raw of reasoning holding its text.
+func setReasoningRaw(it *albedo.Item) {
+	it.Raw = mustMarshal(rawReasoning{Type: "reasoning", Summary: []rawSummary{{Type: "summary_text", Text: rawText(it, it.Text)}}})
 }
 
-func callRaw(callID, name, arguments string) json.RawMessage {
-	return mustMarshal(rawCall{Type: "function_call", CallID: callID, Name: name, Arguments: rawText(arguments)})
+// setCallRaw sets the Raw of a function call.
+func setCallRaw(it *albedo.Item) {
+	it.Raw = mustMarshal(rawCall{Type: "function_call", CallID: it.CallID, Name: it.ToolName, Arguments: rawText(it, it.Arguments)})
 }
 
 // withoutID returns the JSON object raw without its top-level "id"

@@ -111,9 +111,10 @@ func (d *responsesDecoder) thinkItems(items []albedo.Item) []albedo.Item {
 			return items
 		}
 		r := reasoning.String()
-		think := albedo.Item{Kind: albedo.KindReasoning, Text: r, Protocol: albedo.ProtocolResponses, Raw: reasoningRaw(r)}
+		think := albedo.Item{Kind: albedo.KindReasoning, Text: r, Protocol: albedo.ProtocolResponses}
+		setReasoningRaw(&think)
 		it.Text = answer.String()
-		it.Raw = messageRaw(it.Text, "completed")
+		setMessageRaw(&it, "completed")
 		out := append(append(slices.Clip(items[:i]), think, it), items[i+1:]...)
 		return out
 	}
@@ -323,7 +324,7 @@ func (d *responsesDecoder) partial() albedo.ModelReply {
 		}
 		it.Flags |= albedo.FlagPartial
 		if it.Kind == albedo.KindAssistant {
-			it.Raw = messageRaw(it.Text, "incomplete")
+			setMessageRaw(&it, "incomplete")
 		}
 		items = append(items, it)
 	}
@@ -357,7 +358,8 @@ func (d *responsesDecoder) item(raw json.RawMessage, index int) (albedo.Item, bo
 		}
 		it.Text = strings.Join(parts, "\n\n")
 		if len(o.Summary) == 1 {
-			raw = withoutText(raw, "summary", "text", it.Text)
+			withoutText(&it, raw, "summary", "text", it.Text)
+			return it, true
 		}
 	case "message":
 		it.Kind = albedo.KindAssistant
@@ -385,7 +387,8 @@ func (d *responsesDecoder) item(raw json.RawMessage, index int) (albedo.Item, bo
 		d.differs(it.Text, index, albedo.KindAssistant)
 		raw = completeMessage(raw)
 		if len(o.Content) == 1 && !refused {
-			raw = withoutText(raw, "content", "text", it.Text)
+			withoutText(&it, raw, "content", "text", it.Text)
+			return it, true
 		}
 	case "function_call":
 		it.Kind = albedo.KindToolCall
@@ -395,7 +398,8 @@ func (d *responsesDecoder) item(raw json.RawMessage, index int) (albedo.Item, bo
 			it.CallID = d.newID()
 			raw = withField(raw, "call_id", it.CallID)
 		}
-		raw = withoutText(raw, "", "arguments", it.Arguments)
+		withoutText(&it, raw, "", "arguments", it.Arguments)
+		return it, true
 	default:
 		// Albedo does not act on it (a search the provider ran itself, say),
 		// but the user sees that it happened.
@@ -440,17 +444,17 @@ func (d *responsesDecoder) fromDeltas() []albedo.Item {
 		switch p.kind {
 		case albedo.KindReasoning:
 			it.Text = p.text.String()
-			it.Raw = reasoningRaw(it.Text)
+			setReasoningRaw(&it)
 		case albedo.KindAssistant:
 			it.Text = p.text.String()
-			it.Raw = messageRaw(it.Text, "completed")
+			setMessageRaw(&it, "completed")
 		case albedo.KindToolCall:
 			meta := d.added[p.index]
 			it.CallID, it.ToolName, it.Arguments = meta.CallID, meta.Name, p.arguments.String()
 			if it.CallID == "" {
 				it.CallID = d.newID()
 			}
-			it.Raw = callRaw(it.CallID, it.ToolName, it.Arguments)
+			setCallRaw(&it)
 		}
 		items = append(items, it)
 	}

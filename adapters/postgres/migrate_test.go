@@ -39,3 +39,32 @@ func TestSchema(t *testing.T) {
 		t.Errorf("the refused database lost its session: %v", err)
 	}
 }
+
+// TestUpgradeFromVersion1FlagsARawWithoutItsText: version 1 told a
+// Responses item whose Raw left its long text out by the Raw being the
+// shorter; version 2 flags it, and only it.
+func TestUpgradeFromVersion1FlagsARawWithoutItsText(t *testing.T) {
+	t.Parallel()
+	url := pgtest.NewDatabase(t)
+	s := openStore(t, url)
+	sess := newSession("old")
+	long := strings.Repeat("é", 100)
+	resp := albedo.ProtocolResponses
+	mustCommit(t, s, albedo.Commit{Session: &sess, Items: []albedo.Item{
+		{Kind: albedo.KindAssistant, Protocol: resp, Text: long, Raw: []byte(`{"content":[{"text":""}]}`), Flags: albedo.FlagTruncated},
+		{Kind: albedo.KindToolCall, Protocol: resp, CallID: "c", ToolName: "python", Arguments: long, Raw: []byte(`{"arguments":""}`)},
+		{Kind: albedo.KindAssistant, Protocol: resp, Text: "short", Raw: []byte(`{"content":[{"text":"short"}]}`)},
+		{Kind: albedo.KindAssistant, Protocol: albedo.ProtocolChatCompletions, Text: long, Raw: []byte(`{}`)},
+	}})
+	pgtest.Exec(t, url, "UPDATE albedo_schema SET version = 1")
+	items, err := openStore(t, url).Items(t.Context(), "old", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []albedo.ItemFlags{albedo.FlagTruncated | albedo.FlagRawWithoutText, albedo.FlagRawWithoutText, 0, 0}
+	for i, it := range items {
+		if it.Flags != want[i] {
+			t.Errorf("item %d flags = %b, want %b", it.Seq, it.Flags, want[i])
+		}
+	}
+}

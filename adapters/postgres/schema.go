@@ -2,7 +2,7 @@ package postgres
 
 // SchemaVersion is the schema version this package writes, kept in the
 // table albedo_schema. Version 0 is a database without albedo's tables.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // migrations[i] takes the schema from version i to version i+1. A migration
 // never changes once released; later changes are new migrations.
@@ -121,5 +121,11 @@ func migrations() [SchemaVersion][]string {
 			`CREATE INDEX requests_session ON requests (session_id, id)`,
 			`CREATE INDEX requests_session_kind ON requests (session_id, kind, id)`,
 		},
+		// 2: a Responses item whose Raw leaves its long text out says so in
+		// its flags (albedo.FlagRawWithoutText, 16); before, a Raw shorter
+		// than the text (a call's arguments) was how it was told.
+		{`UPDATE items SET flags = flags | 16
+			WHERE protocol = 'responses' AND kind IN ('assistant', 'reasoning', 'tool_call') AND raw IS NOT NULL
+			AND octet_length(raw) < octet_length(CASE WHEN kind = 'tool_call' THEN arguments ELSE text END)`},
 	}
 }

@@ -320,6 +320,52 @@ func TestUpgradeFromVersion3KeepsItems(t *testing.T) {
 	}
 }
 
+// TestUpgradeFromVersion12FlagsARawWithoutItsText: version 12 told a
+// Responses item whose Raw left its long text out by the Raw being the
+// shorter; version 13 flags it, and only it.
+func TestUpgradeFromVersion12FlagsARawWithoutItsText(t *testing.T) {
+	path := testPath(t)
+	db := rawDB(t, path)
+	all := migrations()
+	for _, stmts := range all[:12] {
+		for _, stmt := range stmts {
+			if _, err := db.Exec(stmt); err != nil {
+				t.Fatalf("build a version 12 file: %v", err)
+			}
+		}
+	}
+	long := strings.Repeat("é", 100)
+	for _, stmt := range []struct {
+		sql  string
+		args []any
+	}{
+		{`INSERT INTO sessions (id, cwd, model, protocol) VALUES ('old', '/w', 'm', 'responses')`, nil},
+		{`INSERT INTO items (session_id, seq, kind, flags, protocol, text, arguments, raw) VALUES
+			('old', 1, 'assistant', 2, 'responses', ?, '', '{"content":[{"text":""}]}'),
+			('old', 2, 'tool_call', 0, 'responses', '', ?, '{"arguments":""}'),
+			('old', 3, 'assistant', 0, 'responses', 'short', '', '{"content":[{"text":"short"}]}'),
+			('old', 4, 'assistant', 0, 'chat_completions', ?, '', '{}')`, []any{long, long, long}},
+		{`PRAGMA user_version = 12`, nil},
+	} {
+		if _, err := db.Exec(stmt.sql, stmt.args...); err != nil {
+			t.Fatalf("%s: %v", stmt.sql, err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	items, err := openStore(t, path).Items(context.Background(), "old", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []albedo.ItemFlags{albedo.FlagTruncated | albedo.FlagRawWithoutText, albedo.FlagRawWithoutText, 0, 0}
+	for i, it := range items {
+		if it.Flags != want[i] {
+			t.Errorf("item %d flags = %b, want %b", it.Seq, it.Flags, want[i])
+		}
+	}
+}
+
 func TestUpgradeFromVersion7KeepsVentsWithoutAFilingTitle(t *testing.T) {
 	path := testPath(t)
 	db := rawDB(t, path)

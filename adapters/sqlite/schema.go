@@ -3,7 +3,7 @@ package sqlite
 // SchemaVersion is the schema version this package writes, kept in the
 // database's PRAGMA user_version. Version 0 is an empty file or one written
 // by albedo before versioning, holding only a sessions table.
-const SchemaVersion = 12
+const SchemaVersion = 13
 
 // nowMillis is an SQL expression for the current Unix time in milliseconds.
 // It avoids unixepoch(), which SQLite only gained in 3.38, so that older
@@ -325,6 +325,13 @@ func migrations() [SchemaVersion][]string {
 			`DROP TABLE items`,
 			`ALTER TABLE items_v12 RENAME TO items`,
 		},
+
+		// 13: a Responses item whose Raw leaves its long text out says so
+		// in its flags (albedo.FlagRawWithoutText, 16); before, a Raw
+		// shorter than the text (a call's arguments) was how it was told.
+		{`UPDATE items SET flags = flags | 16
+			WHERE protocol = 'responses' AND kind IN ('assistant', 'reasoning', 'tool_call') AND raw IS NOT NULL
+			AND length(CAST(raw AS BLOB)) < length(CAST(CASE kind WHEN 'tool_call' THEN arguments ELSE text END AS BLOB))`},
 	}
 }
 

@@ -181,10 +181,10 @@ func TestProjectReplaysRawBytes(t *testing.T) {
 	}
 }
 
-// TestProjectPutsBackATextLeftOutOfRaw: a Responses item whose Raw is
-// shorter than its text (a call's, its arguments) had the text left out
-// by its adapter, as an empty string; the projection puts it back there.
-// A Raw that holds its text is replayed as it is.
+// TestProjectPutsBackATextLeftOutOfRaw: a Responses item flagged
+// FlagRawWithoutText had its text (a call's, its arguments) left out of
+// its Raw by its adapter, as an empty string; the projection puts it back
+// there. A Raw that holds its text is replayed as it is.
 func TestProjectPutsBackATextLeftOutOfRaw(t *testing.T) {
 	long := strings.Repeat("a <long> text, é\n", 4096)
 	encoded, err := json.Marshal(long)
@@ -205,9 +205,9 @@ func TestProjectPutsBackATextLeftOutOfRaw(t *testing.T) {
 		item albedo.Item
 		want string
 	}{
-		{"an answer", albedo.Item{Kind: albedo.KindAssistant, Text: long, Raw: json.RawMessage(message(`""`))}, message(string(encoded))},
-		{"reasoning", albedo.Item{Kind: albedo.KindReasoning, Text: long, Raw: json.RawMessage(reasoning(`""`))}, reasoning(string(encoded))},
-		{"a call", albedo.Item{Kind: albedo.KindToolCall, CallID: "c1", ToolName: "python", Arguments: long, Raw: json.RawMessage(call(`""`))}, call(string(encoded))},
+		{"an answer", albedo.Item{Kind: albedo.KindAssistant, Text: long, Raw: json.RawMessage(message(`""`)), Flags: albedo.FlagRawWithoutText}, message(string(encoded))},
+		{"reasoning", albedo.Item{Kind: albedo.KindReasoning, Text: long, Raw: json.RawMessage(reasoning(`""`)), Flags: albedo.FlagRawWithoutText}, reasoning(string(encoded))},
+		{"a call", albedo.Item{Kind: albedo.KindToolCall, CallID: "c1", ToolName: "python", Arguments: long, Raw: json.RawMessage(call(`""`)), Flags: albedo.FlagRawWithoutText}, call(string(encoded))},
 		{"an answer whose Raw holds it", albedo.Item{Kind: albedo.KindAssistant, Text: long, Raw: json.RawMessage(message(string(encoded)))}, message(string(encoded))},
 		{"a short answer", albedo.Item{Kind: albedo.KindAssistant, Text: "hi", Raw: json.RawMessage(message(`"hi"`))}, message(`"hi"`)},
 	}

@@ -83,19 +83,18 @@ func nativeResponses(it albedo.Item) (bool, func() json.RawMessage) {
 }
 
 // withText returns it.Raw with the item's text put back where the adapter
-// left it out (see Item.Raw): a Raw shorter than the text cannot hold it.
-// The text goes in the one content part of a message, the one summary
-// part of reasoning, or in a call's arguments.
+// left it out (FlagRawWithoutText): in the one content part of a message,
+// the one summary part of reasoning, or in a call's arguments.
 func withText(it albedo.Item) json.RawMessage {
+	if it.Flags&albedo.FlagRawWithoutText == 0 {
+		return it.Raw
+	}
 	text, list, member := it.Text, "content", "text"
 	switch it.Kind {
 	case albedo.KindReasoning:
 		list = "summary"
 	case albedo.KindToolCall:
 		text, list, member = it.Arguments, "", "arguments"
-	}
-	if len(it.Raw) >= len(text) {
-		return it.Raw
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(it.Raw, &obj) != nil {
