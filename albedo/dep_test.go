@@ -28,6 +28,7 @@ var domainLayers = map[string][]string{
 	"albedo/compaction": {"albedo", "albedo/wire"},
 	"albedo/projection": {"albedo", "albedo/wire", "albedo/compaction"},
 	"albedo/engine":     {"albedo", "albedo/wire", "albedo/compaction", "albedo/projection"},
+	"albedo/storecopy":  {"albedo", "albedo/wire"},
 }
 
 // adapterBans names, for each adapter, the domain packages it must not
@@ -56,6 +57,7 @@ func TestLayerViolations(t *testing.T) {
 		"albedo/compaction": {"crypto/sha256", module + "/albedo"},
 		"albedo/projection": {module + "/albedo", module + "/albedo/compaction"},
 		"albedo/engine":     {"sync", module + "/albedo", module + "/albedo/projection"},
+		"albedo/storecopy":  {"crypto/sha256", module + "/albedo"},
 		"adapters/openai":   {"net/http", "os", module + "/albedo"},
 	}
 	tests := []struct {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/albedo-agent/albedo/adapters/postgres"
 	"github.com/albedo-agent/albedo/adapters/sqlite"
+	"github.com/albedo-agent/albedo/albedo/storecopy"
 	"github.com/albedo-agent/albedo/frontends/home"
-	"github.com/albedo-agent/albedo/frontends/storecopy"
 )
 
 // The names albedo store copy takes for a store besides a URL.
