@@ -201,7 +201,7 @@ func providerMessage(body []byte) string {
 // API key redacted, then cut to maxMessage bytes. Redacting first keeps a
 // cut through the key from leaving its beginning in the message.
 func quote(ep albedo.Endpoint, s string) string {
-	return truncate(redact(ep, s))
+	return truncateTo(strings.TrimSpace(redact(ep, s)), maxMessage)
 }
 
 // minRedacted is the length of the shortest key redacted. Shorter keys
@@ -239,17 +239,4 @@ func redact(ep albedo.Endpoint, s string) string {
 // keyRune says whether r can be part of an API key.
 func keyRune(r rune) bool {
 	return r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
-}
-
-// truncate caps s at maxMessage bytes on a character boundary.
-func truncate(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= maxMessage {
-		return s
-	}
-	cut := maxMessage
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }
