@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every albedo test on a fresh machine: installs what the tests need,
 # checks formatting and vet, runs the kernel's Python tests and the Go tests
-# with the race detector, builds the binary, and runs the acceptance suites
+# with the race detector, builds the binary, runs the web page's tests in
+# Chromium against it, and runs the acceptance suites
 # (ours, and the seed suites from ../shared/seeds when that folder exists).
 # A throwaway PostgreSQL server (scripts/postgres.sh) serves the tests of
 # the PostgreSQL store; it is stopped and removed when the script ends.
@@ -18,9 +19,10 @@ if ! need python3; then
 	echo "albedo's tests need python3 (3.9 or newer)" >&2
 	exit 1
 fi
-# tmux drives the console tests; git makes the checkpoints' snapshots.
+# tmux drives the console tests; git makes the checkpoints' snapshots;
+# Chromium runs the web page's browser tests.
 missing=()
-for tool in tmux git; do
+for tool in tmux git chromium; do
 	need "$tool" || missing+=("$tool")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -72,6 +74,12 @@ go test -race -count=1 ./...
 
 echo "== build"
 bash scripts/build.sh
+
+# The web page in a real browser (frontends/web/browser_test.go), against
+# the binary just built: about half a minute.
+echo "== browser tests"
+ALBEDO_TEST_BROWSER="$(command -v chromium)" ALBEDO_TEST_BINARY="$PWD/bin/albedo" \
+	go test -count=1 -run '^TestBrowser' ./frontends/web/
 
 echo "== acceptance"
 python3 acceptance/run.py

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/albedo-agent/albedo/examples/internal/fakemodel"
+	"github.com/albedo-agent/albedo/fixtures/fakemodel"
 )
 
 // TestRun runs the example against a fake model that has the Python

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/albedo-agent/albedo/albedo/wire"
-	"github.com/albedo-agent/albedo/examples/internal/fakemodel"
+	"github.com/albedo-agent/albedo/fixtures/fakemodel"
 	"github.com/albedo-agent/albedo/frontends/client"
 )
 

@@ -68,7 +68,7 @@ func apiRoutes() []route {
 		{method: "DELETE", path: "/sessions/{id}", handle: (*api).deleteSession, summary: "Delete a session", status: 200, answer: wire.Deleted{}},
 		{method: "POST", path: "/sessions/{id}/events", handle: (*api).postEvent, summary: "Send a message", body: wire.Message{}, access: pageAccess, status: 202, answer: wire.Sent{}},
 		{method: "GET", path: "/sessions/{id}/status", handle: (*api).status, summary: "Whether a session runs a turn", access: pageAccess, status: 200, answer: wire.Status{}},
-		{method: "GET", path: "/sessions/{id}/stream", handle: (*api).stream, summary: "A session's events as server-sent events (Last-Event-ID resumes)", query: []string{"tail"}, access: pageAccess, status: 200, answer: wire.EventBatch{}, stream: true},
+		{method: "GET", path: "/sessions/{id}/stream", handle: (*api).stream, summary: "A session's events as server-sent events (Last-Event-ID, or ?after without it, resumes)", query: []string{"tail", "after"}, access: pageAccess, status: 200, answer: wire.EventBatch{}, stream: true},
 		{method: "GET", path: "/sessions/{id}/history", handle: (*api).history, summary: "A session's transcript, whole or a page", query: []string{"after", "before", "limit"}, access: pageAccess, status: 200, answer: wire.History{}},
 		{method: "GET", path: "/sessions/{id}/tree", handle: (*api).tree, summary: "A page of a session's checkpoints", query: []string{"after", "limit"}, access: pageAccess, status: 200, answer: wire.TreePage{}},
 		{method: "GET", path: "/sessions/{id}/requests", handle: (*api).requests, summary: "A page of a session's request ledger, oldest first", query: []string{"after", "limit"}, status: 200, answer: wire.RequestPage{}},

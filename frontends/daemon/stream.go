@@ -68,14 +68,20 @@ func (a *api) stream(c *gin.Context) {
 	}
 }
 
-// streamOptions reads Last-Event-ID and ?tail. On a bad value it writes
+// streamOptions reads Last-Event-ID (or ?after, without the header) and
+// ?tail. On a bad value it writes
 // the 400 itself and reports false.
 func streamOptions(c *gin.Context) (albedo.SubscribeOptions, bool) {
 	var opts albedo.SubscribeOptions
-	if h := strings.TrimSpace(c.GetHeader("Last-Event-ID")); h != "" {
-		n, err := strconv.ParseInt(h, 10, 64)
+	after, what := strings.TrimSpace(c.GetHeader("Last-Event-ID")), "Last-Event-ID"
+	if after == "" {
+		// A browser opening a stream anew cannot set the header.
+		after, what = c.Query("after"), "after"
+	}
+	if after != "" {
+		n, err := strconv.ParseInt(after, 10, 64)
 		if err != nil || n < 0 {
-			invalid(c, "Last-Event-ID must be the seq of an event, not %q", h)
+			invalid(c, "%s must be the seq of an event, not %q", what, after)
 			return opts, false
 		}
 		opts.After = n

@@ -2,11 +2,14 @@
 // #/s/ID a session, #/vents the vents), the logged-out notice and the
 // log-out button.
 import { post, whenLoggedOut } from './api.js';
-import { on } from './dom.js';
+import { el, on } from './dom.js';
 import { sessionsScreen } from './sessions.js';
+import { sessionScreen } from './session.js';
+import { ventsScreen } from './vents.js';
 
 const view = document.getElementById('view');
 let current = null;
+let generation = 0;
 
 function loggedOut() {
   if (current && current.close) current.close();
@@ -17,11 +20,36 @@ function loggedOut() {
 }
 
 async function route() {
+  const mine = ++generation;
   if (current && current.close) current.close();
   current = null;
   view.replaceChildren();
   view.dataset.state = 'loading';
-  current = await sessionsScreen(view);
+  const hash = location.hash.replace(/^#/, '') || '/';
+  const [path, query] = hash.split('?');
+  const params = new URLSearchParams(query || '');
+  document.querySelectorAll('.bar nav a').forEach(a => a.classList.toggle('current', false));
+  try {
+    let screen;
+    if (path.startsWith('/s/')) {
+      screen = await sessionScreen(view, decodeURIComponent(path.slice(3)));
+    } else if (path === '/vents') {
+      document.getElementById('nav-vents').classList.add('current');
+      screen = await ventsScreen(view, params);
+    } else {
+      document.getElementById('nav-sessions').classList.add('current');
+      screen = await sessionsScreen(view, params);
+    }
+    if (mine !== generation) {
+      if (screen && screen.close) screen.close();
+      return;
+    }
+    current = screen;
+  } catch (err) {
+    if (mine !== generation || err.status === 401) return;
+    view.replaceChildren(el('div', { class: 'notice', id: 'notice' }, err.message));
+    view.dataset.state = 'failed';
+  }
 }
 
 whenLoggedOut(loggedOut);
