@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -212,9 +214,14 @@ func TestBrowserShowsATurnLive(t *testing.T) {
 	tb.until("the turn's end", `document.querySelector('#session').dataset.running === 'false'`)
 	sameItems(t, tb, a, id)
 
-	// Interrupt stops a turn.
+	// A message sent while a turn runs waits, and can be dropped;
+	// interrupt stops the turn.
 	tb.send("hold on")
 	tb.until("the long answer streaming", `document.querySelector('#live .streaming.text') !== null && !document.querySelector('#interrupt').disabled`)
+	tb.send("one more thing")
+	tb.until("the message queued", `(q => q !== null && q.textContent.includes('one more thing'))(document.querySelector('#queue li.queued'))`)
+	tb.do("drop it", chromedp.Click(chromedp.CSS("#queue li.queued button[data-drop]")))
+	tb.until("the message dropped", `document.querySelector('#queue li.queued') === null`)
 	tb.do("interrupt", chromedp.Click(chromedp.CSS("#interrupt")))
 	tb.until("the turn interrupted", `document.querySelector('#items li.turn[data-status=interrupted]') !== null && document.querySelector('#session').dataset.running === 'false'`)
 
@@ -234,6 +241,15 @@ func TestBrowserShowsATurnLive(t *testing.T) {
 		t.Errorf("at 390 px the composer is out of reach at the top of the page: %v", fit)
 	}
 	tb.do("a desktop", chromedp.EmulateReset())
+
+	// The title renames the session.
+	tb.do("rename", chromedp.Click(chromedp.CSS("#rename")), chromedp.SetValue(chromedp.CSS("#rename-input"), "web tests"), chromedp.Click(chromedp.CSS("form.rename button[type=submit]")))
+	tb.until("the new name", `(h => h !== null && h.textContent === 'web tests')(document.querySelector('#title'))`)
+	var cfg struct{ Name string }
+	a.api("GET", "/sessions/"+id+"?view=configuration", "", &cfg)
+	if cfg.Name != "web tests" {
+		t.Errorf("the session's name is %q after the rename", cfg.Name)
+	}
 
 	// A fork opens the new session.
 	tb.do("fork at the first message", chromedp.Click(chromedp.CSS(`#items li.user button[data-fork]`)))
@@ -260,6 +276,76 @@ func TestBrowserResumesAcrossADaemonRestart(t *testing.T) {
 	sameItems(t, tb, a, id)
 	if n := eval[int](tb, `document.querySelectorAll('#items li.user.restart').length`); n != 1 {
 		t.Errorf("%d restart notes shown, want 1", n)
+	}
+
+	// A hidden tab closes its stream, and opens it where it was when
+	// shown again. (A headless browser's tabs never hide: the page is told
+	// so as a browser tells it.)
+	const setHidden = `((hidden) => { Object.defineProperty(document, 'hidden', {configurable: true, get: () => hidden}); document.dispatchEvent(new Event('visibilitychange')); return true; })`
+	eval[bool](tb, setHidden+"(true)")
+	tb.until("the stream closed", `document.querySelector('#session').dataset.stream === 'hidden'`)
+	// Sent while the page holds no stream: it learns of it only when it
+	// opens the stream again, after the last item it showed.
+	a.api("POST", "/sessions/"+id+"/events", `{"content": "while hidden"}`, nil)
+	eval[bool](tb, setHidden+"(false)")
+	tb.until("what came while hidden", `document.querySelector('#session').dataset.stream === 'open' &&
+		[...document.querySelectorAll('#items li.user')].some(u => u.textContent.includes('while hidden')) &&
+		document.querySelectorAll('#items li.turn').length === 2`)
+	sameItems(t, tb, a, id)
+}
+
+func TestBrowserKeepsOtherPagesOut(t *testing.T) {
+	tb := newTab(t)
+	a := startAlbedo(t, script(nil))
+	tb.login(a)
+	sessions := func() int {
+		var list []any
+		a.api("GET", "/sessions", "", &list)
+		return len(list)
+	}
+	before := sessions()
+
+	// A page of another site on the same machine (another port of
+	// 127.0.0.1: the same site to the browser, which sends the cookie)
+	// writes with the cookie: refused, by fetch and by form.
+	attacker := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<!doctype html><title>attacker</title><p>hello</p>`)
+	}))
+	defer attacker.Close()
+	other := openTab(t, false)
+	other.do("the other page", chromedp.Navigate(attacker.URL))
+	body, _ := json.Marshal(map[string]string{"workspace": a.workspace})
+	status := eval[int](other, fmt.Sprintf(`fetch(%q, {method: 'POST', credentials: 'include', body: %q}).then(r => r.status, () => -1)`, a.base()+"/sessions", body))
+	if status != -1 {
+		t.Errorf("a cross-origin fetch was answered %d; the browser should not let the page read it", status)
+	}
+	eval[int](other, fmt.Sprintf(`fetch(%q, {method: 'POST', mode: 'no-cors', credentials: 'include', headers: {'Content-Type': 'text/plain'}, body: %q}).then(() => 0, () => 0)`, a.base()+"/sessions", body))
+	ctx, cancel := context.WithTimeout(other.ctx, waitLimit)
+	defer cancel()
+	resp, err := chromedp.RunResponse(ctx, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
+		const f = document.createElement('form'); f.method = 'POST'; f.action = %q; f.enctype = 'text/plain';
+		const i = document.createElement('input'); i.name = '{"workspace": "%s", "x": "'; i.value = '"}'; f.append(i);
+		document.body.append(f); f.submit(); })()`, a.base()+"/sessions", a.workspace)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Status != http.StatusForbidden {
+		t.Errorf("a form posted from another page was answered %d, want 403", resp.Status)
+	}
+	if after := sessions(); after != before {
+		t.Errorf("pages of another origin made %d sessions", after-before)
+	}
+
+	// A name rebound to 127.0.0.1 gets a refusal, not the page.
+	ctx, cancel = context.WithTimeout(other.ctx, waitLimit)
+	defer cancel()
+	resp, err = chromedp.RunResponse(ctx, chromedp.Navigate(strings.Replace(a.base(), "127.0.0.1", "attacker.example", 1)+"/web/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := eval[string](other, "document.body.innerText"); resp.Status != http.StatusForbidden || !strings.Contains(text, "refused") {
+		t.Errorf("a rebound name got %d %q", resp.Status, text)
 	}
 }
 
