@@ -3,7 +3,6 @@ package web
 import (
 	"embed"
 	"io/fs"
-	"mime"
 	"path"
 )
 
@@ -20,9 +19,18 @@ func Asset(name string) (data []byte, contentType string, ok bool) {
 	if err != nil {
 		return nil, "", false
 	}
-	contentType = mime.TypeByExtension(path.Ext(name))
-	if contentType == "" {
+	contentType, ok = contentTypes[path.Ext(name)]
+	if !ok {
 		contentType = "application/octet-stream"
 	}
 	return data, contentType, true
+}
+
+// contentTypes are the types of the page's files, fixed here rather than
+// read from the machine's MIME tables: a module script must be served as
+// JavaScript, and nosniff keeps browsers from guessing.
+var contentTypes = map[string]string{
+	".html": "text/html; charset=utf-8",
+	".js":   "text/javascript; charset=utf-8",
+	".css":  "text/css; charset=utf-8",
 }

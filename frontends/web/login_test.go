@@ -94,3 +94,26 @@ func TestAKeyOutlivesTheDaemonUntilRevoked(t *testing.T) {
 		t.Error("revoking did not keep a new key for the next daemon")
 	}
 }
+
+func TestAssetServesOnlyThePagesFiles(t *testing.T) {
+	tests := []struct {
+		name, file, kind string
+		ok               bool
+	}{
+		{"a script", "app.js", "text/javascript; charset=utf-8", true},
+		{"the style", "style.css", "text/css; charset=utf-8", true},
+		{"the page", "app.html", "text/html; charset=utf-8", true},
+		{"a file beside the folder", "../doc.go", "", false},
+		{"the folder named", "static/app.js", "", false},
+		{"nothing", "", "", false},
+		{"an absolute path", "/etc/passwd", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data, kind, ok := Asset(tt.file)
+			if ok != tt.ok || kind != tt.kind || ok && len(data) == 0 {
+				t.Errorf("Asset(%q) = %d bytes, %q, %v; want %q, %v", tt.file, len(data), kind, ok, tt.kind, tt.ok)
+			}
+		})
+	}
+}
