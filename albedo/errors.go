@@ -29,6 +29,7 @@ const (
 	EProvider          = wire.CodeProvider
 	ETooLarge          = wire.CodeTooLarge
 	EStoreUnavailable  = wire.CodeStoreUnavailable
+	ELeaseLost         = wire.CodeLeaseLost
 )
 
 // Error is an application error: a code for programs, a message for people,

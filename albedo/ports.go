@@ -15,15 +15,21 @@ import (
 //
 // Writes are guarded where two writers could clash: a session write names
 // the revision it replaces (Commit.Expect) and a vent write the vent's
-// revision, and a stale one fails with EStale without landing. What remains
-// assumes one writing process per store, and an implementation may rely on
-// it: item numbers (Seq) and queue ids are assigned by the store as the
-// next of that process's writes, and a store may serve reads from a cache
-// that only its own writes update. The albedo home's lock (one daemon or
-// one embedded albedo per home) is what provides that single writer.
+// revision, and a stale one fails with EStale without landing. A store one
+// process writes (SQLite: the albedo home's lock gives one daemon or one
+// embedded albedo per home) may rely on being the only writer: item
+// numbers (Seq) and queue ids are assigned as the next of that process's
+// writes, and reads may come from a cache that only its own writes update.
+// A store several processes share (PostgreSQL, with Leases) writes a
+// session's transcript only under its lease: every commit of a session
+// whose lease the process holds is fenced by it (Commit.Lease), checked in
+// the commit's own transaction, and Seq is assigned there after the last
+// stored item.
 //
 // The engine relies on it for three caches of what every model request
-// reads, which a write by another process would leave stale. Each pays on
+// reads, which a write by another process would leave stale; each is kept
+// right by the session's lease (dropped when a lease is taken that does
+// not follow this process's last one directly). Each pays on
 // a long turn: the daemon's CPU per tool round at round 500 of one turn,
 // with a 128k-token context window (bench/turn_cpu.py --context-window
 // 128000), is 4.9 ms with all three, and without
@@ -174,6 +180,12 @@ type Commit struct {
 	// session (SessionID) whole, as SaveCompaction does; a missing session
 	// is ENotFound.
 	Compaction *Compaction
+	// Lease, when not nil, fences the change: it lands only if this lease
+	// (owner and epoch) still holds the session and has not expired, by
+	// the store's clock, checked in the change's own transaction; else it
+	// fails with ELeaseLost and nothing of it lands. Only a store that
+	// gives Leases takes it.
+	Lease *Lease
 }
 
 // Committed is what a Commit assigned.

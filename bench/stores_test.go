@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/adapters/postgres"
@@ -40,31 +41,54 @@ var stores = []struct {
 	}},
 }
 
+// leasedStores are the PostgreSQL store as daemons sharing it use it: each
+// turn under a lease, each commit fenced by it.
+var leasedStores = []struct {
+	name string
+	open func(b *testing.B) (albedo.Store, albedo.Leases)
+}{
+	{"postgresql-leased", func(b *testing.B) (albedo.Store, albedo.Leases) {
+		s, err := postgres.Open(context.Background(), pgtest.NewDatabase(b))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { s.Close() })
+		return s, s.Leases(postgres.NewOwner(), "bench", time.Minute)
+	}},
+}
+
 // BenchmarkStores compares the stores on what a user waits for: a tool
 // round of a turn (ms/tool-turn, as BenchmarkToolTurn), listing 1,000
 // sessions, reading the last 200 items of a 10,000-item transcript (a
 // ?tail=200 read) and reading that whole transcript.
 func BenchmarkStores(b *testing.B) {
-	for _, st := range stores {
-		b.Run("tool-turn/"+st.name, func(b *testing.B) {
-			ctx := context.Background()
-			svc := engine.New(engine.Options{Workspaces: localfs.Workspaces{}, Store: st.open(b), Provider: &instantProvider{}, Kernel: instantKernel{}, Config: config()})
-			defer svc.Close(ctx)
-			workspace := b.TempDir()
-			for b.Loop() {
-				sess, err := svc.CreateSession(ctx, workspace, "")
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := svc.Send(ctx, sess.ID, albedo.Message{Text: "go"}); err != nil {
-					b.Fatal(err)
-				}
-				if err := svc.Wait(ctx, sess.ID); err != nil {
-					b.Fatal(err)
-				}
+	toolTurn := func(b *testing.B, store albedo.Store, leases albedo.Leases) {
+		ctx := context.Background()
+		svc := engine.New(engine.Options{Workspaces: localfs.Workspaces{}, Store: store, Leases: leases, Provider: &instantProvider{}, Kernel: instantKernel{}, Config: config()})
+		defer svc.Close(ctx)
+		workspace := b.TempDir()
+		for b.Loop() {
+			sess, err := svc.CreateSession(ctx, workspace, "")
+			if err != nil {
+				b.Fatal(err)
 			}
-			b.ReportMetric(b.Elapsed().Seconds()*1000/float64(b.N*toolRounds), "ms/tool-turn")
+			if _, err := svc.Send(ctx, sess.ID, albedo.Message{Text: "go"}); err != nil {
+				b.Fatal(err)
+			}
+			if err := svc.Wait(ctx, sess.ID); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(b.Elapsed().Seconds()*1000/float64(b.N*toolRounds), "ms/tool-turn")
+	}
+	for _, st := range leasedStores {
+		b.Run("tool-turn/"+st.name, func(b *testing.B) {
+			store, leases := st.open(b)
+			toolTurn(b, store, leases)
 		})
+	}
+	for _, st := range stores {
+		b.Run("tool-turn/"+st.name, func(b *testing.B) { toolTurn(b, st.open(b), nil) })
 		b.Run("sessions-1000/"+st.name, func(b *testing.B) {
 			ctx := context.Background()
 			s := st.open(b)

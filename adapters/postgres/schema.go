@@ -2,7 +2,7 @@ package postgres
 
 // SchemaVersion is the schema version this package writes, kept in the
 // table albedo_schema. Version 0 is a database without albedo's tables.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // migrations[i] takes the schema from version i to version i+1. A migration
 // never changes once released; later changes are new migrations.
@@ -127,5 +127,18 @@ func migrations() [SchemaVersion][]string {
 		{`UPDATE items SET flags = flags | 16
 			WHERE protocol = 'responses' AND kind IN ('assistant', 'reasoning', 'tool_call') AND raw IS NOT NULL
 			AND octet_length(raw) < octet_length(CASE WHEN kind = 'tool_call' THEN arguments ELSE text END)`},
+		// 3: the leases by which daemons sharing the database share out
+		// the running of sessions' turns (see leases.go). A released or
+		// expired lease stays, so that its epoch goes on growing.
+		{
+			`CREATE TABLE leases (
+				session_id bytea PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+				owner bytea NOT NULL,
+				node bytea NOT NULL,
+				epoch bigint NOT NULL,
+				expires_at timestamptz NOT NULL
+			)`,
+			`CREATE INDEX leases_owner ON leases (owner)`,
+		},
 	}
 }

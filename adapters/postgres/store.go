@@ -78,5 +78,6 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		AfterVentImport:    `SELECT setval(pg_get_serial_sequence('paperclips', 'id'), (SELECT MAX(id) FROM paperclips))`,
 		Unavailable:        unavailable,
 		ForeignKey:         foreignKeyViolation,
+		Leases:             true,
 	}), db: db}, nil
 }

@@ -15,7 +15,8 @@ import (
 // session that does not exist are ENotFound, and nothing of the change
 // lands. Zero session times are stored as the current time. A vent in the
 // change is written as UpdateVent writes it, and a compaction state as
-// SaveCompaction writes it, in the same transaction.
+// SaveCompaction writes it, in the same transaction. A change fenced by a
+// lease checks it first, in the same transaction (ELeaseLost).
 func (s *Store) Commit(ctx context.Context, change albedo.Commit) (albedo.Committed, error) {
 	sessionID := change.SessionID
 	if sessionID == "" && change.Session != nil {
@@ -31,10 +32,13 @@ func (s *Store) Commit(ctx context.Context, change albedo.Commit) (albedo.Commit
 	now := time.Now()
 	s.writing.Lock()
 	defer s.writing.Unlock()
+	if change.Lease != nil && !s.d.Leases {
+		return albedo.Committed{}, albedo.Errorf(albedo.EInvalid, "this store keeps no leases")
+	}
 	if s.d.OneStatementAppend && itemsOnly(change) {
 		// One statement is atomic by itself: no transaction to begin and
-		// commit, one round trip.
-		items, err := s.appendItems(ctx, s.write.DB, sessionID, change.Items)
+		// commit, one round trip; the lease, if any, is checked in it.
+		items, err := s.appendItems(ctx, s.write.DB, sessionID, change.Items, change.Lease)
 		if err != nil {
 			return albedo.Committed{}, fmt.Errorf("commit to session %s: %w", sessionID, s.failed(err, sessionID))
 		}
@@ -42,6 +46,11 @@ func (s *Store) Commit(ctx context.Context, change albedo.Commit) (albedo.Commit
 	}
 	var done albedo.Committed
 	err := RunInTx(ctx, s.write, func(ctx context.Context, tx *sql.Tx) error {
+		if change.Lease != nil {
+			if err := s.checkLease(ctx, tx, change.Lease); err != nil {
+				return err
+			}
+		}
 		if change.Session != nil && change.Expect != 0 {
 			if err := s.expectRevision(ctx, tx, change.Session.ID, change.Expect); err != nil {
 				return err
@@ -56,7 +65,7 @@ func (s *Store) Commit(ctx context.Context, change albedo.Commit) (albedo.Commit
 		// fail on their foreign key (see failed).
 		var err error
 		if len(change.Items) > 0 {
-			if done.Items, err = s.appendItems(ctx, tx, sessionID, change.Items); err != nil {
+			if done.Items, err = s.appendItems(ctx, tx, sessionID, change.Items, nil); err != nil {
 				return err
 			}
 		}

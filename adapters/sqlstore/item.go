@@ -58,8 +58,10 @@ const maxItemsPerStatement = 1000
 // after its last item, and returns them with Seq assigned; where the
 // dialect does not number them in the statement (OneStatementAppend), q is
 // the commit's transaction. A missing session fails with a foreign key
-// violation (see failed).
-func (s *Store) appendItems(ctx context.Context, q querier, sessionID string, items []albedo.Item) ([]albedo.Item, error) {
+// violation (see failed). A fence, given only with OneStatementAppend and
+// at most maxItemsPerStatement items, is checked in the statement itself:
+// no item lands unless the lease holds (ELeaseLost).
+func (s *Store) appendItems(ctx context.Context, q querier, sessionID string, items []albedo.Item, fence *albedo.Lease) ([]albedo.Item, error) {
 	out := make([]albedo.Item, 0, len(items))
 	var last int64
 	if !s.d.OneStatementAppend {
@@ -70,7 +72,7 @@ func (s *Store) appendItems(ctx context.Context, q querier, sessionID string, it
 	}
 	for len(items) > 0 {
 		n := min(len(items), maxItemsPerStatement)
-		query, args, err := s.insertItems(sessionID, last, items[:n])
+		query, args, err := s.insertItems(sessionID, last, items[:n], fence)
 		if err != nil {
 			return nil, err
 		}
@@ -78,6 +80,9 @@ func (s *Store) appendItems(ctx context.Context, q querier, sessionID string, it
 			var seq int64
 			return seq, row.Scan(&seq)
 		}, query, args...)
+		if err == nil && fence != nil && len(seqs) == 0 {
+			return nil, leaseLost(fence)
+		}
 		if err == nil && len(seqs) != n {
 			err = fmt.Errorf("%d items stored of %d", len(seqs), n)
 		}
@@ -102,8 +107,9 @@ func (s *Store) appendItems(ctx context.Context, q querier, sessionID string, it
 // transcript and answers their Seqs, and its arguments. Numbered in the
 // statement (OneStatementAppend), the items are a VALUES list joined to
 // the last Seq stored, whose columns are column1, column2, ...; else each
-// row is numbered after last.
-func (s *Store) insertItems(sessionID string, last int64, items []albedo.Item) (string, []any, error) {
+// row is numbered after last. A fence (OneStatementAppend only) joins the
+// lease's row, so that no row is inserted unless it holds.
+func (s *Store) insertItems(sessionID string, last int64, items []albedo.Item, fence *albedo.Lease) (string, []any, error) {
 	var b strings.Builder
 	b.WriteString(`INSERT INTO items (session_id, seq, ` + itemValueColumns + `) `)
 	if s.d.OneStatementAppend {
@@ -146,6 +152,11 @@ func (s *Store) insertItems(sessionID string, last int64, items []albedo.Item) (
 	}
 	if s.d.OneStatementAppend {
 		b.WriteString(`) AS v`)
+	}
+	if fence != nil {
+		n := len(args)
+		fmt.Fprintf(&b, ", ("+fenceSQL+") AS fence", n+1, n+2, n+3)
+		args = append(args, s.fenceArgs(fence)...)
 	}
 	b.WriteString(` RETURNING seq`)
 	return b.String(), args, nil

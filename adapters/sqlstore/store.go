@@ -43,6 +43,9 @@ type Dialect struct {
 	Unavailable func(error) error
 	// ForeignKey reports whether err is a foreign key violation.
 	ForeignKey func(error) bool
+	// Leases says that the database has the leases table (PostgreSQL's
+	// schema), so that a commit may be fenced by a lease.
+	Leases bool
 }
 
 // Store is an albedo.Store kept in an SQL database. It is safe for

@@ -54,12 +54,19 @@ func (s *Service) compactCommand(ctx context.Context, id string, _ json.RawMessa
 	if _, ok := planEviction(items, prev, prevOK, compactScope(items, rd).keep); !ok {
 		return albedo.CommandResult{Compact: &albedo.CompactResult{Reason: albedo.ErrorMessage(errNothingToCompact)}}, nil
 	}
+	if owned, err := s.own(ctx, st, id); err != nil || !owned {
+		if err == nil {
+			err = albedo.Errorf(albedo.EBusy, "session %s is running on another daemon: wait before compacting", id)
+		}
+		return albedo.CommandResult{}, err
+	}
 	// Stored running and compacting first, so that a crash during the
 	// summary is followed by the same compaction (see resumeLocked).
 	if _, err := s.updateLocked(ctx, id, func(x *albedo.Session) error {
 		x.Stage, x.Compacting = albedo.StageRunning, albedo.CompactManual
 		return nil
 	}); err != nil {
+		s.release(ctx, id)
 		return albedo.CommandResult{}, err
 	}
 	s.startRun(st, func(ctx context.Context, _ *run) { s.runCompaction(ctx, st, id) })
@@ -83,6 +90,12 @@ func (s *Service) runCompaction(ctx context.Context, st *sessionState, id string
 	st.row.Lock()
 	defer st.row.Unlock()
 	st.endRun(s.clock.Now())
+	turn := false
+	defer func() {
+		if !turn {
+			s.release(bg, id)
+		}
+	}()
 	shutdown := errors.Is(context.Cause(ctx), errShutdown)
 	if shutdown && err != nil {
 		return
@@ -100,6 +113,7 @@ func (s *Service) runCompaction(ctx context.Context, st *sessionState, id string
 	if uerr != nil {
 		s.log.Error("record the end of a compaction", "session", id, "err", uerr)
 	} else if queued && !shutdown {
+		turn = true
 		s.startTurn(st, sess)
 		return
 	}

@@ -18,7 +18,10 @@ const compactionStates = 256
 // them: the state through SaveCompaction or a Commit carrying one (which
 // keep the state written), the ledger through AppendRequest (which keeps
 // the row appended), and DeleteSession forgets both. A change that writes
-// them by another method must forget the session's entries too.
+// them by another method must forget the session's entries too. Where
+// other processes share the store, only the holder of a session's lease
+// writes them, and own drops what is kept of a session when it takes a
+// lease that another process may have held since.
 type statesStore struct {
 	albedo.Store
 	mu     sync.Mutex
@@ -174,6 +177,15 @@ func (s *statesStore) DeleteSession(ctx context.Context, id string) error {
 	defer s.mu.Unlock()
 	s.last.removeIf(func(key lastKey) bool { return key.session == id })
 	return err
+}
+
+// forgetSession drops everything kept of a session, for a process that
+// may have written it meanwhile.
+func (s *statesStore) forgetSession(id string) {
+	s.forget(id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.last.removeIf(func(key lastKey) bool { return key.session == id })
 }
 
 // forget drops a session's entry.

@@ -35,18 +35,28 @@ func (s *Service) JobFinished(ctx context.Context, id string, end albedo.JobEnd)
 	if s.isClosed() {
 		return albedo.Errorf(albedo.EConflict, "albedo is shutting down")
 	}
-	if st.running() == nil && sess.Stage == albedo.StageRunning {
+	owned := st.running() != nil
+	if !owned {
+		if owned, err = s.own(ctx, st, id); err != nil {
+			return err
+		}
+	}
+	if owned && st.running() == nil && sess.Stage == albedo.StageRunning {
 		if sess, err = s.resumeLocked(ctx, st, sess); err != nil {
+			s.release(ctx, id)
 			return err
 		}
 	}
 	q := albedo.Queued{SessionID: id, Text: JobMessage(end), Source: JobSource, Timestamp: s.now()}
-	busy := st.running() != nil
+	busy := !owned || st.running() != nil
 	if !busy {
 		sess.Stage = albedo.StageRunning
 	}
 	expect := s.touch(&sess)
 	if _, err := s.store.Commit(ctx, albedo.Commit{Session: &sess, Expect: expect, Enqueue: []albedo.Queued{q}}); err != nil {
+		if st.running() == nil {
+			s.release(ctx, id)
+		}
 		return fmt.Errorf("queue the end of job %d for session %s: %w", end.ID, id, err)
 	}
 	if !busy {

@@ -63,9 +63,13 @@ func (s *Service) SendQueued(ctx context.Context, id string) (started bool, err 
 	if err := s.checkWorkspaceExists(sess.Workspace); err != nil {
 		return false, err
 	}
+	if owned, err := s.own(ctx, st, id); err != nil || !owned {
+		return false, err
+	}
 	sess.Stage = albedo.StageRunning
 	expect := s.touch(&sess)
 	if _, err := s.store.Commit(ctx, albedo.Commit{Session: &sess, Expect: expect}); err != nil {
+		s.release(ctx, id)
 		return false, fmt.Errorf("start session %s on its queue: %w", id, err)
 	}
 	s.startTurn(st, sess)

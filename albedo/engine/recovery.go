@@ -64,7 +64,8 @@ func (s *Service) Recover(ctx context.Context) (int, error) {
 
 // resume resumes a session's interrupted turn and reports whether it did.
 // The listing Recover works from may be old by now: a session that runs a
-// turn again, or no longer needs one, is left alone.
+// turn again, or no longer needs one, is left alone, and so is one whose
+// lease another process holds.
 func (s *Service) resume(ctx context.Context, id string) (bool, error) {
 	st := s.state(id)
 	st.row.Lock()
@@ -82,7 +83,13 @@ func (s *Service) resume(ctx context.Context, id string) (bool, error) {
 	if s.isClosed() {
 		return false, albedo.Errorf(albedo.EConflict, "albedo is shutting down")
 	}
+	// Where other daemons share the store, one of them may run the turn:
+	// it is resumed only under a lease taken now.
+	if owned, err := s.own(ctx, st, id); err != nil || !owned {
+		return false, err
+	}
 	if _, err := s.resumeLocked(ctx, st, sess); err != nil {
+		s.release(ctx, id)
 		return false, err
 	}
 	return true, nil
@@ -91,8 +98,8 @@ func (s *Service) resume(ctx context.Context, id string) (bool, error) {
 // resumeLocked records that albedo restarted in the middle of sess's turn
 // and starts that turn again; a /compact albedo died in is started again
 // instead, with nothing recorded. The caller holds st.row, no turn runs, and
-// sess is the stored session, whose stage is running. It returns the
-// session as stored.
+// sess is the stored session, whose stage is running, and this process
+// holds its lease (see own). It returns the session as stored.
 func (s *Service) resumeLocked(ctx context.Context, st *sessionState, sess albedo.Session) (albedo.Session, error) {
 	id := sess.ID
 	if sess.Compacting == albedo.CompactManual {

@@ -76,6 +76,10 @@ type Options struct {
 	// ServerToolBudget, through Python beyond it), and cells reach them
 	// through the mcp host calls.
 	ToolServers albedo.ToolServers
+	// Leases, when the store is shared with other processes, decide which
+	// one runs each session's turn (see lease.go); nil: this process is
+	// the store's only writer and runs every turn.
+	Leases albedo.Leases
 }
 
 // DefaultCellTimeout bounds a cell whose call names no timeout.
@@ -110,10 +114,13 @@ type Service struct {
 	warmIdle     time.Duration
 	noWarmup     bool
 	sandbox      albedo.Sandbox
-	// stopReaper ends the idle-kernel reaper, if one runs.
+	// stopReaper ends the idle-kernel reaper and the lease keeper, if
+	// they run.
 	stopReaper chan struct{}
-	commands   map[string]command
-	hostCalls  map[string]albedo.HostFunc
+	// leases holds this process's leases; nil without Options.Leases.
+	leases    *leaseKeeper
+	commands  map[string]command
+	hostCalls map[string]albedo.HostFunc
 	// hostCallList declares the host calls to every cell, albedo's own
 	// first.
 	hostCallList []albedo.HostCallDecl
@@ -226,6 +233,15 @@ func New(opts Options) *Service {
 	}
 	if s.kernelIdle > 0 {
 		s.warmIdle = min(s.warmIdle, s.kernelIdle)
+	}
+	if opts.Leases != nil {
+		s.leases = &leaseKeeper{port: opts.Leases, held: make(map[string]heldLease), last: make(map[string]int64)}
+		s.store = newStatesStore(fencedStore{Store: opts.Store, s: s})
+		s.workers.Add(1)
+		go func() {
+			defer s.workers.Done()
+			s.keepLeases(s.stopReaper)
+		}()
 	}
 	if every := s.reapEvery(); every > 0 {
 		s.workers.Add(1)

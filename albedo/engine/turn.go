@@ -78,7 +78,7 @@ func (t *turn) loop(ctx context.Context) {
 			t.finish(ctx, albedo.TurnFailed, true)
 			return
 		case stepCancelled:
-			if errors.Is(context.Cause(ctx), errShutdown) {
+			if cause := context.Cause(ctx); errors.Is(cause, errShutdown) || errors.Is(cause, errLeaseLost) {
 				t.abandon()
 				return
 			}

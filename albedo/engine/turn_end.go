@@ -61,7 +61,11 @@ func (t *turn) finish(ctx context.Context, marker string, force bool) bool {
 	done, err := t.writeRowLocked(ctx, func(x *albedo.Session) {
 		x.Stage, x.Compacting = albedo.StageIdle, ""
 	}, albedo.Commit{SessionID: t.id, Items: items})
-	st.endRun(t.s.clock.Now())
+	t.end(ctx)
+	if albedo.ErrorCode(err) == albedo.ELeaseLost {
+		// Another daemon took the turn over: it records the end.
+		return true
+	}
 	if err != nil {
 		// The turn is over all the same: the session must not look busy
 		// to anyone. Its end is recorded with its next message (see
@@ -83,9 +87,27 @@ func (t *turn) finish(ctx context.Context, marker string, force bool) bool {
 	return true
 }
 
-// abandon forgets a turn cancelled by shutdown without writing anything:
-// it stays running in the store and resumes at the next start.
-func (t *turn) abandon() { t.st.endRun(t.s.clock.Now()) }
+// abandon forgets a turn cancelled by shutdown, or by the loss of its
+// lease, without writing anything: it stays running in the store and
+// resumes at the next start, or where its lease is taken next.
+func (t *turn) abandon() {
+	if t.s.leases == nil {
+		t.st.endRun(t.s.clock.Now())
+		return
+	}
+	// The lease is given up under the row's lock, which orders it with
+	// a message that would take it.
+	t.st.row.Lock()
+	defer t.st.row.Unlock()
+	t.end(context.Background())
+}
+
+// end records in memory that the turn is over and gives up its lease.
+// The caller holds st.row.
+func (t *turn) end(ctx context.Context) {
+	t.st.endRun(t.s.clock.Now())
+	t.s.release(ctx, t.id)
+}
 
 // recordEnd stores the end of a turn that finish could not record, with
 // the session idle. The caller holds st.row.

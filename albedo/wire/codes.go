@@ -43,4 +43,8 @@ const (
 	// is full, another program holds its lock, it is read-only); nothing
 	// of the change was stored, and the same change may succeed later.
 	CodeStoreUnavailable = "store_unavailable"
+	// CodeLeaseLost: the daemon no longer holds the session's lease
+	// (another daemon sharing the store took over its turn); nothing of
+	// the change was stored.
+	CodeLeaseLost = "lease_lost"
 )

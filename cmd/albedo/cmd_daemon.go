@@ -41,6 +41,8 @@ func runDaemon(ctx context.Context, e *env, args []string) error {
 	}
 	opts.NoKernelWarmup = vars.int("ALBEDO_KERNEL_WARMUP", 1) == 0
 	opts.ProviderIdle = time.Duration(vars.int("ALBEDO_PROVIDER_IDLE_SECONDS", 0)) * time.Second
+	opts.LeaseTTL = time.Duration(vars.int("ALBEDO_LEASE_SECONDS", 0)) * time.Second
+	opts.Node = os.Getenv("ALBEDO_NODE")
 	if err := sandboxOptions(&opts, &vars); err != nil {
 		return err
 	}

@@ -77,12 +77,19 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 			return nil, err
 		}
 	}
+	var leases albedo.Leases
 	if a.store == nil {
 		store, kind, err := openStore(ctx, opts, dir, a.log)
 		if err != nil {
 			return nil, err
 		}
 		a.store, a.ownStore, a.storeKind = store, true, kind
+		if pg, ok := store.(*postgres.Store); ok {
+			if leases, err = sharedLeases(ctx, pg, opts, dir, a.log); err != nil {
+				store.Close()
+				return nil, err
+			}
+		}
 	}
 	kernel := opts.Kernel
 	var sandbox albedo.Sandbox
@@ -144,6 +151,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 		Tools:               opts.Tools,
 		HostCalls:           opts.HostCalls,
 		ToolServers:         toolServers,
+		Leases:              leases,
 	})
 	a.app = app.New(a.svc, a.MCPServers())
 	return a, nil

@@ -31,6 +31,15 @@ type Options struct {
 	// keeps them instead of SQLite. The daemon reads it from
 	// ALBEDO_STORE_URL. Its password is never logged nor shown.
 	StoreURL string
+	// Node names this albedo to people where several daemons share the
+	// PostgreSQL store of StoreURL (the daemon reads ALBEDO_NODE); empty
+	// means the machine's host name.
+	Node string
+	// LeaseTTL is how long the lease by which a daemon sharing the store
+	// of StoreURL runs a session's turn lives unrenewed (the daemon reads
+	// ALBEDO_LEASE_SECONDS): a turn whose daemon died resumes on another
+	// about this long after; zero means DefaultLeaseTTL.
+	LeaseTTL time.Duration
 	// Provider streams model replies; nil means the HTTP client of the
 	// OpenAI Responses and Chat Completions protocols.
 	Provider albedo.Provider

@@ -193,7 +193,7 @@ func TestStatusOfEveryCode(t *testing.T) {
 		albedo.ENotFound: 404, albedo.EConflict: 409, albedo.EBusy: 409, albedo.EWorkspaceMissing: 409,
 		albedo.EWorkspaceRejected: 409, albedo.EImageMismatch: 409, albedo.EConfig: 409,
 		albedo.EStale: 412, albedo.ERevisionRequired: 428, albedo.EProvider: 502, wire.CodeMethodNotAllowed: 405, albedo.EInternal: 500, "unheard-of": 500,
-		albedo.ETooLarge: 413, albedo.EStoreUnavailable: 503,
+		albedo.ETooLarge: 413, albedo.EStoreUnavailable: 503, albedo.ELeaseLost: 409,
 	}
 	for code, want := range tests {
 		if got := statusOf(code); got != want {

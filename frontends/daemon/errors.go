@@ -22,7 +22,7 @@ func statusOf(code string) int {
 	case albedo.ENotFound:
 		return http.StatusNotFound
 	case albedo.EConflict, albedo.EBusy, albedo.EWorkspaceMissing, albedo.EWorkspaceRejected,
-		albedo.EImageMismatch, albedo.EConfig:
+		albedo.EImageMismatch, albedo.EConfig, albedo.ELeaseLost:
 		return http.StatusConflict
 	case albedo.EStale:
 		return http.StatusPreconditionFailed

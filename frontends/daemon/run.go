@@ -54,6 +54,9 @@ type Options struct {
 	// StoreURL is compose.Options' field of the same name: a PostgreSQL
 	// database instead of the home's SQLite file.
 	StoreURL string
+	// Node and LeaseTTL are compose.Options' fields of the same names.
+	Node     string
+	LeaseTTL time.Duration
 	// AllowedHosts is APIOptions' field of the same name.
 	AllowedHosts []string
 	// Ready, when set, is called once the daemon serves and daemon.json
@@ -131,6 +134,7 @@ func assemble(ctx context.Context, opts Options, log *slog.Logger) (*daemon, err
 		NoKernelWarmup: opts.NoKernelWarmup,
 		SandboxHelper:  opts.SandboxHelper, LandlockABI: opts.LandlockABI,
 		AllowAnyWorkspace: opts.AllowAnyWorkspace, StoreURL: opts.StoreURL,
+		Node: opts.Node, LeaseTTL: opts.LeaseTTL,
 	})
 	if err != nil {
 		return nil, err

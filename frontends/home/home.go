@@ -26,6 +26,9 @@ const (
 	// SpoolDir holds what running cells printed, for a restart after a
 	// crash.
 	SpoolDir = "spool"
+	// OwnerFile names this home's daemon in the leases of a PostgreSQL
+	// store shared with other daemons, from one run of it to the next.
+	OwnerFile = "lease-owner"
 )
 
 // Dir returns the albedo home: $ALBEDO_HOME, or ~/.albedo.

@@ -1,0 +1,157 @@
+"""Two daemons (homes and ports of their own) share one PostgreSQL
+database: a turn whose daemon dies (``kill -9``) during a cell is resumed
+by the other within the lease time and a few seconds, as a restart resumes
+it (the open call gets an interrupted output, one restart note, the cell
+is never run again); and a daemon stopped (``SIGSTOP``) past its lease
+writes nothing more for the session once it runs again, says so in its
+log, and its kernel is gone.
+
+``ALBEDO_TAKEOVER_RUNS`` repeats the kill case (default 2)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+import unittest
+
+from harness import Albedo, PostgresDatabase, Provider, alive, kernel_processes, python, text, wait_until
+from scripts import inputs_of, is_output
+
+LEASE_SECONDS = 2
+"""The daemons' lease time (ALBEDO_LEASE_SECONDS): a dead daemon's turn
+resumes on the other about this long after."""
+
+TAKEOVER_WAIT = LEASE_SECONDS + 15
+"""How long a test waits for a takeover before it fails: the lease time
+and generous room for a loaded machine."""
+
+MARKER = "marker.log"
+
+CELL = f"""import time
+while True:
+    with open({MARKER!r}, 'a') as f:
+        f.write('x\\n')
+    time.sleep(0.05)
+"""
+
+
+def model(request):
+    """Runs the marker cell, then answers once the cell's output (the
+    interrupted one a takeover gives it) is in the conversation."""
+    if any(is_output(item) for item in inputs_of(request)):
+        return text("finished")
+    return python(CELL)
+
+
+class SharedDaemon(Albedo):
+    """A daemon on the shared database, named ``node``."""
+
+    def __init__(self, provider, database: PostgresDatabase, node: str):
+        super().__init__(provider, prepare=self._share)
+        self.shared, self.node = database, node
+
+    def _share(self, app):
+        app.database = self.shared
+
+    def env(self) -> dict:
+        env = super().env()
+        env["ALBEDO_NODE"] = self.node
+        env["ALBEDO_LEASE_SECONDS"] = str(LEASE_SECONDS)
+        return env
+
+    def __exit__(self, *exc) -> None:
+        self.database = None  # the test drops the shared database
+        super().__exit__(*exc)
+
+
+@unittest.skipUnless(os.environ.get("ALBEDO_TEST_POSTGRES_URL") or os.environ.get("CI") == "true",
+                     "needs ALBEDO_TEST_POSTGRES_URL (scripts/postgres.sh starts a server)")
+class SharedStoreTest(unittest.TestCase):
+    def setUp(self):
+        self.provider = Provider(model)
+        self.addCleanup(self.provider.close)
+
+    def pair(self, stack: contextlib.ExitStack):
+        """Two daemons, a and b, on one new database, stopped (and the
+        database dropped) when ``stack`` closes."""
+        database = PostgresDatabase()
+        stack.callback(database.drop)
+        a = stack.enter_context(SharedDaemon(self.provider, database, "node-a"))
+        b = stack.enter_context(SharedDaemon(self.provider, database, "node-b"))
+        return a, b
+
+    def marker_lines(self, app) -> int:
+        path = app.workspace / MARKER
+        return len(path.read_text().split()) if path.exists() else 0
+
+    def start_cell(self, a):
+        """Starts a turn on a whose cell appends to the marker; returns
+        the session and a's kernel processes once the marker grows."""
+        session = a.session()
+        a.prompt(session, "append to the marker").close()
+        self.assertTrue(wait_until(lambda: self.marker_lines(a) >= 3), f"the cell never ran\n{a._log_tail()}")
+        kernels = kernel_processes(a.workspace)
+        self.assertTrue(kernels, "no kernel runs the cell")
+        return session, kernels
+
+    def check_resumed_once(self, b, session):
+        """The transcript b shows: one interrupted output for the one
+        call, one restart note, the answer, and seqs that only grow."""
+        self.assertTrue(wait_until(lambda: b.history(session)["items"][-1]["kind"] == "turn", TAKEOVER_WAIT),
+                        f"the turn was not resumed and finished\n--- b's log ---\n{b._log_tail()}")
+        items = b.history(session)["items"]
+        seqs = [item["seq"] for item in items]
+        self.assertEqual(seqs, sorted(set(seqs)), f"seqs do not strictly increase: {seqs}")
+        calls = [item for item in items if item["kind"] == "tool_call"]
+        outputs = [item for item in items if item["kind"] == "tool_result"]
+        self.assertEqual(len(calls), 1, items)
+        self.assertEqual([o["call_id"] for o in outputs], [calls[0]["call_id"]], f"the call's outputs: {outputs}")
+        restarts = [item for item in items if item["kind"] == "user" and item.get("source") == "daemon restart"]
+        self.assertEqual(len(restarts), 1, items)
+        self.assertEqual(items[-2]["kind"], "assistant")
+        self.assertEqual(items[-2]["text"], "finished")
+        return items
+
+    def test_a_turn_cut_by_its_daemons_death_resumes_on_the_other(self):
+        for run in range(int(os.environ.get("ALBEDO_TAKEOVER_RUNS", "2"))):
+            with self.subTest(run=run), contextlib.ExitStack() as stack:
+                a, b = self.pair(stack)
+                session, kernels = self.start_cell(a)
+                os.kill(a.connection["pid"], signal.SIGKILL)
+                killed = time.monotonic()
+                self.assertTrue(wait_until(lambda: not any(alive(pid) for pid in kernels), 10),
+                                "the dead daemon's kernel outlived it")
+                lines = self.marker_lines(a)
+                a.connection = None
+                self.check_resumed_once(b, session)
+                took = time.monotonic() - killed
+                self.assertEqual(self.marker_lines(a), lines, "the cell ran again after the takeover")
+                print(f"\n  run {run}: resumed and finished on b {took:.1f} s after the kill (lease {LEASE_SECONDS} s)", flush=True)
+                self.assertIn("took over the turn", b._log_tail(20000))
+
+    def test_a_daemon_stopped_past_its_lease_writes_nothing_more(self):
+        stack = contextlib.ExitStack()
+        self.addCleanup(stack.close)
+        a, b = self.pair(stack)
+        session, kernels = self.start_cell(a)
+        pid = a.connection["pid"]
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            items = self.check_resumed_once(b, session)
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        self.assertTrue(wait_until(lambda: "lost the lease of a session" in a._log_tail(20000), TAKEOVER_WAIT),
+                        f"a never said it lost the lease\n{a._log_tail()}")
+        self.assertTrue(wait_until(lambda: not any(alive(k) for k in kernels), 10), "a's kernel outlived its lease")
+        lines = self.marker_lines(a)
+        # Its turn is over on a, and whatever it still tried to write (the
+        # cell's output, the turn's end) never landed.
+        a.idle(session, TAKEOVER_WAIT)
+        self.assertEqual(b.history(session)["items"], items, "the stopped daemon wrote after it lost its lease")
+        self.assertEqual(self.marker_lines(a), lines)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,147 @@
+package engine_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/engine"
+	"github.com/albedo-agent/albedo/fixtures/fakes"
+)
+
+// testLeaseTTL is the lease time of these tests: the service renews four
+// times per TTL, so a lost lease is noticed within a quarter of it.
+const testLeaseTTL = 2 * time.Second
+
+// leasedRig returns a rig whose services share the store with other
+// processes through table, as owner.
+func leasedRig(t *testing.T, owner string, reply func(albedo.ModelRequest) fakes.Reply) (*rig, *fakes.LeaseTable) {
+	t.Helper()
+	r := newRig(t, reply)
+	table := fakes.NewLeaseTable(testLeaseTTL, r.store)
+	r.tune = func(o *engine.Options) {
+		o.Store = table.Fence(r.store)
+		o.Leases = table.Owner(owner)
+	}
+	r.svc = r.newService()
+	return r, table
+}
+
+func TestATurnHoldsTheSessionsLeaseUntilItEnds(t *testing.T) {
+	r, table := leasedRig(t, "a", script(fakes.Text("done"), fakes.Python("1")))
+	gate := r.kernel.BlockUntilCancelled()
+	sess := r.session(respProvider)
+	r.send(sess.ID, "go")
+	waitFor(t, "the cell to start", func() bool { return len(r.kernel.Cells()) == 1 })
+	if lease, ok := table.Holder(sess.ID); !ok || lease.Owner != "a" {
+		t.Fatalf("holder while the turn runs = %+v, %v; want a", lease, ok)
+	}
+	gate.Open()
+	r.waitIdle(sess.ID)
+	if lease, ok := table.Holder(sess.ID); ok {
+		t.Fatalf("the lease %+v outlived the turn", lease)
+	}
+	r.wantNoErrors(sess.ID, "after a leased turn")
+}
+
+func TestALostLeaseStopsTheTurnAndItsKernelAndWritesNothingMore(t *testing.T) {
+	r, table := leasedRig(t, "a", script(fakes.Text("done"), fakes.Python("while True: pass")))
+	r.kernel.BlockUntilCancelled()
+	sess := r.session(respProvider)
+	r.send(sess.ID, "go")
+	waitFor(t, "the cell to start", func() bool { return len(r.kernel.Cells()) == 1 })
+	before := r.history(sess.ID)
+
+	table.Steal(sess.ID, "b")
+	r.waitIdle(sess.ID)
+
+	after := r.history(sess.ID)
+	if len(after) != len(before) {
+		t.Fatalf("the service wrote %v after losing its lease", kinds(after[len(before):]))
+	}
+	if got := r.get(sess.ID); got.Stage != albedo.StageRunning {
+		t.Errorf("stage = %s; the session must stay running for its new owner", got.Stage)
+	}
+	waitFor(t, "the kernel to stop", func() bool {
+		for _, id := range r.kernel.Stops() {
+			if id == sess.ID {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+func TestAnOrphanedTurnIsTakenOverAsARestartResumesIt(t *testing.T) {
+	r, table := leasedRig(t, "b", script(fakes.Text("checked, all fine")))
+	now := time.UnixMilli(1_700_000_000_000)
+	crashed := albedo.Session{ID: "crashed", Workspace: r.workspace, Provider: respProvider, Model: "resp-model",
+		Protocol: albedo.ProtocolResponses, Title: "do it", Stage: albedo.StageRunning, KernelUsed: true, Revision: 3, CreatedAt: now, UpdatedAt: now}
+	elsewhere := crashed
+	elsewhere.ID, elsewhere.Workspace = "elsewhere", r.workspace+"/not-on-this-machine"
+	args := `{"code":"append_to_marker()"}`
+	for _, sess := range []albedo.Session{crashed, elsewhere} {
+		if _, err := r.store.Commit(r.ctx, albedo.Commit{Session: &sess, Items: []albedo.Item{
+			{Kind: albedo.KindUser, Text: "do it", Timestamp: now.UnixMilli()},
+			{Kind: albedo.KindToolCall, CallID: "call-1", ToolName: "python", Arguments: args, Protocol: albedo.ProtocolResponses,
+				Raw: fakes.NativeCall(albedo.ProtocolResponses, "call-1", "python", args), Timestamp: now.UnixMilli()},
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		table.Steal(sess.ID, "a") // the daemon that dies
+	}
+	table.Expire(crashed.ID)
+	table.Expire(elsewhere.ID)
+
+	waitFor(t, "the turn to be taken over and finish", func() bool {
+		items := r.history(crashed.ID)
+		return len(items) > 0 && items[len(items)-1].Kind == albedo.KindTurn
+	})
+	if cells := r.kernel.Cells(); len(cells) != 0 {
+		t.Fatalf("the cell cut by the other daemon's death ran again: %+v", cells)
+	}
+	items := r.history(crashed.ID)
+	equalKinds(t, items, albedo.KindUser, albedo.KindToolCall, albedo.KindToolOutput, albedo.KindUser, albedo.KindAssistant, albedo.KindTurn)
+	if out := items[2]; out.Result == nil || out.Result.Status != albedo.CellInterrupted {
+		t.Errorf("the open call's output = %+v; want interrupted", out)
+	}
+	if note := items[3]; note.Source != albedo.RestartSource || note.Text != engine.RestartCellsNote {
+		t.Errorf("restart note = %+v", note)
+	}
+	for i := 1; i < len(items); i++ {
+		if items[i].Seq <= items[i-1].Seq {
+			t.Fatalf("seqs do not increase: %d then %d", items[i-1].Seq, items[i].Seq)
+		}
+	}
+	if got := r.get(elsewhere.ID); got.Stage != albedo.StageRunning || len(r.history(elsewhere.ID)) != 2 {
+		t.Errorf("a session whose workspace is not on this machine was taken over: %+v", got)
+	}
+}
+
+func TestAMessageToASessionAnotherProcessRunsIsQueuedForIt(t *testing.T) {
+	r, table := leasedRig(t, "b", script(fakes.Text("done")))
+	sess := r.session(respProvider)
+	running := r.get(sess.ID)
+	running.Stage = albedo.StageRunning
+	if _, err := r.store.Commit(r.ctx, albedo.Commit{Session: &running}); err != nil {
+		t.Fatal(err)
+	}
+	table.Steal(sess.ID, "a")
+
+	if queued := r.send(sess.ID, "also this"); !queued {
+		t.Fatal("the message started a turn beside the one another process runs")
+	}
+	if running, _ := r.svc.Running(r.ctx, sess.ID); running {
+		t.Fatal("a turn runs here while another process holds the lease")
+	}
+	q, err := r.store.Queued(r.ctx, sess.ID)
+	if err != nil || len(q) != 1 || q[0].Text != "also this" {
+		t.Fatalf("queue = %+v, %v; want the message waiting for the running turn", q, err)
+	}
+	for _, it := range r.history(sess.ID) {
+		if it.Source == albedo.RestartSource || strings.Contains(it.Text, "restarted") {
+			t.Fatalf("a turn another process runs was resumed here: %+v", it)
+		}
+	}
+}

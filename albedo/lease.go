@@ -1,0 +1,49 @@
+package albedo
+
+import (
+	"context"
+	"time"
+)
+
+// Lease is one process's claim to run a session's turn and kernel while
+// other processes (daemons on other machines) share its store. A lease is
+// named by its owner and epoch: the epoch grows with every take, so an
+// owner that lost its lease can neither renew nor release nor write under
+// a newer one.
+type Lease struct {
+	SessionID string
+	// Owner names the process holding the lease, unique to one run of it.
+	Owner string
+	// Node names the daemon holding it, for people.
+	Node string
+	// Epoch counts the takes of the session's lease.
+	Epoch int64
+}
+
+// Orphan is a running session whose lease expired, or that has none: no
+// process runs its turn.
+type Orphan struct {
+	SessionID string
+	Workspace string
+}
+
+// Leases decides which of the processes sharing a store runs each
+// session's turn. The store's clock decides when a lease expires, never a
+// process's own. A store that one process alone writes needs none.
+type Leases interface {
+	// Take gives this process the session's lease when it is free,
+	// expired or its own (one it could not release), in one step that no
+	// other take can interleave with, at a new epoch; ok is false when
+	// another process's live lease holds it.
+	Take(ctx context.Context, sessionID string) (lease Lease, ok bool, err error)
+	// Renew extends every live lease this process holds by TTL and returns
+	// them: a lease missing from the answer is lost.
+	Renew(ctx context.Context) ([]Lease, error)
+	// Release gives up a lease at once, unless it was taken since.
+	Release(ctx context.Context, lease Lease) error
+	// Orphans lists the running sessions whose lease expired, or that
+	// have none.
+	Orphans(ctx context.Context) ([]Orphan, error)
+	// TTL is how long a lease lives after it was taken or last renewed.
+	TTL() time.Duration
+}
