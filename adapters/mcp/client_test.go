@@ -17,7 +17,7 @@ import (
 
 // stdioConfig is a server config running this test binary as the fake
 // server, writing its pid to marker.
-func stdioConfig(t *testing.T, marker string) ServerConfig {
+func stdioConfig(t testing.TB, marker string) ServerConfig {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
