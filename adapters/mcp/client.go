@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/albedo-agent/albedo/adapters/landlock"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -216,7 +217,7 @@ func (c *Conn) startProcess(l Launch) (sdk.Transport, error) {
 	}
 	attrs := []*syscall.SysProcAttr{groupAttr()}
 	if l.PIDNamespace {
-		attrs = append(namespaceAttrs(attrs[0]), attrs...)
+		attrs = append(landlock.NamespaceAttrs(attrs[0]), attrs...)
 	}
 	var cmd *exec.Cmd
 	for _, attr := range attrs {

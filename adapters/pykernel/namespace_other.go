@@ -4,10 +4,6 @@ package pykernel
 
 import "syscall"
 
-// namespaceAttrs returns none: PID namespaces are Linux's, and a kernel
-// elsewhere runs without one.
-func namespaceAttrs(base *syscall.SysProcAttr) []*syscall.SysProcAttr { return nil }
-
 // jobOfKernel reports false: without /proc the daemon cannot tell a job of
 // the kernel from any other process, so it leaves the jobs to the kernel,
 // which kills them when its daemon is gone.

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/albedo-agent/albedo/adapters/landlock"
 	"github.com/albedo-agent/albedo/albedo"
 )
 
@@ -158,7 +159,7 @@ func spawn(ctx context.Context, o *Options, python, sessionID, workspace string)
 	// first way the machine allows; one that allows none runs without.
 	attrs := []*syscall.SysProcAttr{groupAttr()}
 	if launch.PIDNamespace {
-		attrs = append(namespaceAttrs(attrs[0]), attrs...)
+		attrs = append(landlock.NamespaceAttrs(attrs[0]), attrs...)
 	}
 	var cmd *exec.Cmd
 	for _, attr := range attrs {
