@@ -82,30 +82,31 @@ func listMCP(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 	return nil
 }
 
-func approveMCP(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
-	c, workspace, err := mcpArgs(ctx, e, fs, args, 1)
-	if err != nil {
-		return err
-	}
-	s, err := c.ApproveMCP(ctx, workspace, fs.Arg(0))
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "approved %s (%s): %s\n", s.Name, s.Source, s.Runs)
-	return nil
-}
+// approveMCP is "albedo mcp approve NAME".
+var approveMCP = actOnMCP((*client.Client).ApproveMCP, func(s wire.MCPServer) string {
+	return fmt.Sprintf("approved %s (%s): %s", s.Name, s.Source, s.Runs)
+})
 
-func restartMCP(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
-	c, workspace, err := mcpArgs(ctx, e, fs, args, 1)
-	if err != nil {
-		return err
+// restartMCP is "albedo mcp restart NAME".
+var restartMCP = actOnMCP((*client.Client).RestartMCP, func(s wire.MCPServer) string {
+	return fmt.Sprintf("restarted %s: its next use starts it", s.Name)
+})
+
+// actOnMCP returns the subcommand that does act to the server NAME of the
+// workspace and prints what say makes of the server as it is then.
+func actOnMCP(act func(*client.Client, context.Context, string, string) (wire.MCPServer, error), say func(wire.MCPServer) string) func(context.Context, *env, *flag.FlagSet, []string) error {
+	return func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+		c, workspace, err := mcpArgs(ctx, e, fs, args, 1)
+		if err != nil {
+			return err
+		}
+		s, err := act(c, ctx, workspace, fs.Arg(0))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(e.stdout, say(s))
+		return nil
 	}
-	s, err := c.RestartMCP(ctx, workspace, fs.Arg(0))
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "restarted %s: its next use starts it\n", s.Name)
-	return nil
 }
 
 func logsMCP(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {

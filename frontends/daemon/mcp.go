@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/albedo-agent/albedo/albedo"
@@ -28,20 +29,13 @@ func (a *api) listMCP(c *gin.Context) {
 	answer(c, http.StatusOK, list, err)
 }
 
-func (a *api) approveMCP(c *gin.Context) {
-	m, ok := a.mcpServers(c)
-	if !ok {
-		return
-	}
-	var body wire.MCPTarget
-	if !bind(c, &body) {
-		return
-	}
-	s, err := m.Approve(c.Request.Context(), body.Workspace, c.Param("server"))
-	answer(c, http.StatusOK, s, err)
-}
+func (a *api) approveMCP(c *gin.Context) { a.actOnMCP(c, app.MCPServers.Approve) }
 
-func (a *api) restartMCP(c *gin.Context) {
+func (a *api) restartMCP(c *gin.Context) { a.actOnMCP(c, app.MCPServers.Restart) }
+
+// actOnMCP answers a route that does act to the server the path names,
+// of the workspace the body names, with the server as it is then.
+func (a *api) actOnMCP(c *gin.Context, act func(app.MCPServers, context.Context, string, string) (wire.MCPServer, error)) {
 	m, ok := a.mcpServers(c)
 	if !ok {
 		return
@@ -50,6 +44,6 @@ func (a *api) restartMCP(c *gin.Context) {
 	if !bind(c, &body) {
 		return
 	}
-	s, err := m.Restart(c.Request.Context(), body.Workspace, c.Param("server"))
+	s, err := act(m, c.Request.Context(), body.Workspace, c.Param("server"))
 	answer(c, http.StatusOK, s, err)
 }
