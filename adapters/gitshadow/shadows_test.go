@@ -297,3 +297,20 @@ func TestARestoreRefusesPathsOutsideTheWorkspace(t *testing.T) {
 		}
 	}
 }
+
+func TestAWorkspaceHoldingTheShadowsLeavesThemOut(t *testing.T) {
+	ctx := context.Background()
+	ws := t.TempDir()
+	s, err := New(filepath.Join(ws, "home", "checkpoints"), Limits{})
+	if err != nil {
+		t.Skip(err)
+	}
+	files(t, ws, map[string]string{"a.txt": "a"})
+	tree, err := s.Snapshot(ctx, ws, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if listed := s.list(t, ws, tree); !slices.Equal(listed, []string{"a.txt"}) {
+		t.Fatalf("snapshot holds %q", listed)
+	}
+}

@@ -119,12 +119,16 @@ func (sh *shadow) keep(tree string) error {
 	return nil
 }
 
-// writeExcludes writes the shadow's exclusions: the default folders and
-// the workspace repository's own info/exclude, read, never written.
+// writeExcludes writes the shadow's exclusions: the default folders, the
+// folder of the shadows when the workspace holds it, and the workspace
+// repository's own info/exclude, read, never written.
 func (sh *shadow) writeExcludes() error {
 	var b strings.Builder
 	for _, e := range defaultExcludes() {
 		b.WriteString(e + "\n")
+	}
+	if rel, ok := sh.relative(filepath.Dir(sh.dir)); ok && filepath.IsAbs(filepath.Dir(sh.dir)) {
+		b.WriteString("/" + rel + "/\n")
 	}
 	if own, err := os.ReadFile(filepath.Join(sh.workspace, ".git", "info", "exclude")); err == nil {
 		b.Write(own)

@@ -10,7 +10,8 @@ import (
 // vents that wait for its next turn, the sandbox its kernel runs under
 // (when albedo has one), what is wrong with its context window or the
 // model catalog ("context"), the instruction files its last turn
-// skipped ("instructions"), and how many background jobs its kernel
+// skipped ("instructions"), why its workspace takes no snapshots
+// ("snapshots", when it takes none), and how many background jobs its kernel
 // runs ("jobs", when any). Open vents never appear there: they
 // are the user's to triage, not the session's.
 func (s *Service) Glances(ctx context.Context, id string) ([]albedo.Glance, error) {
@@ -34,6 +35,9 @@ func (s *Service) Glances(ctx context.Context, id string) ([]albedo.Glance, erro
 	}
 	if st, ok := s.sessionSandbox(ctx, id); ok {
 		glances = append(glances, sandboxGlance(st))
+	}
+	if g, ok := s.snapshotsGlance(id); ok {
+		glances = append(glances, g)
 	}
 	if n := s.kernel.RunningJobs(id); n > 0 {
 		glances = append(glances, albedo.Glance{"extension": "jobs", "running": float64(n)})

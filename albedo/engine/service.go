@@ -80,6 +80,10 @@ type Options struct {
 	// one runs each session's turn (see lease.go); nil: this process is
 	// the store's only writer and runs every turn.
 	Leases albedo.Leases
+	// Checkpoints, when set, snapshots each session's workspace as a turn
+	// starts and after each tool call, so that Rewind can undo what the
+	// calls did to the files; nil takes no snapshot.
+	Checkpoints albedo.Checkpoints
 }
 
 // DefaultCellTimeout bounds a cell whose call names no timeout.
@@ -128,6 +132,8 @@ type Service struct {
 	tools []toolEntry
 	// toolServers reaches MCP servers; nil for none.
 	toolServers albedo.ToolServers
+	// checkpoints snapshots workspaces; nil for none.
+	checkpoints albedo.Checkpoints
 
 	mu       sync.Mutex
 	sessions map[string]*sessionState
@@ -181,6 +187,9 @@ type sessionState struct {
 	instr instructionState
 	// servers is what the model was last told of the MCP servers' tools.
 	servers serverToolState
+	// snapshotsOff says why the session's workspace takes no snapshots,
+	// "" while it does; guarded by mu.
+	snapshotsOff string
 }
 
 // New returns a Service wired to the given ports.
@@ -207,6 +216,7 @@ func New(opts Options) *Service {
 		noWarmup:     opts.NoKernelWarmup,
 		sandbox:      opts.Sandbox,
 		toolServers:  opts.ToolServers,
+		checkpoints:  opts.Checkpoints,
 		stopReaper:   make(chan struct{}),
 		sessions:     make(map[string]*sessionState),
 	}

@@ -51,6 +51,8 @@ type turn struct {
 	rd round
 	// ledger holds the pending rows of the step's model request.
 	ledger *ledger
+	// snaps are the turn's snapshots of the workspace.
+	snaps turnSnapshots
 }
 
 // startTurn runs a turn of sess in the background. The caller holds
@@ -100,6 +102,7 @@ func (t *turn) step(ctx context.Context) stepOutcome {
 	first := t.instr == nil
 	if first {
 		s.warmKernel(ctx, st, t.sess)
+		t.startSnapshot(ctx)
 		files = s.projectInstructions(ctx, t.sess)
 		note = st.instructionsRead(files)
 		t.servers = s.listServerTools(ctx, t.sess)
@@ -158,7 +161,9 @@ func (t *turn) step(ctx context.Context) stepOutcome {
 		return stepAnswered
 	}
 	for _, call := range calls {
+		before := t.snapshotBefore(ctx)
 		out := t.runCall(ctx, call)
+		t.snapshotAfter(ctx, before, out)
 		if _, err := t.append(context.WithoutCancel(ctx), out...); err != nil {
 			return t.fail(ctx, err)
 		}

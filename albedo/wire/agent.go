@@ -47,6 +47,9 @@ type SessionAPI interface {
 	// Fork makes a session whose transcript is the session's up to and
 	// including the checkpoint.
 	Fork(ctx context.Context, id string, checkpoint int64) (Session, error)
+	// Rewind puts back the files an idle session's steps changed after a
+	// checkpoint, or with DryRun answers the plan only (see Rewind).
+	Rewind(ctx context.Context, id string, r Rewind) (Rewound, error)
 	// MoveWorkspace points an idle session at another workspace folder.
 	MoveWorkspace(ctx context.Context, id, workspace string) (Session, error)
 	// SwitchModel rebinds an idle session to a provider (its own when

@@ -50,6 +50,46 @@ type Fork struct {
 	Checkpoint *int64 `json:"checkpoint"`
 }
 
+// Rewind is the body of POST /sessions/{id}/rewind.
+type Rewind struct {
+	// Checkpoint is a transcript item id (0: the start): the files the
+	// session's steps after it changed are put back as they were there.
+	// Required.
+	Checkpoint *int64 `json:"checkpoint"`
+	// DryRun answers the plan and changes nothing.
+	DryRun bool `json:"dry_run,omitempty"`
+	// Force restores the paths changed both by the session and outside
+	// it too, instead of refusing.
+	Force bool `json:"force,omitempty"`
+	// Conversation is "keep" (the default) or "fork": fork also makes a
+	// new session whose transcript ends at the checkpoint, and leaves the
+	// session itself unchanged.
+	Conversation string `json:"conversation,omitempty"`
+}
+
+// Rewound is the answer of POST /sessions/{id}/rewind: what the rewind
+// restores (or, for a dry run, would), what it keeps, and what it
+// refuses. Each change says how the file now differs from the
+// checkpoint.
+type Rewound struct {
+	Checkpoint int64 `json:"checkpoint"`
+	DryRun     bool  `json:"dry_run"`
+	// Restored are the paths the session's steps changed after the
+	// checkpoint, put back.
+	Restored []Change `json:"restored"`
+	// Kept are the paths changed only outside the session (by the user,
+	// between turns or before a cell): left as they are.
+	Kept []Change `json:"kept"`
+	// Conflicts are the paths changed both by the session and outside
+	// it: restored only with force.
+	Conflicts []Change `json:"conflicts"`
+	// Undo is the checkpoint that undoes this rewind (0 for a dry run or
+	// one that restored nothing).
+	Undo int64 `json:"undo,omitempty"`
+	// Session is the new session of conversation "fork".
+	Session *Session `json:"session,omitempty"`
+}
+
 // MoveWorkspace is the body of POST /sessions/{id}/workspace.
 type MoveWorkspace struct {
 	Workspace string `json:"workspace"`

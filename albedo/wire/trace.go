@@ -9,6 +9,17 @@ import (
 type Trace struct {
 	Activities []Activity `json:"activities"`
 	Changes    []Change   `json:"changes"`
+	// Checkpoint names the snapshots of the workspace around the cell,
+	// when snapshots are on (see docs/checkpoints.md).
+	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
+}
+
+// Checkpoint names two snapshots of a session's workspace: as a step
+// found it and as it left it. A step is a cell, or a rewind.
+type Checkpoint struct {
+	// Before is "" when no snapshot was taken before the step.
+	Before string `json:"before,omitempty"`
+	After  string `json:"after"`
 }
 
 // Activity is one file a cell opened: Kind is "read" or "write".

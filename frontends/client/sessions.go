@@ -96,6 +96,12 @@ func (c *Client) Fork(ctx context.Context, id string, checkpoint int64) (wire.Se
 	return call[wire.Session](ctx, c, http.MethodPost, sessionPath(id, "fork"), body, "fork session %s at %d", id, checkpoint)
 }
 
+// Rewind puts back the files an idle session's steps changed after a
+// checkpoint, or with DryRun answers the plan only.
+func (c *Client) Rewind(ctx context.Context, id string, r wire.Rewind) (wire.Rewound, error) {
+	return call[wire.Rewound](ctx, c, http.MethodPost, sessionPath(id, "rewind"), r, "rewind session %s", id)
+}
+
 // MoveWorkspace points an idle session at another workspace folder (an
 // absolute path) and returns the session as it now is.
 func (c *Client) MoveWorkspace(ctx context.Context, id, workspace string) (wire.Session, error) {

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/albedo-agent/albedo/adapters/configfile"
+	"github.com/albedo-agent/albedo/adapters/gitshadow"
 	"github.com/albedo-agent/albedo/adapters/landlock"
 	"github.com/albedo-agent/albedo/adapters/localfs"
 	"github.com/albedo-agent/albedo/adapters/mcp"
@@ -43,6 +44,8 @@ type Assembly struct {
 	// mcp runs the MCP servers of each workspace; nil without a home.
 	// Shutdown stops them.
 	mcp *mcp.Manager
+	// shadows keep the workspaces' snapshots; nil for none.
+	shadows *gitshadow.Shadows
 	// sandbox confines the default kernel; nil for a kernel passed in.
 	// Shutdown closes it once the kernel has ended.
 	sandbox *landlock.Sandbox
@@ -131,6 +134,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 		a.mcpStatus = newMCPServers(opts, dir, mcpRuns{a.mcp})
 		toolServers = a.mcp
 	}
+	a.shadows = checkpoints(opts, dir)
 	a.svc = engine.New(engine.Options{
 		Workspaces:          workspaces(opts, dir),
 		Store:               a.store,
@@ -152,6 +156,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 		HostCalls:           opts.HostCalls,
 		ToolServers:         toolServers,
 		Leases:              leases,
+		Checkpoints:         asPort(a.shadows),
 	})
 	a.app = app.New(a.svc, a.MCPServers())
 	return a, nil
@@ -228,6 +233,12 @@ func (a *Assembly) App() *app.App { return a.app }
 // Recover resumes every turn that was running when the store was last
 // used, and returns how many it resumed.
 func (a *Assembly) Recover(ctx context.Context) (int, error) {
+	if a.shadows != nil {
+		// A rewind a crash cut short lands whole before anything runs.
+		if err := a.shadows.Recover(ctx); err != nil {
+			a.log.Error("finish interrupted rewinds", "err", err)
+		}
+	}
 	n, err := a.svc.Recover(ctx)
 	if err != nil {
 		return n, fmt.Errorf("resume interrupted turns: %w", err)

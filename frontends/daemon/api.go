@@ -32,6 +32,16 @@ func Capabilities() []string {
 	return []string{"session_provider", "session_workspace", "session_fork", "session_stream", "images", "commands", "paperclips", "sandbox", "mcp"}
 }
 
+// capabilities are the features this daemon has: Capabilities, and
+// "snapshots" when it snapshots workspaces (git is on PATH).
+func (a *api) capabilities() []string {
+	c := Capabilities()
+	if a.app.Snapshots() {
+		c = append(c, "snapshots")
+	}
+	return c
+}
+
 // APIOptions configure the HTTP API.
 type APIOptions struct {
 	// Service is the domain service the routes answer from.
@@ -222,7 +232,7 @@ func kindName(k string) string {
 }
 
 func (a *api) health(c *gin.Context) {
-	c.JSON(http.StatusOK, wire.Health{OK: true, Version: APIVersion, Capabilities: Capabilities(), Albedo: a.version, Store: a.store, Sandbox: a.app.Sandbox(c.Request.Context())})
+	c.JSON(http.StatusOK, wire.Health{OK: true, Version: APIVersion, Capabilities: a.capabilities(), Albedo: a.version, Store: a.store, Sandbox: a.app.Sandbox(c.Request.Context())})
 }
 
 func (a *api) postShutdown(c *gin.Context) {

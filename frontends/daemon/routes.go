@@ -74,6 +74,7 @@ func apiRoutes() []route {
 		{method: "GET", path: "/sessions/{id}/requests", handle: (*api).requests, summary: "A page of a session's request ledger, oldest first", query: []string{"after", "limit"}, status: 200, answer: wire.RequestPage{}},
 		{method: "GET", path: "/sessions/{id}/context", handle: (*api).context, summary: "How full a session's model context is", access: pageAccess, status: 200, answer: wire.Context{}},
 		{method: "POST", path: "/sessions/{id}/fork", handle: (*api).fork, summary: "Branch a session at a checkpoint", body: wire.Fork{}, access: pageAccess, status: 201, answer: wire.Session{}},
+		{method: "POST", path: "/sessions/{id}/rewind", handle: (*api).rewind, summary: "Put back the files an idle session's steps changed after a checkpoint (dry_run: the plan only; 409 naming the paths also changed outside it unless force)", body: wire.Rewind{}, status: 200, answer: wire.Rewound{}},
 		{method: "POST", path: "/sessions/{id}/interrupt", handle: (*api).interrupt, summary: "Stop a session's turn", access: pageAccess, status: 200, answer: wire.Status{}},
 		{method: "POST", path: "/sessions/{id}/queue/send", handle: (*api).sendQueued, summary: "Start a turn on the messages an interrupt left queued", access: pageAccess, status: 200, answer: wire.Status{}},
 		{method: "DELETE", path: "/sessions/{id}/queue/{queue}", handle: (*api).dropQueued, summary: "Drop a queued message", access: pageAccess, status: 200, answer: wire.Deleted{}},

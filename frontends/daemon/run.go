@@ -185,9 +185,10 @@ func (d *daemon) serve(ctx context.Context, opts Options) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(limitConns(ln, limits.MaxConns)) }()
 
-	// Interrupted turns resume before clients learn where the daemon is,
-	// so that no client ever sees a crashed turn that is not resuming.
-	if n, err := d.svc.Recover(ctx); err != nil {
+	// Interrupted rewinds finish and interrupted turns resume before
+	// clients learn where the daemon is, so that no client ever sees a
+	// crashed turn that is not resuming.
+	if n, err := d.asm.Recover(ctx); err != nil {
 		d.log.Error("recover interrupted turns", "err", err)
 	} else if n > 0 {
 		d.log.Info("resumed interrupted turns", "count", n)

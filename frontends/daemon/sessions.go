@@ -170,6 +170,15 @@ func (a *api) fork(c *gin.Context) {
 	answer(c, http.StatusCreated, s, err)
 }
 
+func (a *api) rewind(c *gin.Context) {
+	var body wire.Rewind
+	if !bind(c, &body) {
+		return
+	}
+	r, err := a.app.Rewind(c.Request.Context(), c.Param("id"), body)
+	answer(c, http.StatusOK, r, err)
+}
+
 func (a *api) interrupt(c *gin.Context) {
 	st, err := a.app.Interrupt(c.Request.Context(), c.Param("id"))
 	answer(c, http.StatusOK, st, err)

@@ -72,6 +72,13 @@ func (a *Albedo) Fork(ctx context.Context, id string, checkpoint int64) (wire.Se
 	return s, failed(err, "fork session %s at %d", id, checkpoint)
 }
 
+// Rewind puts back the files an idle session's steps changed after a
+// checkpoint, or with DryRun answers the plan only (docs/checkpoints.md).
+func (a *Albedo) Rewind(ctx context.Context, id string, r wire.Rewind) (wire.Rewound, error) {
+	out, err := a.app.Rewind(ctx, id, r)
+	return out, failed(err, "rewind session %s", id)
+}
+
 // MoveWorkspace points an idle session at another workspace folder (an
 // absolute path), for instance after the old one was renamed. History is
 // kept; the Python kernel starts afresh in the new folder.

@@ -29,6 +29,9 @@ const (
 	// OwnerFile names this home's daemon in the leases of a PostgreSQL
 	// store shared with other daemons, from one run of it to the next.
 	OwnerFile = "lease-owner"
+	// CheckpointsDir holds the shadow repositories of the workspaces'
+	// snapshots (docs/checkpoints.md).
+	CheckpointsDir = "checkpoints"
 )
 
 // Dir returns the albedo home: $ALBEDO_HOME, or ~/.albedo.

@@ -84,3 +84,34 @@ func (e Extensions) Compaction() (CompactionSettings, error) {
 	}
 	return CompactionSettings(doc), nil
 }
+
+// CheckpointSettings are the "checkpoints" settings of extensions.json as
+// written: nil for a member that is absent (the adapter's default).
+type CheckpointSettings struct {
+	// Enabled false takes no snapshots at all.
+	Enabled *bool `json:"enabled"`
+	// MaxFiles, MaxFileBytes and TimeoutSeconds are the snapshots'
+	// limits.
+	MaxFiles       *int     `json:"maxFiles"`
+	MaxFileBytes   *int64   `json:"maxFileBytes"`
+	TimeoutSeconds *float64 `json:"timeoutSeconds"`
+}
+
+// Checkpoints reads "checkpoints": {"enabled": bool, "maxFiles": number,
+// "maxFileBytes": number, "timeoutSeconds": number}. A member of the
+// wrong type or a number below one is an error naming it; the settings
+// are then absent (the defaults).
+func (e Extensions) Checkpoints() (CheckpointSettings, error) {
+	raw, ok := e["checkpoints"]
+	if !ok {
+		return CheckpointSettings{}, nil
+	}
+	var doc CheckpointSettings
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return CheckpointSettings{}, fmt.Errorf("%s: \"checkpoints\" must be {\"enabled\": bool, \"maxFiles\": number, \"maxFileBytes\": number, \"timeoutSeconds\": number}: %w", ExtensionsFile, err)
+	}
+	if (doc.MaxFiles != nil && *doc.MaxFiles < 1) || (doc.MaxFileBytes != nil && *doc.MaxFileBytes < 1) || (doc.TimeoutSeconds != nil && *doc.TimeoutSeconds <= 0) {
+		return CheckpointSettings{}, fmt.Errorf("%s: the limits of \"checkpoints\" must be above zero", ExtensionsFile)
+	}
+	return doc, nil
+}

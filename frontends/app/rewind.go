@@ -1,0 +1,54 @@
+package app
+
+import (
+	"context"
+
+	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/engine"
+	"github.com/albedo-agent/albedo/albedo/wire"
+)
+
+// Rewind puts back the files an idle session's steps changed after a
+// checkpoint (see engine.Service.Rewind), or with DryRun says what it
+// would do.
+func (a *App) Rewind(ctx context.Context, id string, body wire.Rewind) (wire.Rewound, error) {
+	if body.Checkpoint == nil {
+		return wire.Rewound{}, albedo.Errorf(albedo.EInvalid, `a rewind needs "checkpoint": a transcript item id, or 0 for the start`)
+	}
+	fork := false
+	switch body.Conversation {
+	case "", "keep":
+	case "fork":
+		fork = true
+	default:
+		return wire.Rewound{}, albedo.Errorf(albedo.EInvalid, `"conversation" is "keep" or "fork", not %q`, body.Conversation)
+	}
+	r, err := a.svc.Rewind(ctx, id, engine.Rewind{Checkpoint: *body.Checkpoint, DryRun: body.DryRun, Force: body.Force, Fork: fork})
+	if err != nil {
+		return wire.Rewound{}, err
+	}
+	out := wire.Rewound{
+		Checkpoint: *body.Checkpoint, DryRun: body.DryRun, Undo: r.Undo,
+		Restored: changes(r.Restore), Kept: changes(r.Kept), Conflicts: changes(r.Conflicts),
+	}
+	if body.Force {
+		out.Restored = append(out.Restored, out.Conflicts...)
+	}
+	if r.Fork != nil {
+		s := session(*r.Fork)
+		out.Session = &s
+	}
+	return out, nil
+}
+
+// Snapshots says whether albedo takes snapshots of workspaces.
+func (a *App) Snapshots() bool { return a.svc.Snapshots() }
+
+// changes shows file changes as the API does, never null.
+func changes(list []albedo.FileChange) []wire.Change {
+	out := make([]wire.Change, len(list))
+	for i, c := range list {
+		out[i] = wire.Change{Path: c.Path, Kind: c.Kind}
+	}
+	return out
+}
