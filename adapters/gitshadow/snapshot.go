@@ -14,6 +14,16 @@ import (
 	"github.com/albedo-agent/albedo/albedo"
 )
 
+// firstSnapshotFactor is how many times the time limit a workspace's
+// first snapshot may take: it stores every file.
+const firstSnapshotFactor = 4
+
+// first says whether the shadow has no snapshot yet: its index is missing.
+func (sh *shadow) first() bool {
+	_, err := os.Stat(filepath.Join(sh.dir, "index"))
+	return err != nil
+}
+
 // Snapshot records the workspace's files and returns the id of their tree.
 func (s *Shadows) Snapshot(ctx context.Context, workspace string, written []string) (string, error) {
 	sh, unlock, err := s.open(ctx, workspace)
@@ -24,11 +34,15 @@ func (s *Shadows) Snapshot(ctx context.Context, workspace string, written []stri
 	if reason := sh.off(); reason != "" {
 		return "", albedo.Errorf(albedo.ETooLarge, "snapshots are off for %s: %s", sh.workspace, reason)
 	}
-	tctx, cancel := context.WithTimeout(ctx, s.limits.Timeout)
+	limit := s.limits.Timeout
+	if sh.first() {
+		limit *= firstSnapshotFactor
+	}
+	tctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	tree, err := s.snapshot(tctx, sh, written)
 	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-		return "", sh.turnOff(fmt.Sprintf("a snapshot took longer than %s", s.limits.Timeout))
+		return "", sh.turnOff(fmt.Sprintf("a snapshot took longer than %s", limit))
 	}
 	var tooMany *albedo.Error
 	if errors.As(err, &tooMany) && tooMany.Code == albedo.ETooLarge {
@@ -82,7 +96,13 @@ func (s *Shadows) snapshot(ctx context.Context, sh *shadow, written []string) (s
 		return sh.last, nil
 	}
 	if update.Len() > 0 {
-		if _, err := sh.run(ctx, update.Bytes(), "update-index", "-z", "--add", "--remove", "--stdin"); err != nil {
+		args := []string{"update-index", "-z", "--add", "--remove", "--stdin"}
+		if sh.first() {
+			// Every file at once: into one pack file (git's bulk check-in of
+			// files over core.bigFileThreshold) rather than a file each.
+			args = append([]string{"-c", "core.bigFileThreshold=1"}, args...)
+		}
+		if _, err := sh.run(ctx, update.Bytes(), args...); err != nil {
 			return "", fmt.Errorf("record the files of %s: %w", sh.workspace, err)
 		}
 	}

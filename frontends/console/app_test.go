@@ -227,7 +227,7 @@ func TestConsoleCommands(t *testing.T) {
 		{"/workspace /elsewhere", `POST /sessions/s1/workspace {"workspace":"/elsewhere"}`, ""},
 		{"/bogus", `POST /sessions/s1/commands {"name":"/skill","args":{"skill":"bogus","text":""}}`, "the skills offered are deploy"},
 		{"/deploy to staging", `POST /sessions/s1/commands {"name":"/skill","args":{"skill":"deploy","text":"to staging"}}`, queuedNote},
-		{"/help", "", "/fork ID"},
+		{"/help", "", "/rewind ID"},
 		{"/fork 1", `POST /sessions/s1/fork {"checkpoint":1}`, "forked from session s1 at #1"},
 	} {
 		s.typeText(tt.line)

@@ -31,6 +31,7 @@ func commandHelp() []struct{ usage, summary string } {
 		{"/login", "add or change a model provider (name, URL, model, key)"},
 		{"/compact", "summarise the earlier conversation; later requests start from the summary"},
 		{"/fork ID", "start a new session from this one up to checkpoint #ID"},
+		{"/rewind ID [apply|force]", "preview putting back the files changed after #ID; apply does it"},
 		{"/new", "start a new session in this session's folder"},
 		{"/workspace PATH", "move this session to another folder"},
 		{"/name NAME", "name this session"},
@@ -78,6 +79,13 @@ func parseCommand(text string) (cmd command, ok bool, err error) {
 		if _, err := strconv.ParseInt(strings.TrimPrefix(cmd.args[0], "#"), 10, 64); err != nil {
 			return cmd, true, fmt.Errorf("/fork needs a checkpoint number, not %q", cmd.args[0])
 		}
+	case "/rewind":
+		if n := len(cmd.args); n < 1 || n > 2 || n == 2 && cmd.args[1] != "apply" && cmd.args[1] != "force" {
+			return cmd, true, fmt.Errorf("usage: /rewind ID [apply|force] (ID: the #number shown on a message or cell)")
+		}
+		if _, err := strconv.ParseInt(strings.TrimPrefix(cmd.args[0], "#"), 10, 64); err != nil {
+			return cmd, true, fmt.Errorf("/rewind needs a checkpoint number, not %q", cmd.args[0])
+		}
 	case "/workspace":
 		if cmd.rest == "" {
 			return cmd, true, fmt.Errorf("usage: /workspace PATH")
@@ -117,7 +125,7 @@ func unescapeMessage(text string) string {
 	return text
 }
 
-// checkpoint returns the checkpoint a /fork names.
+// checkpoint returns the checkpoint a /fork or /rewind names.
 func (c command) checkpoint() int64 {
 	n, _ := strconv.ParseInt(strings.TrimPrefix(c.args[0], "#"), 10, 64)
 	return n
@@ -248,6 +256,18 @@ func (s *sessionScreen) run(cmd command) {
 		ws := s.info.Workspace
 		s.openMade(func() (wire.Session, error) { return cl.CreateSession(ctx, ws, "") }, func(sess wire.Session) string {
 			return fmt.Sprintf("a new session in %s; session %s goes on in the daemon (/sessions lists it)", tildePath(sess.Workspace), id)
+		})
+	case "/rewind":
+		at, mode := cmd.checkpoint(), ""
+		if len(cmd.args) == 2 {
+			mode = cmd.args[1]
+		}
+		async(func() (string, error) {
+			r, err := cl.Rewind(ctx, id, wire.Rewind{Checkpoint: &at, DryRun: mode == "", Force: mode == "force"})
+			if err != nil {
+				return "", err
+			}
+			return rewindNotice(at, r), nil
 		})
 	case "/fork":
 		at := cmd.checkpoint()

@@ -25,6 +25,10 @@ func TestParseCommand(t *testing.T) {
 		{input: "/model a b c", isCmd: true, wantErr: "usage: /model"},
 		{input: "/fork #12", isCmd: true, name: "/fork", args: []string{"#12"}},
 		{input: "/fork twelve", isCmd: true, wantErr: "checkpoint number"},
+		{input: "/rewind #12", isCmd: true, name: "/rewind", args: []string{"#12"}},
+		{input: "/rewind 12 force", isCmd: true, name: "/rewind", args: []string{"12", "force"}},
+		{input: "/rewind 12 now", isCmd: true, wantErr: "usage: /rewind"},
+		{input: "/rewind", isCmd: true, wantErr: "usage: /rewind"},
 		{input: "/workspace /tmp/my dir", isCmd: true, name: "/workspace", args: []string{"/tmp/my", "dir"}},
 		{input: "/name", isCmd: true, wantErr: "usage: /name"},
 		{input: " /quit ", isCmd: true, name: "/quit"},
@@ -188,7 +192,7 @@ func TestCompleteCommand(t *testing.T) {
 	}{
 		{"/wo", "/workspace", "/workspace"},
 		{"/f", "/fork", "/fork"},
-		{"/", "/model /login /compact /fork /new /workspace /name /sessions /vents /sandbox /mcp /help /quit", "/"},
+		{"/", "/model /login /compact /fork /rewind /new /workspace /name /sessions /vents /sandbox /mcp /help /quit", "/"},
 		{"/c", "/compact", "/compact"},
 		{"/zz", "", "/zz"},
 	}
