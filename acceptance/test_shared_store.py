@@ -11,13 +11,14 @@ log, and its kernel is gone.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import time
 import unittest
 
-from harness import Albedo, PostgresDatabase, Provider, alive, kernel_processes, python, text, wait_until
-from scripts import inputs_of, is_output
+from harness import Albedo, EventStream, PostgresDatabase, Provider, alive, kernel_processes, python, wait_until
+from scripts import by_prompt
 
 LEASE_SECONDS = 2
 """The daemons' lease time (ALBEDO_LEASE_SECONDS): a dead daemon's turn
@@ -37,12 +38,10 @@ while True:
 """
 
 
-def model(request):
-    """Runs the marker cell, then answers once the cell's output (the
-    interrupted one a takeover gives it) is in the conversation."""
-    if any(is_output(item) for item in inputs_of(request)):
-        return text("finished")
-    return python(CELL)
+model = by_prompt({"marker": python(CELL), "print": python("print('from b')")}, answer="finished")
+"""Runs the marker cell for a prompt naming the marker, a printing cell
+for one saying print, and answers once its output (or the interrupted one
+a takeover gives it) is in the conversation."""
 
 
 class SharedDaemon(Albedo):
@@ -113,6 +112,34 @@ class SharedStoreTest(unittest.TestCase):
         self.assertEqual(items[-2]["kind"], "assistant")
         self.assertEqual(items[-2]["text"], "finished")
         return items
+
+    def test_a_session_of_one_daemon_runs_through_the_other_and_streams_on_both(self):
+        stack = contextlib.ExitStack()
+        self.addCleanup(stack.close)
+        a, b = self.pair(stack)
+        session = a.session()
+        self.assertIn(session, b.cli("sessions"))
+        on_a = EventStream(a, session)
+        self.addCleanup(on_a.response.close)
+        b.prompt(session, "print something").close()
+        b.idle(session)
+        items = b.history(session)["items"]
+        self.assertEqual([i["kind"] for i in items], ["user", "tool_call", "tool_result", "assistant", "turn"])
+
+        def seqs_on_a():
+            with on_a.lock:
+                return [e["seq"] for page in on_a.pages for e in page if "seq" in e]
+
+        want = [i["seq"] for i in items]
+        self.assertTrue(wait_until(lambda: seqs_on_a() == want), f"a's stream showed {seqs_on_a()}, b's history {want}")
+        self.assertEqual(a.history(session)["items"], items)
+        # Last-Event-ID resumes on either daemon.
+        with a.api(f"/sessions/{session}/stream", headers={"Last-Event-ID": str(want[1])}) as resumed:
+            line = resumed.readline()
+            while not line.startswith(b"data: "):
+                line = resumed.readline()
+            page = json.loads(line[6:])["events"]
+        self.assertEqual([e["seq"] for e in page if "seq" in e], want[2:])
 
     def test_a_turn_cut_by_its_daemons_death_resumes_on_the_other(self):
         for run in range(int(os.environ.get("ALBEDO_TAKEOVER_RUNS", "2"))):

@@ -47,3 +47,12 @@ type Leases interface {
 	// TTL is how long a lease lives after it was taken or last renewed.
 	TTL() time.Duration
 }
+
+// Changes is word of what other processes sharing the store commit.
+type Changes interface {
+	// Watch calls fn, from one goroutine, with the session and last Seq
+	// of each commit of items another process makes, until ctx ends.
+	// After a lapse in which some may have gone unheard (a lost
+	// connection), it calls fn with "" and 0.
+	Watch(ctx context.Context, fn func(sessionID string, seq int64))
+}

@@ -28,6 +28,10 @@ const connectTimeout = 5 * time.Second
 type Store struct {
 	*sqlstore.Store
 	db *bun.DB
+	// config opens the connection that listens for other processes'
+	// commits (Watch); sender names this store's own.
+	config *pgx.ConnConfig
+	sender string
 }
 
 // Open connects to the database that url names (a postgres:// URL or a
@@ -63,6 +67,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		return nil, fmt.Errorf("open the PostgreSQL store %s: %w", where, unavailable(err))
 	}
 	db := bun.NewDB(sqldb, pgdialect.New())
+	sender := NewOwner()
 	if err := migrate(ctx, db, where); err != nil {
 		db.Close()
 		var newer *NewerSchemaError
@@ -79,5 +84,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		Unavailable:        unavailable,
 		ForeignKey:         foreignKeyViolation,
 		Leases:             true,
-	}), db: db}, nil
+		Notify:             commitChannel,
+		Sender:             sender,
+	}), db: db, config: config, sender: sender}, nil
 }

@@ -38,7 +38,7 @@ func (s *Store) Commit(ctx context.Context, change albedo.Commit) (albedo.Commit
 	if s.d.OneStatementAppend && itemsOnly(change) {
 		// One statement is atomic by itself: no transaction to begin and
 		// commit, one round trip; the lease, if any, is checked in it.
-		items, err := s.appendItems(ctx, s.write.DB, sessionID, change.Items, change.Lease)
+		items, err := s.appendItems(ctx, s.write.DB, sessionID, change.Items, change.Lease, s.notifies(sessionID))
 		if err != nil {
 			return albedo.Committed{}, fmt.Errorf("commit to session %s: %w", sessionID, s.failed(err, sessionID))
 		}
@@ -65,8 +65,13 @@ func (s *Store) Commit(ctx context.Context, change albedo.Commit) (albedo.Commit
 		// fail on their foreign key (see failed).
 		var err error
 		if len(change.Items) > 0 {
-			if done.Items, err = s.appendItems(ctx, tx, sessionID, change.Items, nil); err != nil {
+			if done.Items, err = s.appendItems(ctx, tx, sessionID, change.Items, nil, false); err != nil {
 				return err
+			}
+			if s.notifies(sessionID) {
+				if err := s.notifyInTx(ctx, tx, sessionID, done.Items[len(done.Items)-1].Seq); err != nil {
+					return err
+				}
 			}
 		}
 		if len(change.Enqueue) > 0 {

@@ -60,8 +60,10 @@ const maxItemsPerStatement = 1000
 // the commit's transaction. A missing session fails with a foreign key
 // violation (see failed). A fence, given only with OneStatementAppend and
 // at most maxItemsPerStatement items, is checked in the statement itself:
-// no item lands unless the lease holds (ELeaseLost).
-func (s *Store) appendItems(ctx context.Context, q querier, sessionID string, items []albedo.Item, fence *albedo.Lease) ([]albedo.Item, error) {
+// no item lands unless the lease holds (ELeaseLost). With notify (one
+// statement only, and Dialect.Notify set) the statement notifies the
+// commit too.
+func (s *Store) appendItems(ctx context.Context, q querier, sessionID string, items []albedo.Item, fence *albedo.Lease, notify bool) ([]albedo.Item, error) {
 	out := make([]albedo.Item, 0, len(items))
 	var last int64
 	if !s.d.OneStatementAppend {
@@ -75,6 +77,9 @@ func (s *Store) appendItems(ctx context.Context, q querier, sessionID string, it
 		query, args, err := s.insertItems(sessionID, last, items[:n], fence)
 		if err != nil {
 			return nil, err
+		}
+		if notify {
+			query, args = s.notifyItems(query, args, sessionID)
 		}
 		seqs, err := scanAll(ctx, q, func(row rowScanner) (int64, error) {
 			var seq int64

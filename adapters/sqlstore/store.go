@@ -46,6 +46,13 @@ type Dialect struct {
 	// Leases says that the database has the leases table (PostgreSQL's
 	// schema), so that a commit may be fenced by a lease.
 	Leases bool
+	// Notify, when not empty, is the PostgreSQL channel on which every
+	// commit of items says, as it lands, which session grew to which Seq
+	// (see Notification), for the other processes sharing the database.
+	Notify string
+	// Sender names this store's process in its notifications, so that it
+	// can tell its own.
+	Sender string
 }
 
 // Store is an albedo.Store kept in an SQL database. It is safe for

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/albedo-agent/albedo/albedo"
@@ -29,6 +30,19 @@ const EventDeleted = wire.EventDeleted
 type hub struct {
 	mu   sync.Mutex
 	subs map[*subscriber]struct{}
+	// seen is the Seq of the newest durable event published, or held by
+	// the snapshot of a subscriber that found the hub without others:
+	// where the session's events published by another process are read
+	// from (see heard).
+	seen int64
+	// heard is the Seq of the newest durable event published for another
+	// process's commit (publishHeard): this process's own publishing of
+	// the same items, if it ran the turn meanwhile, skips them.
+	heard int64
+	// calls keeps the code of the calls of the session's running turn
+	// whose events came from another process, by call id, for the event
+	// of their output.
+	calls map[string]string
 }
 
 // subscriber is one reader's bounded buffer: a channel that publish fills
@@ -123,6 +137,9 @@ func (h *hub) mark(sub *subscriber, after, afterQueued int64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	sub.after, sub.afterQueued = after, afterQueued
+	if len(h.subs) == 1 {
+		h.seen = max(h.seen, after)
+	}
 	if sub.ended {
 		return
 	}
@@ -144,10 +161,35 @@ func (sub *subscriber) covers(ev albedo.Event) bool {
 }
 
 // publish queues events for every subscriber without ever blocking the
-// turn.
+// turn. Durable events already published as another process's commits
+// (publishHeard) are not published again.
 func (h *hub) publish(events ...albedo.Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.heard > 0 {
+		events = slices.DeleteFunc(slices.Clone(events), func(ev albedo.Event) bool { return ev.Seq != 0 && ev.Seq <= h.heard })
+	}
+	h.publishLocked(events)
+}
+
+// publishHeard publishes the events of items another process committed,
+// read after h.seen: those this process published meanwhile are left out.
+func (h *hub) publishHeard(events []albedo.Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	events = slices.DeleteFunc(events, func(ev albedo.Event) bool { return ev.Seq <= h.seen })
+	for _, ev := range events {
+		h.heard = max(h.heard, ev.Seq)
+	}
+	h.publishLocked(events)
+}
+
+// publishLocked queues events for every subscriber. The caller holds
+// h.mu.
+func (h *hub) publishLocked(events []albedo.Event) {
+	for _, ev := range events {
+		h.seen = max(h.seen, ev.Seq)
+	}
 	for sub := range h.subs {
 		for _, ev := range events {
 			if sub.covers(ev) {
@@ -159,6 +201,15 @@ func (h *hub) publish(events ...albedo.Event) {
 			}
 		}
 	}
+}
+
+// cursor returns where the session's events from another process are to
+// be read from (the newest durable Seq published), and whether anyone
+// subscribes to them.
+func (h *hub) cursor() (int64, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.seen, len(h.subs) > 0
 }
 
 // closeAll ends every subscription, each after the given last events.

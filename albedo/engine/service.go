@@ -84,6 +84,10 @@ type Options struct {
 	// starts and after each tool call, so that Rewind can undo what the
 	// calls did to the files; nil takes no snapshot.
 	Checkpoints albedo.Checkpoints
+	// Changes, when the store is shared with other processes, tells of
+	// their commits, whose events then reach this process's subscribers;
+	// nil hears of none.
+	Changes albedo.Changes
 }
 
 // DefaultCellTimeout bounds a cell whose call names no timeout.
@@ -251,6 +255,13 @@ func New(opts Options) *Service {
 		go func() {
 			defer s.workers.Done()
 			s.keepLeases(s.stopReaper)
+		}()
+	}
+	if opts.Changes != nil {
+		s.workers.Add(1)
+		go func() {
+			defer s.workers.Done()
+			s.watchChanges(opts.Changes, s.stopReaper)
 		}()
 	}
 	if every := s.reapEvery(); every > 0 {

@@ -80,7 +80,10 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 			return nil, err
 		}
 	}
-	var leases albedo.Leases
+	var (
+		leases  albedo.Leases
+		changes albedo.Changes
+	)
 	if a.store == nil {
 		store, kind, err := openStore(ctx, opts, dir, a.log)
 		if err != nil {
@@ -92,6 +95,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 				store.Close()
 				return nil, err
 			}
+			changes = pg
 		}
 	}
 	kernel := opts.Kernel
@@ -157,6 +161,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 		ToolServers:         toolServers,
 		Leases:              leases,
 		Checkpoints:         asPort(a.shadows),
+		Changes:             changes,
 	})
 	a.app = app.New(a.svc, a.MCPServers())
 	return a, nil

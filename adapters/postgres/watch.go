@@ -1,0 +1,75 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"github.com/albedo-agent/albedo/adapters/sqlstore"
+	"github.com/albedo-agent/albedo/albedo"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// commitChannel is the channel on which every commit of items says which
+// session grew to which Seq (sqlstore.Notification).
+const commitChannel = "albedo_items"
+
+// Backoff of the listening connection's reconnects.
+const (
+	firstRetry = 100 * time.Millisecond
+	lastRetry  = 2 * time.Second
+)
+
+// Changes implements the domain's port for word of other processes'
+// commits.
+var _ albedo.Changes = (*Store)(nil)
+
+// Watch calls fn with the session and last Seq of each commit of items
+// that another process made in the database, on one connection of its
+// own that listens for them, until ctx ends. A lost connection is opened
+// again (waiting up to two seconds between tries); once it is, fn is
+// called with "" and 0: commits made meanwhile were not heard of.
+func (s *Store) Watch(ctx context.Context, fn func(sessionID string, seq int64)) {
+	wait := firstRetry
+	lapsed := false
+	for ctx.Err() == nil {
+		conn, err := pgx.ConnectConfig(ctx, s.config)
+		if err == nil {
+			_, err = conn.Exec(ctx, "LISTEN "+commitChannel)
+		}
+		if err == nil {
+			wait = firstRetry
+			if lapsed {
+				fn("", 0)
+			}
+			err = s.listen(ctx, conn, fn)
+		}
+		if conn != nil {
+			closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+			conn.Close(closeCtx)
+			cancel()
+		}
+		lapsed = true
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, lastRetry)
+	}
+}
+
+// listen passes conn's notifications of other processes' commits to fn
+// until the connection fails or ctx ends.
+func (s *Store) listen(ctx context.Context, conn *pgx.Conn, fn func(string, int64)) error {
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			return err
+		}
+		note, err := sqlstore.ParseNotification(n.Payload)
+		if err != nil || note.Sender == s.sender {
+			continue
+		}
+		fn(note.SessionID, note.Seq)
+	}
+}

@@ -1,0 +1,74 @@
+package engine_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/albedo/engine"
+	"github.com/albedo-agent/albedo/fixtures/fakes"
+)
+
+// nextEvent returns the subscription's next event.
+func nextEvent(t *testing.T, sub *engine.Subscription) albedo.Event {
+	t.Helper()
+	select {
+	case ev, ok := <-sub.Events:
+		if !ok {
+			t.Fatal("the subscription ended")
+		}
+		return ev
+	case <-time.After(waitLimit):
+		t.Fatal("no event came")
+		return albedo.Event{}
+	}
+}
+
+func TestAnotherProcesssCommitsReachSubscribersOnceAndInOrder(t *testing.T) {
+	r := newRig(t, script(fakes.Text("done")))
+	changes := fakes.NewChanges()
+	r.tune = func(o *engine.Options) { o.Changes = changes }
+	r.svc = r.newService()
+	sess := r.session(respProvider)
+	sub, err := r.svc.Subscribe(r.ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	// Another process runs a turn: its commits land in the shared store.
+	args := `{"code":"print(1)"}`
+	commit := func(items ...albedo.Item) int64 {
+		t.Helper()
+		done, err := r.store.Commit(r.ctx, albedo.Commit{SessionID: sess.ID, Items: items})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return done.Items[len(done.Items)-1].Seq
+	}
+	call := albedo.Item{Kind: albedo.KindToolCall, CallID: "c1", ToolName: "python", Arguments: args, Protocol: albedo.ProtocolResponses, Timestamp: 1}
+	changes.Tell(sess.ID, commit(albedo.Item{Kind: albedo.KindUser, Text: "go", Timestamp: 1}, call))
+	res := albedo.CellResult{Status: albedo.CellOK, Output: "1\n"}
+	changes.Tell(sess.ID, commit(albedo.Item{Kind: albedo.KindToolOutput, CallID: "c1", ToolName: "python", Text: string(albedo.MustJSON(res)), Result: &res, Timestamp: 2}))
+	want := []albedo.ItemKind{albedo.KindUser, albedo.KindToolCall, albedo.KindToolOutput}
+	var last int64
+	for i, kind := range want {
+		ev := nextEvent(t, sub)
+		if ev.Seq != last+1 || ev.Type != string(kind) && !(kind == albedo.KindToolOutput && ev.Type == "tool") {
+			t.Fatalf("event %d = %s seq %d; want %s seq %d", i, ev.Type, ev.Seq, kind, last+1)
+		}
+		if kind == albedo.KindToolOutput && ev.Code != "print(1)" {
+			t.Errorf("the output's event shows code %q, want the call's", ev.Code)
+		}
+		last = ev.Seq
+	}
+
+	// Word told twice, or late, sends nothing twice; word lost is made
+	// up for when the watcher says it lapsed.
+	changes.Tell(sess.ID, 1)
+	changes.Tell(sess.ID, last)
+	commit(albedo.Item{Kind: albedo.KindAssistant, Text: "unheard", Timestamp: 3})
+	changes.Lapse()
+	if ev := nextEvent(t, sub); ev.Seq != last+1 || ev.Text != "unheard" {
+		t.Fatalf("after the lapse came %+v; want the unheard item at seq %d", ev, last+1)
+	}
+}
