@@ -194,3 +194,49 @@ func rewindNote(checkpoint int64, restored []albedo.FileChange, before, after st
 		Status: albedo.CellOK, Trace: albedo.Trace{Changes: changes, Checkpoint: &wire.Checkpoint{Before: before, After: after}},
 	}}
 }
+
+// StepChanges is one step of a session with what it changed and what
+// changed outside the session just before it.
+type StepChanges struct {
+	albedo.Step
+	Changes, Outside []albedo.FileChange
+}
+
+// Checkpoints lists a session's steps that recorded snapshots, oldest
+// first, each with the files it changed and those changed outside the
+// session between the step before it and it.
+func (s *Service) Checkpoints(ctx context.Context, id string) ([]StepChanges, error) {
+	sess, err := s.store.Session(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if s.checkpoints == nil {
+		return nil, albedo.Errorf(albedo.EConflict, "this albedo takes no snapshots (no git on PATH)")
+	}
+	items, err := s.store.Items(ctx, id, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	steps := albedo.Steps(items)
+	out := make([]StepChanges, len(steps))
+	prev := ""
+	for i, st := range steps {
+		out[i].Step = st
+		before := st.Before
+		if before == "" {
+			before = prev
+		}
+		if before != "" {
+			if out[i].Changes, err = s.checkpoints.Changes(ctx, sess.Workspace, before, st.After); err != nil {
+				return nil, err
+			}
+		}
+		if prev != "" && st.Before != "" {
+			if out[i].Outside, err = s.checkpoints.Changes(ctx, sess.Workspace, prev, st.Before); err != nil {
+				return nil, err
+			}
+		}
+		prev = st.After
+	}
+	return out, nil
+}

@@ -256,3 +256,27 @@ func TestWithoutSnapshotsARewindIsAConflict(t *testing.T) {
 		t.Fatalf("got %v; want a conflict", err)
 	}
 }
+
+func TestCheckpointsListWhatEachStepChangedAndWhatChangedOutside(t *testing.T) {
+	r := newRewindRig(t)
+	write(t, r.workspace, "u.txt", "user\n", 0o644)
+	done, err := r.svc.Rewind(r.ctx, r.id, engine.Rewind{Checkpoint: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := r.svc.Checkpoints(r.ctx, r.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != 3 || steps[2].Seq != done.Undo+1 {
+		t.Fatalf("%d steps (%+v); want the two cells and the rewind", len(steps), steps)
+	}
+	for i, want := range [][]string{{"a.txt"}, {"b.txt", "c.txt", "d.txt", "e.sh"}, {"a.txt", "b.txt", "c.txt", "d.txt", "e.sh"}} {
+		if got := paths(steps[i].Changes); !reflect.DeepEqual(got, want) {
+			t.Errorf("step %d changed %q; want %q", i+1, got, want)
+		}
+	}
+	if got := paths(steps[2].Outside); !reflect.DeepEqual(got, []string{"u.txt"}) {
+		t.Errorf("outside before the rewind: %q; want u.txt", got)
+	}
+}

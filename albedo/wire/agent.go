@@ -50,6 +50,8 @@ type SessionAPI interface {
 	// Rewind puts back the files an idle session's steps changed after a
 	// checkpoint, or with DryRun answers the plan only (see Rewind).
 	Rewind(ctx context.Context, id string, r Rewind) (Rewound, error)
+	// Checkpoints lists a session's steps with the snapshots around them.
+	Checkpoints(ctx context.Context, id string) (Checkpoints, error)
 	// MoveWorkspace points an idle session at another workspace folder.
 	MoveWorkspace(ctx context.Context, id, workspace string) (Session, error)
 	// SwitchModel rebinds an idle session to a provider (its own when

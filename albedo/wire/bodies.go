@@ -90,6 +90,26 @@ type Rewound struct {
 	Session *Session `json:"session,omitempty"`
 }
 
+// Checkpoints is the answer of GET /sessions/{id}/checkpoints: the
+// session's steps that recorded snapshots, oldest first.
+type Checkpoints struct {
+	Items []CheckpointStep `json:"items"`
+}
+
+// CheckpointStep is one step of a session (a tool call, or a rewind) with
+// the snapshots around it: what it changed, and what changed outside the
+// session between the step before it and it.
+type CheckpointStep struct {
+	// Seq is the item that records the step (a tool output, or a rewind's
+	// user item); rewinding to Seq-1 undoes the step and those after it.
+	Seq        int64 `json:"seq"`
+	Checkpoint `json:"snapshots"`
+	Created    int      `json:"created"`
+	Modified   int      `json:"modified"`
+	Deleted    int      `json:"deleted"`
+	Outside    []Change `json:"outside"`
+}
+
 // MoveWorkspace is the body of POST /sessions/{id}/workspace.
 type MoveWorkspace struct {
 	Workspace string `json:"workspace"`

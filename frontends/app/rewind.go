@@ -52,3 +52,29 @@ func changes(list []albedo.FileChange) []wire.Change {
 	}
 	return out
 }
+
+// Checkpoints lists a session's steps with snapshots, oldest first, with
+// how many files each created, modified and deleted and the changes made
+// outside the session before it.
+func (a *App) Checkpoints(ctx context.Context, id string) (wire.Checkpoints, error) {
+	steps, err := a.svc.Checkpoints(ctx, id)
+	if err != nil {
+		return wire.Checkpoints{}, err
+	}
+	out := wire.Checkpoints{Items: make([]wire.CheckpointStep, len(steps))}
+	for i, st := range steps {
+		c := wire.CheckpointStep{Seq: st.Seq, Checkpoint: st.Checkpoint, Outside: changes(st.Outside)}
+		for _, ch := range st.Changes {
+			switch ch.Kind {
+			case albedo.FileCreated:
+				c.Created++
+			case albedo.FileDeleted:
+				c.Deleted++
+			default:
+				c.Modified++
+			}
+		}
+		out.Items[i] = c
+	}
+	return out, nil
+}

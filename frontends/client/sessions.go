@@ -102,6 +102,11 @@ func (c *Client) Rewind(ctx context.Context, id string, r wire.Rewind) (wire.Rew
 	return call[wire.Rewound](ctx, c, http.MethodPost, sessionPath(id, "rewind"), r, "rewind session %s", id)
 }
 
+// Checkpoints lists a session's steps with the snapshots around them.
+func (c *Client) Checkpoints(ctx context.Context, id string) (wire.Checkpoints, error) {
+	return call[wire.Checkpoints](ctx, c, http.MethodGet, sessionPath(id, "checkpoints"), nil, "list checkpoints of session %s", id)
+}
+
 // MoveWorkspace points an idle session at another workspace folder (an
 // absolute path) and returns the session as it now is.
 func (c *Client) MoveWorkspace(ctx context.Context, id, workspace string) (wire.Session, error) {

@@ -170,6 +170,11 @@ func (a *api) fork(c *gin.Context) {
 	answer(c, http.StatusCreated, s, err)
 }
 
+func (a *api) checkpoints(c *gin.Context) {
+	list, err := a.app.Checkpoints(c.Request.Context(), c.Param("id"))
+	answer(c, http.StatusOK, list, err)
+}
+
 func (a *api) rewind(c *gin.Context) {
 	var body wire.Rewind
 	if !bind(c, &body) {

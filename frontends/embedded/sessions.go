@@ -79,6 +79,12 @@ func (a *Albedo) Rewind(ctx context.Context, id string, r wire.Rewind) (wire.Rew
 	return out, failed(err, "rewind session %s", id)
 }
 
+// Checkpoints lists a session's steps with the snapshots around them.
+func (a *Albedo) Checkpoints(ctx context.Context, id string) (wire.Checkpoints, error) {
+	out, err := a.app.Checkpoints(ctx, id)
+	return out, failed(err, "list checkpoints of session %s", id)
+}
+
 // MoveWorkspace points an idle session at another workspace folder (an
 // absolute path), for instance after the old one was renamed. History is
 // kept; the Python kernel starts afresh in the new folder.
