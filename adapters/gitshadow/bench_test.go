@@ -23,7 +23,7 @@ func benchFiles() int {
 // folders of 50, committed, as a project's checkout is.
 func benchWorkspace(b *testing.B, n int) string {
 	ws := benchFolder(b, n)
-	sh(b, ws, "git init -q && git add -A && git -c user.name=u -c user.email=u@x commit -qm init")
+	sh(b, ws, "git init -q && git add -A && git -c gc.auto=0 -c maintenance.auto=false -c user.name=u -c user.email=u@x commit -qm init")
 	return ws
 }
 

@@ -76,12 +76,27 @@ func (sh *shadow) run(ctx context.Context, stdin []byte, args ...string) ([]byte
 
 // runIndex is run against another index file.
 func (sh *shadow) runIndex(ctx context.Context, index string, stdin []byte, args ...string) ([]byte, error) {
+	return sh.runEnv(ctx, index, nil, stdin, args...)
+}
+
+// runBorrowing is run with the objects of the workspace's own repository
+// readable, when the shadow borrows from it (see borrow.go).
+func (sh *shadow) runBorrowing(ctx context.Context, index string, stdin []byte, args ...string) ([]byte, error) {
+	var extra []string
+	if objects := sh.userObjects(); objects != "" && sh.borrows() {
+		extra = []string{"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + objects}
+	}
+	return sh.runEnv(ctx, index, extra, stdin, args...)
+}
+
+// runEnv is run with extra variables in its environment.
+func (sh *shadow) runEnv(ctx context.Context, index string, extra []string, stdin []byte, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, sh.git, append(gitOptions(), args...)...)
 	cmd.Dir = sh.workspace
 	if cmd.Dir == "" {
 		cmd.Dir = sh.dir
 	}
-	cmd.Env = sh.env(index)
+	cmd.Env = append(sh.env(index), extra...)
 	cmd.WaitDelay = time.Second
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &limited{w: &errb, n: 4 << 10}

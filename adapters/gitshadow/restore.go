@@ -127,7 +127,7 @@ func (sh *shadow) apply(ctx context.Context, snapshot string, paths []string) er
 	if _, err := sh.runIndex(ctx, index, nil, "read-tree", snapshot); err != nil {
 		return fmt.Errorf("read snapshot %s of %s: %w", snapshot, sh.workspace, err)
 	}
-	if _, err := sh.runIndex(ctx, index, write.Bytes(), "checkout-index", "-f", "-z", "--stdin"); err != nil {
+	if _, err := sh.runBorrowing(ctx, index, write.Bytes(), "checkout-index", "-f", "-z", "--stdin"); err != nil {
 		return fmt.Errorf("restore files of %s: %w", sh.workspace, err)
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -312,5 +313,40 @@ func TestAWorkspaceHoldingTheShadowsLeavesThemOut(t *testing.T) {
 	}
 	if listed := s.list(t, ws, tree); !slices.Equal(listed, []string{"a.txt"}) {
 		t.Fatalf("snapshot holds %q", listed)
+	}
+}
+
+func TestARewindSurvivesTheUsersGC(t *testing.T) {
+	ctx := context.Background()
+	s := newShadows(t, Limits{})
+	ws := t.TempDir()
+	files(t, ws, map[string]string{"a.txt": "v1\n", "b.txt": "b\n"})
+	commit := "git -c user.name=u -c user.email=u@x commit -q"
+	sh(t, ws, "git init -q && git add -A && "+commit+" -m one")
+	from, err := s.Snapshot(ctx, ws, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shadow, unlock, _ := s.open(ctx, ws)
+	borrowed := shadow.borrows()
+	unlock()
+	if !borrowed {
+		t.Fatal("the first snapshot of a repository did not start from its index")
+	}
+	files(t, ws, map[string]string{"a.txt": "v2\n"})
+	if _, err := s.Snapshot(ctx, ws, nil); err != nil {
+		t.Fatal(err)
+	}
+	// The user rewrites history so that v1 is nowhere, and collects it.
+	v1 := strings.TrimSpace(sh(t, ws, "git rev-parse HEAD:a.txt"))
+	sh(t, ws, "echo v3 > a.txt && git add a.txt && "+commit+" --amend -m one && git reflog expire --expire=now --all && git gc -q --prune=now")
+	if out, err := exec.Command("git", "-C", ws, "cat-file", "-e", v1).CombinedOutput(); err == nil {
+		t.Fatalf("the user's gc kept %s: %s", v1, out)
+	}
+	if err := s.Restore(ctx, ws, from, []string{"a.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "a.txt")); string(b) != "v1\n" {
+		t.Fatalf("a.txt is %q after the restore; want v1", b)
 	}
 }

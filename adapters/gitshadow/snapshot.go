@@ -37,6 +37,7 @@ func (s *Shadows) Snapshot(ctx context.Context, workspace string, written []stri
 	limit := s.limits.Timeout
 	if sh.first() {
 		limit *= firstSnapshotFactor
+		sh.seed(ctx)
 	}
 	tctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
@@ -106,11 +107,18 @@ func (s *Shadows) snapshot(ctx context.Context, sh *shadow, written []string) (s
 			return "", fmt.Errorf("record the files of %s: %w", sh.workspace, err)
 		}
 	}
-	out, err = sh.run(ctx, nil, "write-tree")
+	args := []string{"write-tree"}
+	if sh.borrows() {
+		args = append(args, "--missing-ok")
+	}
+	out, err = sh.run(ctx, nil, args...)
 	if err != nil {
 		return "", fmt.Errorf("record the files of %s: %w", sh.workspace, err)
 	}
 	tree := strings.TrimSpace(string(out))
+	if err := sh.keepChanged(ctx, sh.previous(), tree); err != nil {
+		return "", err
+	}
 	if err := sh.keep(tree); err != nil {
 		return "", err
 	}
