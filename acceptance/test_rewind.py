@@ -117,6 +117,8 @@ class RewindTest(unittest.TestCase):
         after = files(ws)
         self.assertEqual(sorted(after), ["a.txt", "b.txt", "d.txt", "e.sh"])
         checkpoint = first_user(app, session)
+        steps = read(app, f"/sessions/{session}/checkpoints")["items"]
+        self.assertEqual([(s["created"], s["modified"], s["deleted"]) for s in steps], [(1, 0, 0), (1, 2, 1)])
 
         dry = rewind(app, session, checkpoint, dry_run=True)
         self.assertEqual(sorted(c["path"] for c in dry["restored"]), ["a.txt", "b.txt", "c.txt", "d.txt", "e.sh"])
