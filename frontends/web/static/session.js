@@ -26,6 +26,8 @@ class SessionView {
     this.streaming = {};    // kind -> element of text streaming in
     this.queued = new Map(); // queue_id -> element
     this.closed = false;
+    this.statusSeen = 0;    // counts the status events, so that an answer
+                            // asked for before one does not undo it
     this.onVisibility = () => this.visibility();
   }
 
@@ -100,7 +102,7 @@ class SessionView {
     this.source = src;
     this.root.dataset.stream = 'connecting';
     let first = true;
-    src.onopen = () => { this.root.dataset.stream = 'open'; this.hideNotice(); };
+    src.onopen = () => this.hideNotice();
     src.onmessage = m => {
       let batch;
       try { batch = JSON.parse(m.data); } catch { return; }
@@ -160,7 +162,9 @@ class SessionView {
     }
     for (const ev of batch.events) this.event(ev);
     if (this.last === 0 && batch.events.length === 0) this.root.dataset.empty = 'true';
-    get(`/sessions/${encodeURIComponent(this.id)}/status`).then(st => this.setRunning(st.running), () => {});
+    // Open: connected, and what the daemon had is shown.
+    this.root.dataset.stream = 'open';
+    this.refreshRunning();
     this.scrollToEnd();
   }
 
@@ -175,7 +179,10 @@ class SessionView {
       case 'delta': this.delta(ev); break;
       case 'output': this.output(ev); break;
       case 'status':
-        if (ev.running !== undefined) this.setRunning(ev.running);
+        if (ev.running !== undefined) {
+          this.statusSeen++;
+          this.setRunning(ev.running);
+        }
         if (ev.window !== undefined || ev.percent !== undefined) this.showContext(ev);
         break;
       case 'queued': this.addQueued(ev); break;
@@ -268,6 +275,16 @@ class SessionView {
     } catch (err) { this.showNotice(err.message); }
   }
 
+  // refreshRunning asks whether a turn runs; a status event that comes
+  // while the question is on its way is newer than its answer.
+  async refreshRunning() {
+    const seen = this.statusSeen;
+    try {
+      const st = await get(`/sessions/${encodeURIComponent(this.id)}/status`);
+      if (seen === this.statusSeen) this.setRunning(st.running);
+    } catch { /* the stream says it next */ }
+  }
+
   setRunning(running) {
     this.root.dataset.running = running ? 'true' : 'false';
     this.runningBadge.hidden = !running;
@@ -306,12 +323,13 @@ class SessionView {
     const body = { content };
     if (this.image) body.image = this.image;
     this.sendButton.disabled = true;
+    const seen = this.statusSeen;
     try {
       const r = await post(`/sessions/${encodeURIComponent(this.id)}/events`, body);
       this.input.value = '';
       this.image = null;
       this.attachment.hidden = true;
-      if (!r.queued) this.setRunning(true);
+      if (!r.queued && seen === this.statusSeen) this.setRunning(true);
     } catch (err) {
       this.showNotice(err.message);
     } finally {
@@ -328,9 +346,10 @@ class SessionView {
   }
 
   async interrupt() {
+    const seen = this.statusSeen;
     try {
       const st = await post(`/sessions/${encodeURIComponent(this.id)}/interrupt`);
-      this.setRunning(st.running);
+      if (seen === this.statusSeen) this.setRunning(st.running);
     } catch (err) { this.showNotice(err.message); }
   }
 
