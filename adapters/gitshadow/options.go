@@ -6,8 +6,10 @@ import "time"
 // Timeout has its snapshots turned off, with the reason kept in its shadow
 // repository, until the shadow is removed.
 type Limits struct {
-	// MaxFiles is the most files a snapshot may add or update at once;
-	// a workspace's first snapshot adds all of its files.
+	// MaxFiles is the most files a workspace's snapshots may hold: those
+	// the shadow's index holds (a repository's first snapshot holds every
+	// file its own index tracks) plus those a snapshot finds new or
+	// changed.
 	MaxFiles int
 	// MaxFileBytes is the largest file a snapshot records; larger ones
 	// are left as the last snapshot had them.

@@ -251,12 +251,23 @@ func TestAWorkspaceOverALimitHasSnapshotsOff(t *testing.T) {
 	if _, err := s.Snapshot(ctx, ws, nil); err != nil {
 		t.Fatal(err)
 	}
-	files(t, ws, map[string]string{"4": "", "5": "", "6": "", "7": ""})
+	files(t, ws, map[string]string{"4": ""})
 	for range 2 {
 		_, err := s.Snapshot(ctx, ws, nil)
 		if albedo.ErrorCode(err) != albedo.ETooLarge || !strings.Contains(err.Error(), "over the limit of 3") {
 			t.Fatalf("got %v; want snapshots off for too many files", err)
 		}
+	}
+}
+
+func TestARepositoryOverTheFileLimitHasSnapshotsOff(t *testing.T) {
+	ctx := context.Background()
+	s := newShadows(t, Limits{MaxFiles: 3})
+	ws := t.TempDir()
+	files(t, ws, map[string]string{"1": "", "2": "", "3": "", "4": ""})
+	sh(t, ws, "git init -q && git add -A && git -c user.name=u -c user.email=u@x commit -qm one")
+	if _, err := s.Snapshot(ctx, ws, nil); albedo.ErrorCode(err) != albedo.ETooLarge {
+		t.Fatalf("got %v; want snapshots off for a repository of 4 files", err)
 	}
 }
 

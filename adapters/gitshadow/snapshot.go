@@ -3,8 +3,10 @@ package gitshadow
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -17,6 +19,21 @@ import (
 // firstSnapshotFactor is how many times the time limit a workspace's
 // first snapshot may take: it stores every file.
 const firstSnapshotFactor = 4
+
+// indexEntries returns how many files the shadow's index holds, read from
+// its header (0 without an index).
+func (sh *shadow) indexEntries() int {
+	f, err := os.Open(filepath.Join(sh.dir, "index"))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	var head [12]byte
+	if _, err := io.ReadFull(f, head[:]); err != nil || string(head[:4]) != "DIRC" {
+		return 0
+	}
+	return int(binary.BigEndian.Uint32(head[8:]))
+}
 
 // first says whether the shadow has no snapshot yet: its index is missing.
 func (sh *shadow) first() bool {
@@ -63,8 +80,8 @@ func (s *Shadows) snapshot(ctx context.Context, sh *shadow, written []string) (s
 		return "", fmt.Errorf("list the changed files of %s: %w", sh.workspace, err)
 	}
 	paths := splitNul(out)
-	if len(paths) > s.limits.MaxFiles {
-		return "", albedo.Errorf(albedo.ETooLarge, "%d files to record, over the limit of %d", len(paths), s.limits.MaxFiles)
+	if n := sh.indexEntries() + len(paths); n > s.limits.MaxFiles {
+		return "", albedo.Errorf(albedo.ETooLarge, "%d files or more to record, over the limit of %d", n, s.limits.MaxFiles)
 	}
 	for _, p := range written {
 		if rel, ok := sh.relative(p); ok {
