@@ -117,6 +117,9 @@ class SharedStoreTest(unittest.TestCase):
         stack = contextlib.ExitStack()
         self.addCleanup(stack.close)
         a, b = self.pair(stack)
+        for app, node in ((a, "node-a"), (b, "node-b")):
+            with app.api("/health") as response:
+                self.assertEqual(json.load(response).get("node"), node)
         session = a.session()
         self.assertIn(session, b.cli("sessions"))
         on_a = EventStream(a, session)

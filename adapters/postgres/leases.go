@@ -45,6 +45,9 @@ func NewOwner() string {
 // TTL is how long a lease lives after it was taken or last renewed.
 func (l *Leases) TTL() time.Duration { return l.ttl }
 
+// Node names this process to people.
+func (l *Leases) Node() string { return l.node }
+
 // Owner names this process in the leases it holds.
 func (l *Leases) Owner() string { return l.owner }
 

@@ -155,6 +155,9 @@ type Health struct {
 	// Store names the kind of store the daemon keeps its data in:
 	// "sqlite" (the default, in ALBEDO_HOME) or "postgresql".
 	Store string `json:"store,omitempty"`
+	// Node names this daemon where several share a PostgreSQL store
+	// (ALBEDO_NODE, or the host name); empty otherwise.
+	Node string `json:"node,omitempty"`
 }
 
 // Sandbox says how the model's Python is confined: the policy's mode and

@@ -39,6 +39,9 @@ type Assembly struct {
 	ownStore bool
 	// storeKind names the kind of store the assembly opened.
 	storeKind string
+	// node names this albedo among those sharing its store; "" when it
+	// shares none.
+	node string
 	// mcpStatus answers the MCP routes; nil without a home.
 	mcpStatus *mcpServers
 	// mcp runs the MCP servers of each workspace; nil without a home.
@@ -91,11 +94,12 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 		}
 		a.store, a.ownStore, a.storeKind = store, true, kind
 		if pg, ok := store.(*postgres.Store); ok {
-			if leases, err = sharedLeases(ctx, pg, opts, dir, a.log); err != nil {
+			shared, err := sharedLeases(ctx, pg, opts, dir, a.log)
+			if err != nil {
 				store.Close()
 				return nil, err
 			}
-			changes = pg
+			leases, changes, a.node = shared, pg, shared.Node()
 		}
 	}
 	kernel := opts.Kernel
@@ -191,6 +195,10 @@ func openStore(ctx context.Context, opts Options, dir string, log *slog.Logger) 
 	}
 	return store, StoreSQLite, nil
 }
+
+// Node names this albedo among the daemons sharing its PostgreSQL store;
+// "" for a store it does not share.
+func (a *Assembly) Node() string { return a.node }
 
 // StoreKind names the kind of store the assembly opened (StoreSQLite or
 // StorePostgreSQL); "" for a store the caller passed in Options.

@@ -65,6 +65,9 @@ type APIOptions struct {
 	// Store names the kind of store the daemon keeps its data in, as
 	// /health reports it ("sqlite", "postgresql"); "" reports none.
 	Store string
+	// Node names this daemon among those sharing its store, as /health
+	// reports it; "" reports none.
+	Node string
 	// Heartbeat is how often an idle stream sends a comment line; zero
 	// means 15 seconds.
 	Heartbeat time.Duration
@@ -86,6 +89,7 @@ type api struct {
 	log       *slog.Logger
 	version   string
 	store     string
+	node      string
 	heartbeat time.Duration
 	mcp       app.MCPServers
 	logins    *web.Logins
@@ -94,7 +98,7 @@ type api struct {
 
 // NewHandler returns the daemon's HTTP API.
 func NewHandler(opts APIOptions) http.Handler {
-	a := &api{app: app.New(opts.Service, opts.MCP), token: opts.Token, port: opts.Port, hosts: newHostSet(opts.Port, opts.AllowedHosts), shutdown: opts.Shutdown, done: opts.Done, log: opts.Logger, version: opts.Version, store: opts.Store, heartbeat: opts.Heartbeat, mcp: opts.MCP, logins: opts.Logins, markup: markup.NewHTML()}
+	a := &api{app: app.New(opts.Service, opts.MCP), token: opts.Token, port: opts.Port, hosts: newHostSet(opts.Port, opts.AllowedHosts), shutdown: opts.Shutdown, done: opts.Done, log: opts.Logger, version: opts.Version, store: opts.Store, node: opts.Node, heartbeat: opts.Heartbeat, mcp: opts.MCP, logins: opts.Logins, markup: markup.NewHTML()}
 	if a.heartbeat <= 0 {
 		a.heartbeat = defaultHeartbeat
 	}
@@ -232,7 +236,7 @@ func kindName(k string) string {
 }
 
 func (a *api) health(c *gin.Context) {
-	c.JSON(http.StatusOK, wire.Health{OK: true, Version: APIVersion, Capabilities: a.capabilities(), Albedo: a.version, Store: a.store, Sandbox: a.app.Sandbox(c.Request.Context())})
+	c.JSON(http.StatusOK, wire.Health{OK: true, Version: APIVersion, Capabilities: a.capabilities(), Albedo: a.version, Store: a.store, Node: a.node, Sandbox: a.app.Sandbox(c.Request.Context())})
 }
 
 func (a *api) postShutdown(c *gin.Context) {

@@ -180,7 +180,7 @@ func (d *daemon) serve(ctx context.Context, opts Options) error {
 	srv := newServer(NewHandler(APIOptions{
 		Service: d.svc, Token: token, Port: strconv.Itoa(port), AllowedHosts: opts.AllowedHosts,
 		Shutdown: shutdown, Done: stop, Logger: d.log, Version: opts.Version,
-		Store: d.asm.StoreKind(), MCP: d.asm.MCPServers(), Logins: logins,
+		Store: d.asm.StoreKind(), Node: d.asm.Node(), MCP: d.asm.MCPServers(), Logins: logins,
 	}), limits, d.log)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(limitConns(ln, limits.MaxConns)) }()

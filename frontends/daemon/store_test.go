@@ -42,18 +42,23 @@ func TestRunRefusesAnUnreachableStore(t *testing.T) {
 }
 
 // TestHealthNamesTheStore checks that /health names the kind of store the
-// daemon was given, and leaves the field out when it was given none.
+// daemon was given, and the daemon's node where it shares its store, and
+// leaves each field out when it was given none.
 func TestHealthNamesTheStore(t *testing.T) {
-	for _, kind := range []string{"postgresql", "sqlite", ""} {
+	for _, tc := range []struct{ kind, node string }{{"postgresql", "build-box"}, {"postgresql", ""}, {"sqlite", ""}, {"", ""}} {
 		svc := engine.New(engine.Options{Workspaces: localfs.Workspaces{}, Store: memstore.New(),
 			Provider: fakes.NewProvider(func(albedo.ModelRequest) fakes.Reply { return fakes.Text("hi") }),
 			Kernel:   fakes.NewKernel(), Config: fakes.NewConfig("p", albedo.ProviderConfig{Name: "p"})})
-		srv := serveAPI(APIOptions{Service: svc, Token: testToken, Store: kind})
+		srv := serveAPI(APIOptions{Service: svc, Token: testToken, Store: tc.kind, Node: tc.node})
 		code, body := call(t, srv, http.MethodGet, "/health", "", map[string]string{"Authorization": "Bearer " + testToken})
 		srv.Close()
 		got, present := body["store"]
-		if code != http.StatusOK || (kind == "" && present) || (kind != "" && got != kind) {
-			t.Errorf("store %q: /health = %d %v; want its store named %q", kind, code, body, kind)
+		if code != http.StatusOK || (tc.kind == "" && present) || (tc.kind != "" && got != tc.kind) {
+			t.Errorf("store %q: /health = %d %v; want its store named %q", tc.kind, code, body, tc.kind)
+		}
+		node, present := body["node"]
+		if (tc.node == "" && present) || (tc.node != "" && node != tc.node) {
+			t.Errorf("node %q: /health = %v; want the node named %q", tc.node, body, tc.node)
 		}
 		svc.Close(t.Context())
 	}
