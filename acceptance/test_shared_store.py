@@ -144,6 +144,21 @@ class SharedStoreTest(unittest.TestCase):
             page = json.loads(line[6:])["events"]
         self.assertEqual([e["seq"] for e in page if "seq" in e], want[2:])
 
+    def test_an_interrupt_through_one_daemon_stops_the_turn_the_other_runs(self):
+        stack = contextlib.ExitStack()
+        self.addCleanup(stack.close)
+        a, b = self.pair(stack)
+        session = a.session()
+        b.prompt(session, "append to the marker").close()
+        self.assertTrue(wait_until(lambda: self.marker_lines(a) >= 3), f"the cell never ran\n{b._log_tail()}")
+        with a.api(f"/sessions/{session}/interrupt", {}) as response:
+            answer = json.load(response)
+        self.assertEqual(answer, {"running": False})
+        items = b.history(session)["items"]
+        self.assertEqual(items[-1]["kind"], "turn")
+        self.assertEqual(items[-1]["text"], "interrupted")
+        b.idle(session)
+
     def test_a_turn_cut_by_its_daemons_death_resumes_on_the_other(self):
         for run in range(int(os.environ.get("ALBEDO_TAKEOVER_RUNS", "2"))):
             with self.subTest(run=run), contextlib.ExitStack() as stack:

@@ -48,11 +48,20 @@ type Leases interface {
 	TTL() time.Duration
 }
 
-// Changes is word of what other processes sharing the store commit.
+// Changes is word of what other processes sharing the store commit, and
+// of interrupts sent between them.
 type Changes interface {
 	// Watch calls fn, from one goroutine, with the session and last Seq
 	// of each commit of items another process makes, until ctx ends.
 	// After a lapse in which some may have gone unheard (a lost
-	// connection), it calls fn with "" and 0.
+	// connection), it calls fn with "" and 0. An interrupt another
+	// process asks for comes as the session's id and a Seq of -1.
 	Watch(ctx context.Context, fn func(sessionID string, seq int64))
+	// Interrupt asks the process that runs the session's turn, whichever
+	// it is, to interrupt it.
+	Interrupt(ctx context.Context, sessionID string) error
 }
+
+// InterruptSeq is the Seq with which Changes.Watch passes on an
+// interrupt.
+const InterruptSeq = -1

@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"encoding/hex"
+	"fmt"
 	"time"
 
 	"github.com/albedo-agent/albedo/adapters/sqlstore"
@@ -13,6 +15,21 @@ import (
 // commitChannel is the channel on which every commit of items says which
 // session grew to which Seq (sqlstore.Notification).
 const commitChannel = "albedo_items"
+
+// interruptChannel is the channel on which a daemon asks the one running
+// a session's turn to interrupt it; the payload is the session's id in
+// hex.
+const interruptChannel = "albedo_interrupts"
+
+// Interrupt asks whichever process runs the session's turn to interrupt
+// it.
+func (s *Store) Interrupt(ctx context.Context, sessionID string) error {
+	_, err := s.db.DB.ExecContext(ctx, `SELECT pg_notify($1::text, $2::text)`, interruptChannel, hex.EncodeToString([]byte(sessionID)))
+	if err != nil {
+		return fmt.Errorf("ask for the interrupt of session %s: %w", sessionID, unavailable(err))
+	}
+	return nil
+}
 
 // Backoff of the listening connection's reconnects.
 const (
@@ -35,7 +52,7 @@ func (s *Store) Watch(ctx context.Context, fn func(sessionID string, seq int64))
 	for ctx.Err() == nil {
 		conn, err := pgx.ConnectConfig(ctx, s.config)
 		if err == nil {
-			_, err = conn.Exec(ctx, "LISTEN "+commitChannel)
+			_, err = conn.Exec(ctx, "LISTEN "+commitChannel+"; LISTEN "+interruptChannel)
 		}
 		if err == nil {
 			wait = firstRetry
@@ -65,6 +82,12 @@ func (s *Store) listen(ctx context.Context, conn *pgx.Conn, fn func(string, int6
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
 			return err
+		}
+		if n.Channel == interruptChannel {
+			if id, err := hex.DecodeString(n.Payload); err == nil && len(id) > 0 {
+				fn(string(id), albedo.InterruptSeq)
+			}
+			continue
 		}
 		note, err := sqlstore.ParseNotification(n.Payload)
 		if err != nil || note.Sender == s.sender {

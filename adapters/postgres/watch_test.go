@@ -49,7 +49,7 @@ func listening(t *testing.T, url string, n int) {
 	for {
 		var got int
 		db := openStore(t, url)
-		err := db.db.DB.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN ` + commitChannel + `'`).Scan(&got)
+		err := db.db.DB.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'`).Scan(&got)
 		db.Close()
 		if err == nil && got >= n {
 			return
@@ -91,8 +91,21 @@ func TestWatchSaysSoAfterItsConnectionWasLost(t *testing.T) {
 	ch := watch(t, s)
 	listening(t, url, 1)
 	pgtest.Exec(t, url, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-		WHERE datname = current_database() AND query = 'LISTEN `+commitChannel+`'`)
+		WHERE datname = current_database() AND query LIKE 'LISTEN %'`)
 	if h := next(t, ch); h != (heard{}) {
 		t.Fatalf("after the lost connection heard %+v, want the empty word that some may be missed", h)
+	}
+}
+
+func TestWatchHearsInterruptsAskedForByAnyProcess(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	runner, other := openStore(t, url), openStore(t, url)
+	ch := watch(t, runner)
+	listening(t, url, 1)
+	if err := other.Interrupt(t.Context(), "s"); err != nil {
+		t.Fatal(err)
+	}
+	if h := next(t, ch); h != (heard{"s", albedo.InterruptSeq}) {
+		t.Fatalf("heard %+v, want the interrupt of s", h)
 	}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
 )
@@ -13,6 +14,10 @@ import (
 // id means word may have been lost: every session with subscribers is
 // read again. Options.Changes calls it, from one goroutine.
 func (s *Service) heard(ctx context.Context, id string, seq int64) {
+	if seq == albedo.InterruptSeq {
+		s.heardInterrupt(id)
+		return
+	}
 	s.mu.Lock()
 	var ids []string
 	if id == "" {
@@ -78,4 +83,50 @@ func (s *Service) watchChanges(changes albedo.Changes, stop <-chan struct{}) {
 		cancel()
 	}()
 	changes.Watch(ctx, func(id string, seq int64) { s.heard(ctx, id, seq) })
+}
+
+// heardInterrupt interrupts the session's turn if this process runs it:
+// another process was asked to.
+func (s *Service) heardInterrupt(id string) {
+	s.mu.Lock()
+	st, ok := s.sessions[id]
+	s.mu.Unlock()
+	if !ok {
+		return
+	}
+	if r := st.running(); r != nil {
+		s.log.Info("interrupting a turn as another daemon was asked to", "session", id)
+		r.interrupt()
+	}
+}
+
+// remoteInterruptWait bounds how long an interrupt of a turn another
+// process runs waits for the turn to end.
+const remoteInterruptWait = 30 * time.Second
+
+// interruptElsewhere asks the process running the session's turn, which is
+// not this one, to interrupt it, and waits until the stored session is no
+// longer running. A session that is not running anywhere needs nothing.
+func (s *Service) interruptElsewhere(ctx context.Context, id string) error {
+	sess, err := s.store.Session(ctx, id)
+	if err != nil || sess.Stage != albedo.StageRunning {
+		return err
+	}
+	if err := s.changes.Interrupt(ctx, id); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, remoteInterruptWait)
+	defer cancel()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return albedo.Errorf(albedo.EConflict, "session %s runs on another daemon, whose turn did not end within %s of the interrupt", id, remoteInterruptWait)
+		case <-tick.C:
+		}
+		if sess, err = s.store.Session(ctx, id); err != nil || sess.Stage != albedo.StageRunning {
+			return err
+		}
+	}
 }

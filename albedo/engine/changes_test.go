@@ -72,3 +72,27 @@ func TestAnotherProcesssCommitsReachSubscribersOnceAndInOrder(t *testing.T) {
 		t.Fatalf("after the lapse came %+v; want the unheard item at seq %d", ev, last+1)
 	}
 }
+
+func TestAnInterruptAskedOfAnotherProcessStopsTheTurnHere(t *testing.T) {
+	r := newRig(t, script(fakes.Text("done"), fakes.Python("while True: pass")))
+	changes := fakes.NewChanges()
+	r.tune = func(o *engine.Options) { o.Changes = changes }
+	r.svc = r.newService()
+	r.kernel.BlockUntilCancelled()
+	sess := r.session(respProvider)
+	r.send(sess.ID, "go")
+	waitFor(t, "the cell to start", func() bool { return len(r.kernel.Cells()) == 1 })
+
+	// Another daemon, asked to interrupt the session, says so.
+	if err := changes.Interrupt(r.ctx, sess.ID); err != nil {
+		t.Fatal(err)
+	}
+	r.waitIdle(sess.ID)
+	items := r.history(sess.ID)
+	if last := items[len(items)-1]; last.Kind != albedo.KindTurn || last.Text != albedo.TurnInterrupted {
+		t.Fatalf("the turn ended with %+v, want interrupted", last)
+	}
+	if got := r.get(sess.ID); got.Stage != albedo.StageIdle {
+		t.Errorf("stage = %s, want idle: the daemon that was asked waits for it", got.Stage)
+	}
+}

@@ -107,6 +107,10 @@ func (s *Service) Interrupt(ctx context.Context, id string) error {
 		return err
 	}
 	r := s.state(id).running()
+	if r == nil && s.changes != nil {
+		// The turn may run on another daemon sharing the store.
+		return s.interruptElsewhere(ctx, id)
+	}
 	if r == nil {
 		return nil
 	}

@@ -126,7 +126,10 @@ type Service struct {
 	// they run.
 	stopReaper chan struct{}
 	// leases holds this process's leases; nil without Options.Leases.
-	leases    *leaseKeeper
+	leases *leaseKeeper
+	// changes reaches the other processes sharing the store; nil
+	// without Options.Changes.
+	changes   albedo.Changes
 	commands  map[string]command
 	hostCalls map[string]albedo.HostFunc
 	// hostCallList declares the host calls to every cell, albedo's own
@@ -258,6 +261,7 @@ func New(opts Options) *Service {
 		}()
 	}
 	if opts.Changes != nil {
+		s.changes = opts.Changes
 		s.workers.Add(1)
 		go func() {
 			defer s.workers.Done()
