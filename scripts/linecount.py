@@ -42,7 +42,7 @@ FEATURE_FILES = re.compile(
             r"^adapters/landlock/(held|held_linux|held_other|init_linux|limits_linux|mounts_linux|privileges_linux)\.go$",
             r"^adapters/pykernel/(namespace_linux|namespace_other|probe)\.go$",
             r"^frontends/daemon/(connlimit|server)\.go$",
-            r"(^|/)(checkpoints?|rewind|leases?)(_[a-z]+)?\.go$",
+            r"(^|/)(checkpoints?|rewind|leases?|notify)(_[a-z]+)?\.go$",
         ]
     )
 )
@@ -50,7 +50,8 @@ FEATURE_FILES = re.compile(
 FEATURE_COMMITS = re.compile(
     r"^(MCP|Skills|Web page|Checkpoints|Leases?|Sandbox|PostgreSQL store|Store: a PostgreSQL store"
     r"|albedo store copy|Daemon: ALBEDO_STORE_URL|Daemon: HTTP guards|Console: /mcp"
-    r"|Files the daemon opens for the model reach no further)\b"
+    r"|Files the daemon opens for the model reach no further|Rewind|Several daemons share"
+    r"|A session's stream on any daemon sharing|GET /sessions/\{id\}/checkpoints)\b"
 )
 
 
