@@ -199,6 +199,10 @@ class MCPTest(unittest.TestCase):
         app.idle(session, timeout=60)
         self.assertIn("it was not run again", outputs(app, session)[-1])
         self.assertEqual(stderr_of(app, "slow").count("hanging"), 0)
+        notes = [i["text"] for i in app.history(session)["items"] if i["kind"] == "user" and i.get("source") == "daemon restart"]
+        self.assertEqual(len(notes), 1, notes)
+        self.assertIn("The MCP tool call mcp_slow_hang", notes[0])
+        self.assertNotIn("python cell", notes[0])
 
 
 if __name__ == "__main__":

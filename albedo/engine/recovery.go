@@ -11,7 +11,9 @@ import (
 // RestartNote is the text of that message when no cell was running.
 const RestartNote = "albedo restarted while this turn was running."
 
-// RestartCellsNote is its text when a cell was running and was cut short.
+// RestartCellsNote is its text when python cells, and no call of another
+// tool, were running and were cut short; a call of another tool is named
+// in it (see restartNote).
 const RestartCellsNote = RestartNote + " A python cell that was running then was stopped and not run again: check its effects before repeating it."
 
 // RestartCellNote is the error of a cell that was running when albedo
@@ -134,11 +136,7 @@ func (s *Service) resumeLocked(ctx context.Context, st *sessionState, sess albed
 		add = append(add, q.Item())
 		ids = append(ids, q.ID)
 	}
-	note := RestartNote
-	if len(calls) > 0 {
-		note = RestartCellsNote
-	}
-	add = append(add, albedo.Item{Kind: albedo.KindUser, Source: albedo.RestartSource, Text: note, Notes: []string{albedo.KernelResetNote}, Timestamp: now})
+	add = append(add, albedo.Item{Kind: albedo.KindUser, Source: albedo.RestartSource, Text: s.restartNote(calls), Notes: []string{albedo.KernelResetNote}, Timestamp: now})
 	sess.KernelUsed = false
 	expect := s.touch(&sess)
 	done, err := s.store.Commit(ctx, albedo.Commit{Session: &sess, Expect: expect, Items: add, Dequeue: ids})

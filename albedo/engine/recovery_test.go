@@ -205,4 +205,13 @@ func TestRecoverDoesNotCallAServerToolAgain(t *testing.T) {
 	if len(out) != 1 || out[0].Result == nil || out[0].Result.Status != albedo.CellInterrupted || out[0].Result.Error != engine.RestartCallNote {
 		t.Errorf("outputs = %+v; want the call's output saying it was not run again", out)
 	}
+	var notes []string
+	for _, it := range ofKind(r.history(sess.ID), albedo.KindUser) {
+		if it.Source == albedo.RestartSource {
+			notes = append(notes, it.Text)
+		}
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "The MCP tool call mcp_fs_write") || !strings.Contains(notes[0], "outcome is unknown") || strings.Contains(notes[0], "python cell") {
+		t.Errorf("restart notes = %q; want one naming the MCP tool call cut short and no python cell", notes)
+	}
 }
