@@ -266,7 +266,7 @@ func (c *Console) showVents() {
 	}
 	c.pages.SwitchToPage(pageVents)
 	c.app.SetFocus(c.vents.table)
-	c.vents.load()
+	c.vents.load(false)
 }
 
 // back returns from the vents screen to where it was opened from.

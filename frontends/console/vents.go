@@ -71,9 +71,12 @@ func newVentsScreen(c *Console) *ventsScreen {
 }
 
 // load fetches the ledger and the sessions that filed it, archived ones
-// included.
-func (v *ventsScreen) load() {
-	v.setStatus("loading…", false)
+// included; keepStatus keeps the status message (what a change did).
+func (v *ventsScreen) load(keepStatus bool) {
+	status := v.status.GetText(false)
+	if !keepStatus {
+		v.setStatus("loading…", false)
+	}
 	cl := v.c.client()
 	go func() {
 		page, err := cl.Vents(v.c.ctx, ventLimit, "")
@@ -91,16 +94,17 @@ func (v *ventsScreen) load() {
 				}
 			}
 			v.fill(page.Items)
+			if keepStatus {
+				v.status.SetText(status)
+			}
 		})
 	}()
 }
 
 // setStatus shows a message under the ledger.
 func (v *ventsScreen) setStatus(text string, failed bool) {
-	if failed {
-		text = "[red]" + tview.Escape(text)
-	} else {
-		text = tview.Escape(text)
+	if text = tview.Escape(text); failed {
+		text = "[red]" + text
 	}
 	v.status.SetText(text)
 }
@@ -257,7 +261,7 @@ func (v *ventsScreen) keys(ev *tcell.EventKey) *tcell.EventKey {
 	case 'q':
 		v.c.back(v.back)
 	case 'g':
-		v.load()
+		v.load(false)
 	case 'r':
 		if ok {
 			v.startReply(x)
@@ -320,7 +324,7 @@ func (v *ventsScreen) replyDone(key tcell.Key) {
 			} else {
 				v.setStatus(fmt.Sprintf("replied to #%s: the filing session is gone, the reply is kept", x.ID), false)
 			}
-			v.reload()
+			v.load(true)
 		})
 	}()
 }
@@ -345,7 +349,7 @@ func (v *ventsScreen) change(call func(cl *client.Client) error, done string) {
 				return
 			}
 			v.setStatus(done, false)
-			v.reload()
+			v.load(true)
 		})
 	}()
 }
@@ -359,21 +363,4 @@ func (v *ventsScreen) delete(x wire.Vent) {
 	}
 	v.deleting = ""
 	v.change(func(cl *client.Client) error { return cl.DeleteVent(v.c.ctx, x.ID) }, "deleted #"+x.ID)
-}
-
-// reload fetches the ledger again, keeping the status message.
-func (v *ventsScreen) reload() {
-	cl := v.c.client()
-	status := v.status.GetText(false)
-	go func() {
-		page, err := cl.Vents(v.c.ctx, ventLimit, "")
-		v.c.mail.post(func() {
-			if err != nil {
-				v.setStatus(describe(err), true)
-				return
-			}
-			v.fill(page.Items)
-			v.status.SetText(status)
-		})
-	}()
 }
