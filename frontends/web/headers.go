@@ -4,10 +4,11 @@ import "net/http"
 
 // ContentSecurityPolicy is the policy every answer of the daemon carries:
 // scripts and styles from the daemon's own files only (no inline script,
-// no eval), requests to the daemon only, images from the daemon or the
-// page itself (data: and blob: URLs of pasted pictures), no plugins, no
-// forms posted anywhere, no base URL, and no framing by any page.
-const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
+// no eval), requests and images to and from the daemon only (a pasted
+// picture is read as data, never shown from a data: or blob: URL), no
+// plugins, no forms posted anywhere, no base URL, and no framing by any
+// page.
+const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
 	"connect-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // SetSecurityHeaders sets the headers that keep a page of the daemon

@@ -1,7 +1,7 @@
 // One transcript item, shown: what a durable event (or a history item,
 // converted) looks like on the page. Every element of a stored item
 // carries its seq as data-seq.
-import { el, when } from './dom.js';
+import { el, on, when } from './dom.js';
 import { fill, fence } from './render.js';
 
 // fromHistory converts a /history item into the event the stream sends
@@ -49,9 +49,25 @@ export function cellResult(ev) {
   try { return JSON.parse(ev.result); } catch { return { status: ev.status || '', output: ev.result }; }
 }
 
-// itemNode returns the element of a durable event, or null for events
-// shown inside another's (a tool result joins its call's cell).
-export function itemNode(ev) {
+// shownImage is image n of the item at seq of session sid, fetched from
+// the daemon (the only place the page's policy lets images come from);
+// it says data-loaded once the browser has it, or failed.
+function shownImage(sid, seq, n, meta, label) {
+  const text = `${label} ${meta.width}×${meta.height}, ${meta.mimeType}`;
+  const img = el('img', {
+    class: 'shown-image', alt: text, title: text, loading: 'lazy', decoding: 'async',
+    width: meta.width || undefined, height: meta.height || undefined,
+    src: `/sessions/${encodeURIComponent(sid)}/items/${seq}/images/${n}`, dataset: { loaded: 'false' },
+  });
+  on(img, 'load', () => { img.dataset.loaded = 'true'; });
+  on(img, 'error', () => { img.dataset.loaded = 'failed'; });
+  return el('figure', { class: 'image' }, img, el('figcaption', { class: 'dim image-meta' }, text));
+}
+
+// itemNode returns the element of a durable event of session sid, or
+// null for events shown inside another's (a tool result joins its call's
+// cell).
+export function itemNode(ev, sid) {
   const seq = String(ev.seq);
   switch (ev.type) {
     case 'user': {
@@ -59,7 +75,7 @@ export function itemNode(ev) {
       const node = el('li', { class: `item user${ev.source ? ' from-albedo' : ''}${restart ? ' restart' : ''}`, dataset: { seq, type: 'user', source: ev.source || '' } },
         head(ev.source ? `albedo (${ev.source})` : 'you', ev),
         el('div', { class: 'text pre' }, ev.text || ''));
-      if (ev.image) node.append(el('div', { class: 'dim image-meta' }, `image ${ev.image.width}×${ev.image.height}, ${ev.image.mimeType}`));
+      if (ev.image) node.append(shownImage(sid, ev.seq, 0, ev.image, 'image'));
       return node;
     }
     case 'message': {
@@ -81,7 +97,7 @@ export function itemNode(ev) {
         el('div', { class: 'status dim' }, 'running…'));
     }
     case 'tool':
-      return resultNode(ev);
+      return resultNode(ev, sid);
     case 'error':
       return el('li', { class: 'item error', dataset: { seq, type: 'error' } }, el('div', { class: 'fail pre' }, ev.text || 'error'));
     case 'turn': {
@@ -98,9 +114,9 @@ export function itemNode(ev) {
   return el('li', { class: 'item other', dataset: { seq, type: ev.type } }, el('span', { class: 'dim' }, ev.text || ev.type));
 }
 
-// resultNode is the result of a cell: its status, duration, output,
-// value, error, trace marks and images.
-function resultNode(ev) {
+// resultNode is the result of a cell of session sid: its status,
+// duration, output, value, error, trace marks and images.
+function resultNode(ev, sid) {
   const r = cellResult(ev);
   const status = r.status || ev.status || 'ok';
   const node = el('div', { class: `result ${status}`, dataset: { seq: String(ev.seq), type: 'tool', status } });
@@ -110,7 +126,7 @@ function resultNode(ev) {
   if (r.value) node.append(el('pre', { class: 'value' }, '= ' + r.value));
   if (r.error) node.append(el('pre', { class: 'fail output' }, r.error));
   for (const note of r.notes || []) node.append(el('div', { class: 'dim' }, note));
-  for (const img of r.images || []) node.append(el('div', { class: 'dim image-meta' }, `image shown: ${img.width}×${img.height}, ${img.mimeType}`));
+  (r.images || []).forEach((img, n) => node.append(shownImage(sid, ev.seq, n, img, 'image shown:')));
   const trace = ev.trace;
   if (trace) {
     const marks = [];
@@ -121,10 +137,10 @@ function resultNode(ev) {
   return node;
 }
 
-// attachResult puts a result into its call's cell, or returns a cell of
-// its own when the call is not shown.
-export function attachResult(list, ev) {
-  const node = resultNode(ev);
+// attachResult puts a result of session sid into its call's cell, or
+// returns a cell of its own when the call is not shown.
+export function attachResult(list, ev, sid) {
+  const node = resultNode(ev, sid);
   const cells = list.querySelectorAll('li.cell');
   for (const cell of cells) {
     if (cell.dataset.call === (ev.call_id || '') && !cell.querySelector('.result')) {

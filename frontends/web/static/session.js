@@ -203,7 +203,7 @@ class SessionView {
     if (ev.type === 'tool_call') this.endStreaming('tool_call');
     if (ev.type === 'user' && !ev.source) this.deliverQueued(ev.text);
     if (ev.type === 'turn') this.clearStreaming();
-    const node = ev.type === 'tool' ? attachResult(this.list, ev) : itemNode(ev);
+    const node = ev.type === 'tool' ? attachResult(this.list, ev, this.id) : itemNode(ev, this.id);
     if (node) this.list.append(node);
     delete this.root.dataset.empty;
     if (atEnd) this.scrollToEnd();
@@ -302,7 +302,7 @@ class SessionView {
       for (const h of page.items) {
         const ev = fromHistory(h);
         if (!ev) continue;
-        const node = ev.type === 'tool' ? attachResult(holder, ev) : itemNode(ev);
+        const node = ev.type === 'tool' ? attachResult(holder, ev, this.id) : itemNode(ev, this.id);
         if (node) holder.append(node);
       }
       frag.append(...holder.childNodes);
