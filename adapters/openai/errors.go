@@ -113,10 +113,7 @@ func truncateTo(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return validPrefix(s, n) + "…"
 }
 
 // unreachable describes a request to url that found no server.

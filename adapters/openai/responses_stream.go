@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -115,8 +116,7 @@ func (d *responsesDecoder) thinkItems(items []albedo.Item) []albedo.Item {
 		setReasoningRaw(&think)
 		it.Text = answer.String()
 		setMessageRaw(&it, "completed")
-		out := append(append(slices.Clip(items[:i]), think, it), items[i+1:]...)
-		return out
+		return append(append(slices.Clip(items[:i]), think, it), items[i+1:]...)
 	}
 	return items
 }
@@ -267,10 +267,7 @@ func (d *responsesDecoder) reply(ended bool) (albedo.ModelReply, error) {
 	raws := d.final
 	var indexes []int
 	if len(raws) == 0 {
-		for i := range d.done {
-			indexes = append(indexes, i)
-		}
-		sort.Ints(indexes)
+		indexes = slices.Sorted(maps.Keys(d.done))
 		for _, i := range indexes {
 			raws = append(raws, d.done[i])
 		}

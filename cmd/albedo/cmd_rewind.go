@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -42,9 +41,7 @@ func runRewind(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return writeJSON(e.stdout, r)
 	}
 	verb := "restored"
 	if r.DryRun {
