@@ -151,5 +151,5 @@ export function attachResult(list, ev, sid) {
       return null;
     }
   }
-  return el('li', { class: 'item cell orphan', dataset: { type: 'tool_call', status: node.dataset.status } }, node);
+  return el('li', { class: 'item cell orphan', dataset: { type: 'tool_call', status: node.dataset.status, orphan: ev.call_id || '' } }, node);
 }

@@ -156,9 +156,10 @@ class SessionView {
   }
 
   snapshot(batch) {
-    if (this.last === 0 && batch.before !== undefined) {
+    const first = this.last === 0 && batch.before !== undefined;
+    if (first) {
       this.before = batch.before;
-      this.older.textContent = this.before === null ? '' : 'older items load as you scroll up';
+      this.showOlder();
     }
     for (const ev of batch.events) this.event(ev);
     if (this.last === 0 && batch.events.length === 0) this.root.dataset.empty = 'true';
@@ -166,6 +167,8 @@ class SessionView {
     this.root.dataset.stream = 'open';
     this.refreshRunning();
     this.scrollToEnd();
+    // A short list leaves the place older items load from in view.
+    if (first && this.before !== null && this.olderInView()) this.loadOlder();
   }
 
   event(ev) {
@@ -291,13 +294,18 @@ class SessionView {
     this.interruptButton.disabled = !running;
   }
 
+  // loadOlder shows the page of items before the oldest shown, and goes
+  // on while the place it loads from is still in view (the observer
+  // tells only of changes). data-older says "more", "loading" or "none";
+  // data-older-pages counts the pages shown.
   async loadOlder() {
-    if (this.loadingOlder || this.before === null || this.before === undefined) return;
+    if (this.loadingOlder || this.before === null || this.before === undefined || this.closed) return;
     this.loadingOlder = true;
+    this.root.dataset.older = 'loading';
     try {
       const page = await get(`/sessions/${encodeURIComponent(this.id)}/history?before=${this.before}&limit=${TAIL}`);
+      if (this.closed) return;
       const height = document.documentElement.scrollHeight;
-      const frag = document.createDocumentFragment();
       const holder = el('ol');
       for (const h of page.items) {
         const ev = fromHistory(h);
@@ -305,16 +313,49 @@ class SessionView {
         const node = ev.type === 'tool' ? attachResult(holder, ev, this.id) : itemNode(ev, this.id);
         if (node) holder.append(node);
       }
+      this.joinResults(holder);
+      const frag = document.createDocumentFragment();
       frag.append(...holder.childNodes);
       this.list.prepend(frag);
       this.before = page.items.length && page.before !== null && page.items[0].seq > 1 ? page.before : null;
-      this.older.textContent = this.before === null ? '' : 'older items load as you scroll up';
+      this.olderPages = (this.olderPages || 0) + 1;
+      this.root.dataset.olderPages = String(this.olderPages);
       window.scrollBy(0, document.documentElement.scrollHeight - height);
     } catch (err) {
       this.showNotice(err.message);
     } finally {
       this.loadingOlder = false;
+      this.showOlder();
     }
+    if (this.before !== null && this.olderInView()) this.loadOlder();
+  }
+
+  // joinResults moves the results shown alone at the top of the list (their
+  // calls were on an older page) into the calls' cells of holder.
+  joinResults(holder) {
+    for (const cell of holder.querySelectorAll('li.cell[data-call]')) {
+      if (cell.querySelector('.result')) continue;
+      const orphan = [...this.list.querySelectorAll('li.cell.orphan')].find(o => o.dataset.orphan === cell.dataset.call);
+      if (!orphan) continue;
+      const result = orphan.querySelector('.result');
+      cell.querySelector('.live-output').hidden = true;
+      cell.querySelector(':scope > .status').remove();
+      cell.append(result);
+      cell.dataset.status = result.dataset.status;
+      orphan.remove();
+    }
+  }
+
+  // showOlder says whether older items are left to load.
+  showOlder() {
+    const more = this.before !== null && this.before !== undefined;
+    this.root.dataset.older = more ? 'more' : 'none';
+    this.older.textContent = more ? 'older items load as you scroll up' : '';
+  }
+
+  olderInView() {
+    const r = this.older.getBoundingClientRect();
+    return r.bottom >= 0 && r.top <= window.innerHeight;
   }
 
   async send() {
