@@ -282,3 +282,11 @@ func (c *Console) back(page string) {
 func plain(b *tview.Box) *tview.Box {
 	return b.SetBackgroundColor(tcell.ColorDefault)
 }
+
+// textView is a text view of text with colour tags, on the terminal's own
+// background.
+func textView(text string) *tview.TextView {
+	v := tview.NewTextView().SetDynamicColors(true).SetText(text)
+	plain(v.Box)
+	return v
+}

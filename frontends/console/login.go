@@ -51,10 +51,8 @@ func newLoginScreen(c *Console) *loginScreen {
 	l := &loginScreen{c: c}
 	header := tview.NewTextView().SetDynamicColors(true).SetText("[white::b] albedo [-::-][white] add a model provider")
 	header.SetBackgroundColor(tcell.ColorNavy)
-	l.intro = tview.NewTextView().SetDynamicColors(true).SetWrap(true)
-	plain(l.intro.Box)
-	l.fail = tview.NewTextView().SetDynamicColors(true).SetWrap(true)
-	plain(l.fail.Box)
+	l.intro = textView("")
+	l.fail = textView("")
 	l.form = tview.NewForm()
 	plain(l.form.Box)
 	l.form.SetFieldBackgroundColor(tcell.ColorDefault).SetFieldTextColor(tcell.ColorDefault).SetLabelColor(tcell.ColorTeal)
@@ -68,8 +66,7 @@ func newLoginScreen(c *Console) *loginScreen {
 	l.form.AddButton("Save", l.save).
 		AddButton("Cancel", func() { l.leave() })
 	l.form.SetCancelFunc(l.leave)
-	help := tview.NewTextView().SetDynamicColors(true).SetText("[::d]Tab/Shift-Tab or Enter move · Ctrl-U clears a field · Save writes config.json · Esc cancels")
-	plain(help.Box)
+	help := textView("[::d]Tab/Shift-Tab or Enter move · Ctrl-U clears a field · Save writes config.json · Esc cancels")
 	l.root = tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(header, 1, 0, false).
 		AddItem(l.intro, 3, 0, false).

@@ -31,14 +31,12 @@ func newModelsScreen(c *Console) *modelsScreen {
 	m := &modelsScreen{c: c}
 	header := tview.NewTextView().SetDynamicColors(true).SetText("[white::b] albedo [-::-][white] choose a model")
 	header.SetBackgroundColor(tcell.ColorNavy)
-	m.head = tview.NewTextView().SetDynamicColors(true).SetWrap(true)
-	plain(m.head.Box)
+	m.head = textView("")
 	m.list = tview.NewList().ShowSecondaryText(false).SetHighlightFullLine(true).
 		SetSelectedStyle(tcell.StyleDefault.Reverse(true)).SetMainTextStyle(tcell.StyleDefault)
 	plain(m.list.Box)
 	m.list.SetInputCapture(m.keys)
-	m.help = tview.NewTextView().SetDynamicColors(true).SetWrap(true)
-	plain(m.help.Box)
+	m.help = textView("")
 	m.root = tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(header, 1, 0, false).
 		AddItem(m.head, 3, 0, false).

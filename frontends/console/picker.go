@@ -42,10 +42,8 @@ func newPickerScreen(c *Console) *pickerScreen {
 	p.table.SetSelectedFunc(func(row, _ int) { p.openRow(row) })
 	header := tview.NewTextView().SetDynamicColors(true).SetText("[white::b] albedo [-::-][white] sessions")
 	header.SetBackgroundColor(tcell.ColorNavy)
-	p.status = tview.NewTextView().SetDynamicColors(true)
-	plain(p.status.Box)
-	p.help = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
-	plain(p.help.Box)
+	p.status = textView("")
+	p.help = textView("").SetWrap(false)
 	p.root = tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(header, 1, 0, false).
 		AddItem(p.table, 0, 1, true).

@@ -76,15 +76,13 @@ func newSessionScreen(c *Console) *sessionScreen {
 	s.header.SetBackgroundColor(tcell.ColorNavy)
 	s.view = NewTranscriptView(s.t)
 	plain(s.view.Box)
-	s.status = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
-	plain(s.status.Box)
+	s.status = textView("").SetWrap(false)
 	s.input = tview.NewTextArea().SetLabel("❯ ").SetPlaceholder("Message albedo. Enter sends, /help lists commands.")
 	s.input.SetTextStyle(tcell.StyleDefault).SetPlaceholderStyle(tcell.StyleDefault.Dim(true)).SetLabelStyle(c.th.user)
 	plain(s.input.Box)
 	s.input.SetChangedFunc(s.resizeInput)
 	s.input.SetInputCapture(s.keys)
-	s.help = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
-	plain(s.help.Box)
+	s.help = textView("").SetWrap(false)
 	s.root = tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(s.header, 1, 0, false).
 		AddItem(s.view, 0, 1, false).
