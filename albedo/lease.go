@@ -55,13 +55,22 @@ type Changes interface {
 	// of each commit of items another process makes, until ctx ends.
 	// After a lapse in which some may have gone unheard (a lost
 	// connection), it calls fn with "" and 0. An interrupt another
-	// process asks for comes as the session's id and a Seq of -1.
+	// process asks for comes as the session's id and InterruptSeq, a
+	// wake (of any process) as the session's id and WakeSeq.
 	Watch(ctx context.Context, fn func(sessionID string, seq int64))
 	// Interrupt asks the process that runs the session's turn, whichever
 	// it is, to interrupt it.
 	Interrupt(ctx context.Context, sessionID string) error
+	// Wake tells every process that a message was queued for the
+	// session by one that does not hold its lease: the one running its
+	// turn delivers it, and should that turn have ended without it, one
+	// that takes the lease starts a turn on it.
+	Wake(ctx context.Context, sessionID string) error
 }
 
 // InterruptSeq is the Seq with which Changes.Watch passes on an
 // interrupt.
 const InterruptSeq = -1
+
+// WakeSeq is the Seq with which Changes.Watch passes on a wake.
+const WakeSeq = -2

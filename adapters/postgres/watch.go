@@ -31,6 +31,21 @@ func (s *Store) Interrupt(ctx context.Context, sessionID string) error {
 	return nil
 }
 
+// wakeChannel is the channel on which a daemon that queued a message for
+// a session whose lease another holds wakes the others; the payload is
+// the session's id in hex.
+const wakeChannel = "albedo_wakes"
+
+// Wake tells every process listening that a message was queued for the
+// session.
+func (s *Store) Wake(ctx context.Context, sessionID string) error {
+	_, err := s.db.DB.ExecContext(ctx, `SELECT pg_notify($1::text, $2::text)`, wakeChannel, hex.EncodeToString([]byte(sessionID)))
+	if err != nil {
+		return fmt.Errorf("wake the daemons for session %s: %w", sessionID, unavailable(err))
+	}
+	return nil
+}
+
 // Backoff of the listening connection's reconnects.
 const (
 	firstRetry = 100 * time.Millisecond
@@ -52,7 +67,7 @@ func (s *Store) Watch(ctx context.Context, fn func(sessionID string, seq int64))
 	for ctx.Err() == nil {
 		conn, err := pgx.ConnectConfig(ctx, s.config)
 		if err == nil {
-			_, err = conn.Exec(ctx, "LISTEN "+commitChannel+"; LISTEN "+interruptChannel)
+			_, err = conn.Exec(ctx, "LISTEN "+commitChannel+"; LISTEN "+interruptChannel+"; LISTEN "+wakeChannel)
 		}
 		if err == nil {
 			wait = firstRetry
@@ -83,9 +98,13 @@ func (s *Store) listen(ctx context.Context, conn *pgx.Conn, fn func(string, int6
 		if err != nil {
 			return err
 		}
-		if n.Channel == interruptChannel {
+		if n.Channel == interruptChannel || n.Channel == wakeChannel {
+			seq := int64(albedo.InterruptSeq)
+			if n.Channel == wakeChannel {
+				seq = albedo.WakeSeq
+			}
 			if id, err := hex.DecodeString(n.Payload); err == nil && len(id) > 0 {
-				fn(string(id), albedo.InterruptSeq)
+				fn(string(id), seq)
 			}
 			continue
 		}

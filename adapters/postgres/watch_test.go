@@ -109,3 +109,16 @@ func TestWatchHearsInterruptsAskedForByAnyProcess(t *testing.T) {
 		t.Fatalf("heard %+v, want the interrupt of s", h)
 	}
 }
+
+func TestWatchHearsWakesOfAnyProcess(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	runner, other := openStore(t, url), openStore(t, url)
+	ch := watch(t, runner)
+	listening(t, url, 1)
+	if err := other.Wake(t.Context(), "s"); err != nil {
+		t.Fatal(err)
+	}
+	if h := next(t, ch); h != (heard{"s", albedo.WakeSeq}) {
+		t.Fatalf("heard %+v, want the wake of s", h)
+	}
+}

@@ -18,6 +18,12 @@ func (s *Service) heard(ctx context.Context, id string, seq int64) {
 		s.heardInterrupt(id)
 		return
 	}
+	if seq == albedo.WakeSeq {
+		// Not on the watching goroutine: the session's row lock may be
+		// held by a commit the store keeps waiting.
+		go s.heardWake(id)
+		return
+	}
 	s.mu.Lock()
 	var ids []string
 	if id == "" {

@@ -32,35 +32,9 @@ func (s *Service) JobFinished(ctx context.Context, id string, end albedo.JobEnd)
 	if err != nil {
 		return err
 	}
-	if s.isClosed() {
-		return albedo.Errorf(albedo.EConflict, "albedo is shutting down")
-	}
-	owned := st.running() != nil
-	if !owned {
-		if owned, err = s.own(ctx, st, id); err != nil {
-			return err
-		}
-	}
-	if owned && st.running() == nil && sess.Stage == albedo.StageRunning {
-		if sess, err = s.resumeLocked(ctx, st, sess); err != nil {
-			s.release(ctx, id)
-			return err
-		}
-	}
 	q := albedo.Queued{SessionID: id, Text: JobMessage(end), Source: JobSource, Timestamp: s.now()}
-	busy := !owned || st.running() != nil
-	if !busy {
-		sess.Stage = albedo.StageRunning
-	}
-	expect := s.touch(&sess)
-	if _, err := s.store.Commit(ctx, albedo.Commit{Session: &sess, Expect: expect, Enqueue: []albedo.Queued{q}}); err != nil {
-		if st.running() == nil {
-			s.release(ctx, id)
-		}
+	if _, err := s.route(ctx, st, id, sess, q, nil); err != nil {
 		return fmt.Errorf("queue the end of job %d for session %s: %w", end.ID, id, err)
-	}
-	if !busy {
-		s.startTurn(st, sess)
 	}
 	return nil
 }

@@ -45,45 +45,8 @@ func (s *Service) Send(ctx context.Context, id string, msg albedo.Message) (queu
 	if err := s.checkWorkspaceExists(sess.Workspace); err != nil {
 		return false, err
 	}
-	if s.isClosed() {
-		return false, albedo.Errorf(albedo.EConflict, "albedo is shutting down")
-	}
-	// Without a lease (another daemon sharing the store runs the
-	// session), the message is only queued: its turn takes it.
-	owned := st.running() != nil
-	if !owned {
-		if owned, err = s.own(ctx, st, id); err != nil {
-			return false, err
-		}
-	}
-	if owned && st.running() == nil && sess.Stage == albedo.StageRunning {
-		// The turn died with albedo and Recover has not reached it yet:
-		// resume it now, and the message joins it.
-		if sess, err = s.resumeLocked(ctx, st, sess); err != nil {
-			s.release(ctx, id)
-			return false, err
-		}
-	}
 	q := albedo.Queued{SessionID: id, Text: msg.Text, Image: img, Timestamp: s.now()}
-	sess.Title = Title(msg.Text)
-	queued = !owned || st.running() != nil
-	if !queued {
-		sess.Stage = albedo.StageRunning
-	}
-	expect := s.touch(&sess)
-	done, err := s.store.Commit(ctx, albedo.Commit{Session: &sess, Expect: expect, Enqueue: []albedo.Queued{q}})
-	if err != nil {
-		if st.running() == nil {
-			s.release(ctx, id)
-		}
-		return false, fmt.Errorf("queue message for session %s: %w", id, err)
-	}
-	if queued {
-		st.hub.publish(queuedEvent(done.Enqueued[0]))
-		return true, nil
-	}
-	s.startTurn(st, sess)
-	return false, nil
+	return s.route(ctx, st, id, sess, q, func(x *albedo.Session) { x.Title = Title(msg.Text) })
 }
 
 // checkWorkspaceExists refuses a turn whose workspace folder is gone.

@@ -48,19 +48,35 @@ func (t *turn) finish(ctx context.Context, marker string, force bool) bool {
 	ctx = context.WithoutCancel(ctx)
 	st.row.Lock()
 	defer st.row.Unlock()
-	if !force {
-		if q, err := s.store.Queued(ctx, t.id); err == nil && len(q) > 0 {
-			return false
+	var (
+		done  albedo.Committed
+		items []albedo.Item
+		err   error
+	)
+	for attempt := 1; ; attempt++ {
+		if !force {
+			if q, err := s.store.Queued(ctx, t.id); err == nil && len(q) > 0 {
+				return false
+			}
+		}
+		var cerr error
+		items, cerr = s.closingItems(ctx, st, t.id)
+		if cerr != nil {
+			s.log.Error("close turn", "session", t.id, "err", cerr)
+		}
+		items = append(items, albedo.Item{Kind: albedo.KindTurn, Text: marker, Timestamp: s.now()})
+		done, err = t.writeRowOnce(ctx, func(x *albedo.Session) {
+			x.Stage, x.Compacting = albedo.StageIdle, ""
+		}, albedo.Commit{SessionID: t.id, Items: items})
+		if albedo.ErrorCode(err) != albedo.EStale || attempt == routeAttempts {
+			break
+		}
+		// Another writer changed the row: a process sharing the store may
+		// have queued a message, which the turn must take before it ends.
+		if t.sess, err = s.store.Session(ctx, t.id); err != nil {
+			break
 		}
 	}
-	items, err := s.closingItems(ctx, st, t.id)
-	if err != nil {
-		s.log.Error("close turn", "session", t.id, "err", err)
-	}
-	items = append(items, albedo.Item{Kind: albedo.KindTurn, Text: marker, Timestamp: s.now()})
-	done, err := t.writeRowLocked(ctx, func(x *albedo.Session) {
-		x.Stage, x.Compacting = albedo.StageIdle, ""
-	}, albedo.Commit{SessionID: t.id, Items: items})
 	t.end(ctx)
 	if albedo.ErrorCode(err) == albedo.ELeaseLost {
 		// Another daemon took the turn over: it records the end.

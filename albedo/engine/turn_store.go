@@ -65,22 +65,29 @@ func (t *turn) writeRow(ctx context.Context, edit func(*albedo.Session), change 
 // writer changed meanwhile (a rename, a protocol recorded by readRound) is
 // read again and edited once more.
 func (t *turn) writeRowLocked(ctx context.Context, edit func(*albedo.Session), change albedo.Commit) (albedo.Committed, error) {
-	sess := t.sess
-	for again := false; ; again = true {
-		edit(&sess)
-		change.Session, change.Expect = &sess, t.s.touch(&sess)
-		done, err := t.commit(ctx, change)
-		if err == nil {
-			t.sess = sess
-			return done, nil
-		}
-		if again || albedo.ErrorCode(err) != albedo.EStale {
-			return albedo.Committed{}, err
-		}
-		if sess, err = t.s.store.Session(ctx, t.id); err != nil {
-			return albedo.Committed{}, err
-		}
+	done, err := t.writeRowOnce(ctx, edit, change)
+	if albedo.ErrorCode(err) != albedo.EStale {
+		return done, err
 	}
+	if t.sess, err = t.s.store.Session(ctx, t.id); err != nil {
+		return albedo.Committed{}, err
+	}
+	return t.writeRowOnce(ctx, edit, change)
+}
+
+// writeRowOnce commits change with t.sess changed by edit, unless another
+// writer changed the stored row since t.sess was read (EStale). The
+// caller holds st.row.
+func (t *turn) writeRowOnce(ctx context.Context, edit func(*albedo.Session), change albedo.Commit) (albedo.Committed, error) {
+	sess := t.sess
+	edit(&sess)
+	change.Session, change.Expect = &sess, t.s.touch(&sess)
+	done, err := t.commit(ctx, change)
+	if err != nil {
+		return albedo.Committed{}, err
+	}
+	t.sess = sess
+	return done, nil
 }
 
 // commit applies a change of the turn; an interrupt that comes while the
