@@ -2,7 +2,7 @@ package postgres
 
 // SchemaVersion is the schema version this package writes, kept in the
 // table albedo_schema. Version 0 is a database without albedo's tables.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // migrations[i] takes the schema from version i to version i+1. A migration
 // never changes once released; later changes are new migrations.
@@ -139,6 +139,19 @@ func migrations() [SchemaVersion][]string {
 				expires_at timestamptz NOT NULL
 			)`,
 			`CREATE INDEX leases_owner ON leases (owner)`,
+		},
+		// 4: the batches of live events (deltas, cell output, status,
+		// queued) daemons sharing the database send each other (see
+		// live.go): unlogged, as they are worth nothing after a crash, and
+		// pruned after minutes.
+		{
+			`CREATE UNLOGGED TABLE live_batches (
+				id bigserial PRIMARY KEY,
+				sender text NOT NULL,
+				at timestamptz NOT NULL DEFAULT now(),
+				body bytea NOT NULL
+			)`,
+			`CREATE INDEX live_batches_at ON live_batches (at)`,
 		},
 	}
 }

@@ -43,6 +43,10 @@ type hub struct {
 	// whose events came from another process, by call id, for the event
 	// of their output.
 	calls map[string]string
+	// forward hands this process's live events to the other processes
+	// sharing the store, stamped with the newest durable Seq published
+	// before them; nil when none shares it.
+	forward func(ev albedo.Event, stamp int64)
 }
 
 // subscriber is one reader's bounded buffer: a channel that publish fills
@@ -166,6 +170,16 @@ func (sub *subscriber) covers(ev albedo.Event) bool {
 func (h *hub) publish(events ...albedo.Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.forward != nil {
+		stamp := h.seen
+		for _, ev := range events {
+			if ev.Seq != 0 {
+				stamp = max(stamp, ev.Seq)
+			} else if sharedLive(ev.Type) {
+				h.forward(ev, stamp)
+			}
+		}
+	}
 	if h.heard > 0 {
 		events = slices.DeleteFunc(slices.Clone(events), func(ev albedo.Event) bool { return ev.Seq != 0 && ev.Seq <= h.heard })
 	}

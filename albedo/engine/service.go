@@ -88,6 +88,10 @@ type Options struct {
 	// their commits, whose events then reach this process's subscribers;
 	// nil hears of none.
 	Changes albedo.Changes
+	// Live, when the store is shared with other processes, carries the
+	// live events of the turns this process runs to their subscribers,
+	// and theirs to this process's (see live.go); nil shares none.
+	Live albedo.LiveEvents
 }
 
 // DefaultCellTimeout bounds a cell whose call names no timeout.
@@ -129,7 +133,10 @@ type Service struct {
 	leases *leaseKeeper
 	// changes reaches the other processes sharing the store; nil
 	// without Options.Changes.
-	changes   albedo.Changes
+	changes albedo.Changes
+	// live shares live events with the other processes sharing the
+	// store; nil without Options.Live.
+	live      albedo.LiveEvents
 	commands  map[string]command
 	hostCalls map[string]albedo.HostFunc
 	// hostCallList declares the host calls to every cell, albedo's own
@@ -268,6 +275,14 @@ func New(opts Options) *Service {
 			s.watchChanges(opts.Changes, s.stopReaper)
 		}()
 	}
+	if opts.Live != nil {
+		s.live = opts.Live
+		s.workers.Add(1)
+		go func() {
+			defer s.workers.Done()
+			s.shareLive(opts.Live, s.stopReaper)
+		}()
+	}
 	if every := s.reapEvery(); every > 0 {
 		s.workers.Add(1)
 		go func() {
@@ -306,6 +321,9 @@ func (s *Service) state(id string) *sessionState {
 	st, ok := s.sessions[id]
 	if !ok {
 		st = &sessionState{}
+		if s.live != nil {
+			st.hub.forward = func(ev albedo.Event, stamp int64) { s.live.Publish(id, stamp, ev) }
+		}
 		s.sessions[id] = st
 	}
 	return st

@@ -8,7 +8,8 @@ import (
 // Event types. User, message, thinking, tool_call, tool, error, turn,
 // note and compaction events are durable: they stand for a transcript
 // item and carry its Seq.
-// Delta, queued, status and output events exist only on a live stream.
+// Delta, queued, status, output and gap events exist only on a live
+// stream.
 const (
 	EventUser     = "user"
 	EventMessage  = "message"
@@ -44,6 +45,11 @@ const (
 	// EventOutput carries what a running cell printed; Call names the
 	// cell's tool call by its Seq.
 	EventOutput = "output"
+	// EventGap says that live events (deltas, output, status, queued) of a
+	// turn another daemon sharing the store runs may be missing here, as
+	// the daemon's word of them lapsed; durable events are all there. It
+	// comes only on a stream of a daemon sharing a PostgreSQL store.
+	EventGap = "gap"
 )
 
 // Delta kinds: what a delta event's fragment belongs to.

@@ -86,6 +86,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 	var (
 		leases  albedo.Leases
 		changes albedo.Changes
+		live    albedo.LiveEvents
 	)
 	if a.store == nil {
 		store, kind, err := openStore(ctx, opts, dir, a.log)
@@ -100,6 +101,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 				return nil, err
 			}
 			leases, changes, a.node = shared, pg, shared.Node()
+			live = pg.Live(postgres.LiveOptions{Logger: opts.Logger})
 		}
 	}
 	kernel := opts.Kernel
@@ -166,6 +168,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 		Leases:              leases,
 		Checkpoints:         asPort(a.shadows),
 		Changes:             changes,
+		Live:                live,
 	})
 	a.app = app.New(a.svc, a.MCPServers())
 	return a, nil
