@@ -42,6 +42,7 @@ func (s *Shadows) Restore(ctx context.Context, workspace, snapshot string, paths
 		return err
 	}
 	defer unlock()
+	sh.stamped = false
 	b, err := json.Marshal(journal{Snapshot: snapshot, Paths: paths})
 	if err != nil {
 		return fmt.Errorf("write the restore journal of %s: %w", sh.workspace, err)

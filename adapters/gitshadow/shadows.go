@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
 )
@@ -24,17 +25,23 @@ type Shadows struct {
 	git    string
 	dir    string
 	limits Limits
+	// now is the clock stamps are taken by (see stamp.go).
+	now func() time.Time
 
 	mu     sync.Mutex
 	states map[string]*state
 }
 
 // state is what Shadows keeps of one workspace's shadow: the lock its
-// calls take and the tree of its last snapshot ("" before the first of
-// this process).
+// calls take, the tree of its last snapshot ("" before the first of
+// this process) and the stamp that snapshot was taken at.
 type state struct {
 	mu   sync.Mutex
 	last string
+	// stamp is the workspace's stamp taken just before the last snapshot
+	// was recorded, when stamped.
+	stamp   stamp
+	stamped bool
 }
 
 var _ albedo.Checkpoints = (*Shadows)(nil)
@@ -60,7 +67,7 @@ func New(dir string, limits Limits) (*Shadows, error) {
 	if limits.Timeout <= 0 {
 		limits.Timeout = def.Timeout
 	}
-	return &Shadows{git: git, dir: dir, limits: limits, states: map[string]*state{}}, nil
+	return &Shadows{git: git, dir: dir, limits: limits, now: time.Now, states: map[string]*state{}}, nil
 }
 
 // unsafeName matches what a folder's name may not keep in a shadow's name.

@@ -69,9 +69,27 @@ func (s *Shadows) Snapshot(ctx context.Context, workspace string, written []stri
 	return tree, err
 }
 
-// snapshot updates the shadow's index with what changed and writes its
-// tree, committed when new.
+// snapshot returns the last snapshot when the workspace's stamp is the
+// one taken before it was recorded (no git process runs then), and
+// records a new one otherwise. The stamp is taken before git lists the
+// changes, so that what changes during the listing makes the next stamp
+// differ.
 func (s *Shadows) snapshot(ctx context.Context, sh *shadow, written []string) (string, error) {
+	now, err := sh.stampOf(s.now(), s.limits.MaxFiles)
+	if err == nil && sh.stamped && now == sh.stamp && sh.last != "" && len(written) == 0 {
+		return sh.last, nil
+	}
+	sh.stamped = false
+	tree, rerr := s.record(ctx, sh, written)
+	if rerr == nil && err == nil {
+		sh.stamp, sh.stamped = now, true
+	}
+	return tree, rerr
+}
+
+// record updates the shadow's index with what changed and writes its
+// tree, committed when new.
+func (s *Shadows) record(ctx context.Context, sh *shadow, written []string) (string, error) {
 	if err := sh.writeExcludes(); err != nil {
 		return "", err
 	}
