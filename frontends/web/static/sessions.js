@@ -1,9 +1,12 @@
 // The sessions screen: search, workspace and archived filters, the
-// running badge, usage, paging, and a form making a new session.
+// running badge, usage, paging, and a form making a new session. The rows
+// shown are asked for again every REFRESH_MS while the tab is visible, so
+// that running badges, usage and names follow the sessions.
 import { api, post } from './api.js';
 import { el, on, when, tokens } from './dom.js';
 
 const PAGE = 30;
+const REFRESH_MS = 2000;
 
 export async function sessionsScreen(view, params) {
   const q = params.get('q') || '';
@@ -62,13 +65,40 @@ export async function sessionsScreen(view, params) {
     if (first) newWs.value = first.dataset.workspace;
   }
   view.dataset.state = 'ready';
-  return {};
+
+  // refresh asks for the rows shown again and updates those that changed.
+  let timer = null;
+  let closed = false;
+  let refreshes = 0;
+  const refresh = async () => {
+    timer = null;
+    if (!document.hidden) {
+      const p = new URLSearchParams({ limit: String(Math.max(PAGE, list.querySelectorAll('li[data-id]').length)) });
+      if (q) p.set('q', q);
+      if (workspace) p.set('workspace', workspace);
+      if (archived) p.set('archived', archived);
+      try {
+        const r = await api('GET', `/sessions?${p}`);
+        if (closed) return;
+        for (const s of r.body) {
+          const old = list.querySelector(`li[data-id="${CSS.escape(s.id)}"]`);
+          const fresh = row(s);
+          if (old && old.dataset.sig !== fresh.dataset.sig) old.replaceWith(fresh);
+        }
+        list.dataset.refreshed = String(++refreshes);
+      } catch { /* asked again next time */ }
+    }
+    if (!closed) timer = setTimeout(refresh, REFRESH_MS);
+  };
+  timer = setTimeout(refresh, REFRESH_MS);
+  return { close() { closed = true; if (timer) clearTimeout(timer); } };
 }
 
 function row(s) {
   const running = s.stage === 'running';
   const u = s.usage || {};
-  return el('li', { class: 'session-row', dataset: { id: s.id, running: String(running), workspace: s.workspace } },
+  const sig = JSON.stringify([s.stage, s.name, s.title, s.archived, s.usage, s.updated_at, s.model]);
+  return el('li', { class: 'session-row', dataset: { id: s.id, running: String(running), workspace: s.workspace, sig } },
     el('div', { class: 'row' },
       el('a', { href: `#/s/${s.id}`, class: 'title' }, s.name || s.title),
       running ? el('span', { class: 'badge running' }, 'running') : null,
