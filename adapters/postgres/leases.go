@@ -127,12 +127,19 @@ func (l *Leases) ReleaseAll(ctx context.Context) error {
 }
 
 // Orphans lists the running sessions whose lease expired, or that have
-// none (a store copied from SQLite, or a database older than leases).
+// none (a store copied from SQLite, or a database older than leases). A
+// session whose row another transaction holds locked (a daemon storing
+// its turn's start, end or takeover right now) is skipped (SKIP LOCKED):
+// the daemons scanning at once do not queue up behind that commit, and
+// the next scan sees what it stored. Take decides who takes a session;
+// the row lock taken here lasts only for the statement, and is the weaker
+// FOR NO KEY UPDATE so that appends of items (whose foreign key
+// share-locks the row) are not held up by it.
 func (l *Leases) Orphans(ctx context.Context) ([]albedo.Orphan, error) {
 	rows, err := l.s.db.DB.QueryContext(ctx, `SELECT s.id, s.cwd FROM sessions s
 		LEFT JOIN leases l ON l.session_id = s.id
 		WHERE s.stage = $1 AND (l.session_id IS NULL OR l.expires_at <= now())
-		ORDER BY s.updated_at`, []byte(albedo.StageRunning))
+		ORDER BY s.updated_at FOR NO KEY UPDATE OF s SKIP LOCKED`, []byte(albedo.StageRunning))
 	if err != nil {
 		return nil, fmt.Errorf("list orphaned sessions: %w", failed(err, ""))
 	}

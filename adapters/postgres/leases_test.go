@@ -214,6 +214,29 @@ func TestOrphansAreRunningSessionsWithoutALiveLease(t *testing.T) {
 	}
 }
 
+func TestOrphansSkipsASessionWhoseRowACommitHoldsLocked(t *testing.T) {
+	s, _ := leased(t, albedo.StageRunning)
+	ctx := context.Background()
+	tx, err := s.db.DB.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, "SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE", []byte("s")); err != nil {
+		t.Fatal(err)
+	}
+	a := newLeases(s, "a")
+	if got, err := a.Orphans(ctx); err != nil || len(got) != 0 {
+		t.Fatalf("orphans while a commit holds the session's row = %v, %v; want none, at once", got, err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := a.Orphans(ctx); err != nil || len(got) != 1 {
+		t.Fatalf("orphans once the row is free = %v, %v; want the session", got, err)
+	}
+}
+
 // newLeases returns the leases of a new owner shown as node.
 func newLeases(s *Store, node string) *Leases { return s.Leases(NewOwner(), node, leaseTTL) }
 
