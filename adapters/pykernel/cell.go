@@ -114,7 +114,7 @@ func (p *process) run(ctx context.Context, cell albedo.Cell, limit int) (res alb
 	began := time.Now()
 	defer func() { res.DurationMS = max(time.Since(began).Milliseconds(), 1) }()
 	marker := newMarker()
-	found := p.output.beginLive(marker, limit, cell.Output != nil)
+	found := p.output.begin(marker, limit, cell.Output != nil)
 	if cell.Output != nil {
 		stop := p.pumpLive(cell.Output)
 		// Deferred after the duration: the last output goes out first.

@@ -32,14 +32,9 @@ type capture struct {
 const liveLimit = 8 << 20
 
 // begin starts collecting a cell's output, at most limit bytes of it, up
-// to marker. The returned channel is closed when the marker arrives.
-func (c *capture) begin(marker string, limit int) <-chan struct{} {
-	return c.beginLive(marker, limit, false)
-}
-
-// beginLive is begin that also keeps what the cell writes for takeLive
-// when live is set.
-func (c *capture) beginLive(marker string, limit int, live bool) <-chan struct{} {
+// to marker, and with live set keeps what the cell writes for takeLive.
+// The returned channel is closed when the marker arrives.
+func (c *capture) begin(marker string, limit int, live bool) <-chan struct{} {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.marker = []byte(marker)

@@ -42,7 +42,7 @@ func TestCaptureFindsTheMarkerAcrossChunks(t *testing.T) {
 	for i := 0; i <= len(stream); i++ {
 		for j := i; j <= len(stream); j++ {
 			var c capture
-			found := c.begin(marker, 100)
+			found := c.begin(marker, 100, false)
 			for _, chunk := range []string{stream[:i], stream[i:j], stream[j:]} {
 				c.write([]byte(chunk))
 			}
@@ -61,14 +61,14 @@ func TestCaptureFindsTheMarkerAcrossChunks(t *testing.T) {
 func TestCaptureDropsOutputBetweenCells(t *testing.T) {
 	var c capture
 	c.write([]byte("stray"))
-	found := c.begin("<M>", 100)
+	found := c.begin("<M>", 100, false)
 	c.write([]byte("cell<M>later"))
 	<-found
 	c.write([]byte("more stray"))
 	if got := c.end(); got != "cell" {
 		t.Errorf("output = %q, want %q", got, "cell")
 	}
-	c.begin("<N>", 100)
+	c.begin("<N>", 100, false)
 	c.write([]byte("unfinished<N"))
 	if got := c.end(); got != "unfinished<N" {
 		t.Errorf("output without a marker = %q", got)
@@ -86,7 +86,7 @@ func TestClipText(t *testing.T) {
 
 func TestLiveOutputStopsAtItsLimit(t *testing.T) {
 	var c capture
-	c.beginLive("\x00end\x00", 64, true)
+	c.begin("\x00end\x00", 64, true)
 	c.write(bytes.Repeat([]byte("a"), liveLimit-1))
 	c.write([]byte("bcd\x00end\x00"))
 	live := c.takeLive(false) + c.takeLive(true)
@@ -98,7 +98,7 @@ func TestLiveOutputStopsAtItsLimit(t *testing.T) {
 
 func TestLiveOutputKeepsCharactersWhole(t *testing.T) {
 	var c capture
-	c.beginLive("\x00end\x00", 64, true)
+	c.begin("\x00end\x00", 64, true)
 	c.write([]byte("é")[:1])
 	if got := c.takeLive(false); got != "" {
 		t.Errorf("half a character went out live: %q", got)

@@ -205,7 +205,7 @@ func spawn(ctx context.Context, o *Options, python, sessionID, workspace string)
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	// Collect what the kernel writes while starting, for the error if it
 	// fails; nobody writes this marker.
-	p.output.begin(newMarker(), startupOutputLimit)
+	p.output.begin(newMarker(), startupOutputLimit, false)
 	go p.wait(cmd)
 	go p.readEvents()
 	go p.readOutput()
