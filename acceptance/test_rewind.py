@@ -31,6 +31,13 @@ CELLS = {
     "tracked": [python("open('tracked.txt', 'w').write('changed\\n'); open('new.txt', 'w').write('new\\n')")],
     "many": [python(MANY)],
     "probe": [python("print('ran')")],
+    "diffed": [python(
+        "import os\n"
+        "open('edit.txt', 'w').write('one\\nTWO\\nthree\\nfour\\n')\n"
+        "open('new.txt', 'w').write('n1\\nn2\\n')\n"
+        "os.remove('gone.txt')\n"
+        "open('long.txt', 'w').write(''.join(f'line {i} of a long new file\\n' for i in range(3000)))"
+    )],
 }
 
 
@@ -136,6 +143,37 @@ class RewindTest(unittest.TestCase):
 
         rewind(app, session, undo)
         self.assertEqual(contents(files(ws)), contents(after))
+
+    def test_a_diff_lists_each_file_with_its_status_and_line_counts_and_cuts_long_patches(self):
+        app = self.start()
+        ws = app.root / "diffs"
+        write(ws / "edit.txt", "one\ntwo\nthree\n")
+        write(ws / "gone.txt", "g1\ng2\ng3\n")
+        session = app.session(ws)
+        turn(app, session, "diffed")
+        diff = read(app, f"/sessions/{session}/diff")
+        self.assertEqual(diff["from"], 0)
+        self.assertEqual(diff["to"], app.history(session)["items"][-1]["seq"])
+        summary = [(f["path"], f["status"], f["added"], f["deleted"]) for f in diff["files"]]
+        self.assertEqual(summary, [("edit.txt", "modified", 2, 1), ("gone.txt", "deleted", 0, 3),
+                                   ("long.txt", "created", 3000, 0), ("new.txt", "created", 2, 0)])
+        by_path = {f["path"]: f for f in diff["files"]}
+        self.assertIn("-two\n+TWO\n three\n+four\n", by_path["edit.txt"]["patch"])
+        self.assertFalse(by_path["edit.txt"].get("patch_cut"))
+        long = by_path["long.txt"]
+        self.assertTrue(long["patch_cut"])
+        self.assertLessEqual(len(long["patch"]), 32 * 1024 + 200)
+        self.assertTrue(long["patch"].splitlines()[-1].startswith("\\ albedo: patch cut"), long["patch"][-200:])
+
+        out = app.cli("diff", session)
+        self.assertRegex(out, r"modified\s+\+2 -1\s+edit.txt")
+        self.assertRegex(out, r"deleted\s+\+0 -3\s+gone.txt")
+        last = diff["to"]
+        self.assertEqual(read(app, f"/sessions/{session}/diff?from={last}")["files"], [])
+        for query, status in [("from=x", 400), ("to=-1", 400), (f"from={last}&to=1", 400), (f"to={last + 5}", 404)]:
+            status_got, body = http_error(self, lambda: app.api(f"/sessions/{session}/diff?{query}"))
+            self.assertEqual(status_got, status, (query, body))
+            self.assertTrue(body["error"], body)
 
     def test_the_users_own_changes_are_kept_and_shared_ones_refused_unless_forced(self):
         app = self.start()

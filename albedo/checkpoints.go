@@ -1,6 +1,9 @@
 package albedo
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // Checkpoints snapshots a workspace's files and puts chosen paths back as a
 // snapshot had them, so that what a session's cells did to the files can
@@ -21,6 +24,9 @@ type Checkpoints interface {
 	// Changes lists the paths that differ between two snapshots of the
 	// workspace, in path order.
 	Changes(ctx context.Context, workspace, from, to string) ([]FileChange, error)
+	// Diff is Changes with each path's line counts and patch, within
+	// bounds.
+	Diff(ctx context.Context, workspace, from, to string, bounds DiffBounds) ([]FileDiff, error)
 	// Restore puts each of paths (relative to the workspace) back as the
 	// snapshot has it: its content and mode, or no file where the snapshot
 	// has none. It is all or nothing across a crash: a restore cut short
@@ -28,6 +34,8 @@ type Checkpoints interface {
 	Restore(ctx context.Context, workspace, snapshot string, paths []string) error
 	// Recover finishes the restores a crash cut short.
 	Recover(ctx context.Context) error
+	// A snapshot the adapter no longer keeps answers an error wrapping
+	// ErrSnapshotPruned, from Changes, Diff and Restore alike.
 }
 
 // FileChange is one path that differs between two snapshots.
@@ -45,3 +53,41 @@ const (
 	FileModified = "modified"
 	FileDeleted  = "deleted"
 )
+
+// FileDiff is one path that differs between two snapshots, with its
+// line counts and its patch.
+type FileDiff struct {
+	FileChange
+	// Added and Deleted count the lines the patch adds and removes; both
+	// are 0 for a binary file.
+	Added, Deleted int
+	// Binary says git found the file binary: its patch has no lines.
+	Binary bool
+	// Patch is the file's patch in git's unified format, cut at a line
+	// end to DiffBounds (ending with PatchCutMarker's line) or empty past
+	// the whole diff's bound.
+	Patch string
+	// PatchCut says Patch is not the whole patch.
+	PatchCut bool
+}
+
+// DiffBounds bound the patches of a diff.
+type DiffBounds struct {
+	// FileBytes is the longest patch of one file.
+	FileBytes int
+	// TotalBytes is the most bytes of patches of the whole diff; the
+	// files past it have an empty patch.
+	TotalBytes int
+}
+
+// DefaultDiffBounds are the bounds of GET /sessions/{id}/diff.
+func DefaultDiffBounds() DiffBounds {
+	return DiffBounds{FileBytes: 32 << 10, TotalBytes: 512 << 10}
+}
+
+// PatchCutMarker starts the line that ends a patch cut to its bound.
+const PatchCutMarker = "\\ albedo: patch cut"
+
+// ErrSnapshotPruned says a snapshot is no longer kept: the shadow's
+// pruning (its keepDays and keepSnapshots bounds) dropped it.
+var ErrSnapshotPruned = errors.New("the snapshot was pruned")

@@ -68,23 +68,6 @@ func (sh *shadow) seed(ctx context.Context) {
 	}
 }
 
-// previous returns the tree of the shadow's last snapshot, "" before the
-// first.
-func (sh *shadow) previous() string {
-	if sh.last != "" {
-		return sh.last
-	}
-	b, err := os.ReadFile(filepath.Join(sh.dir, "snapshots"))
-	if err != nil {
-		return ""
-	}
-	lines := strings.Fields(string(b))
-	if len(lines) == 0 {
-		return ""
-	}
-	return lines[len(lines)-1]
-}
-
 // zeroID is the object id git writes for "no object".
 const zeroID = "0000000000000000000000000000000000000000"
 

@@ -17,7 +17,17 @@ func (s *Shadows) Changes(ctx context.Context, workspace, from, to string) ([]al
 		return nil, err
 	}
 	defer unlock()
-	out, err := sh.run(ctx, nil, "diff-tree", "-r", "-z", "--no-renames", "--name-status", from, to)
+	if err := sh.kept(from, to); err != nil {
+		return nil, err
+	}
+	return sh.changes(ctx, from, to)
+}
+
+// changes lists the paths that differ between two snapshots, in git's
+// order.
+func (sh *shadow) changes(ctx context.Context, from, to string) ([]albedo.FileChange, error) {
+	args := append(append([]string{"diff-tree", "-z", "--name-status"}, diffOptions...), from, to)
+	out, err := sh.run(ctx, nil, args...)
 	if err != nil {
 		return nil, fmt.Errorf("compare snapshots %s and %s of %s: %w", from, to, sh.workspace, err)
 	}

@@ -82,15 +82,21 @@ func (sh *shadow) runIndex(ctx context.Context, index string, stdin []byte, args
 // runBorrowing is run with the objects of the workspace's own repository
 // readable, when the shadow borrows from it (see borrow.go).
 func (sh *shadow) runBorrowing(ctx context.Context, index string, stdin []byte, args ...string) ([]byte, error) {
-	var extra []string
-	if objects := sh.userObjects(); objects != "" && sh.borrows() {
-		extra = []string{"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + objects}
-	}
-	return sh.runEnv(ctx, index, extra, stdin, args...)
+	return sh.runEnv(ctx, index, sh.borrowing(), stdin, args...)
 }
 
-// runEnv is run with extra variables in its environment.
-func (sh *shadow) runEnv(ctx context.Context, index string, extra []string, stdin []byte, args ...string) ([]byte, error) {
+// borrowing returns the variables that make the objects of the
+// workspace's own repository readable, when the shadow borrows from it.
+func (sh *shadow) borrowing() []string {
+	if objects := sh.userObjects(); objects != "" && sh.borrows() {
+		return []string{"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + objects}
+	}
+	return nil
+}
+
+// command is a git command of the shadow against index, with extra
+// variables in its environment.
+func (sh *shadow) command(ctx context.Context, index string, extra []string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, sh.git, append(gitOptions(), args...)...)
 	cmd.Dir = sh.workspace
 	if cmd.Dir == "" {
@@ -98,6 +104,12 @@ func (sh *shadow) runEnv(ctx context.Context, index string, extra []string, stdi
 	}
 	cmd.Env = append(sh.env(index), extra...)
 	cmd.WaitDelay = time.Second
+	return cmd
+}
+
+// runEnv is run with extra variables in its environment.
+func (sh *shadow) runEnv(ctx context.Context, index string, extra []string, stdin []byte, args ...string) ([]byte, error) {
+	cmd := sh.command(ctx, index, extra, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &limited{w: &errb, n: 4 << 10}
 	if stdin != nil {

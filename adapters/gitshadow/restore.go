@@ -43,6 +43,9 @@ func (s *Shadows) Restore(ctx context.Context, workspace, snapshot string, paths
 	}
 	defer unlock()
 	sh.stamped = false
+	if err := sh.kept(snapshot); err != nil {
+		return err
+	}
 	b, err := json.Marshal(journal{Snapshot: snapshot, Paths: paths})
 	if err != nil {
 		return fmt.Errorf("write the restore journal of %s: %w", sh.workspace, err)

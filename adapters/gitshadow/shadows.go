@@ -25,7 +25,8 @@ type Shadows struct {
 	git    string
 	dir    string
 	limits Limits
-	// now is the clock stamps are taken by (see stamp.go).
+	// now is the clock stamps are taken by (see stamp.go) and snapshots
+	// are dated by.
 	now func() time.Time
 
 	mu     sync.Mutex
@@ -34,7 +35,8 @@ type Shadows struct {
 
 // state is what Shadows keeps of one workspace's shadow: the lock its
 // calls take, the tree of its last snapshot ("" before the first of
-// this process) and the stamp that snapshot was taken at.
+// this process), the stamp that snapshot was taken at and its list of
+// snapshots (nil until read).
 type state struct {
 	mu   sync.Mutex
 	last string
@@ -42,6 +44,8 @@ type state struct {
 	// was recorded, when stamped.
 	stamp   stamp
 	stamped bool
+	list    map[string]int64
+	newest  string
 }
 
 var _ albedo.Checkpoints = (*Shadows)(nil)

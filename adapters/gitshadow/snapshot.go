@@ -154,32 +154,11 @@ func (s *Shadows) record(ctx context.Context, sh *shadow, written []string) (str
 	if err := sh.keepChanged(ctx, sh.previous(), tree); err != nil {
 		return "", err
 	}
-	if err := sh.keep(tree); err != nil {
+	if err := sh.keep(tree, s.now().Unix()); err != nil {
 		return "", err
 	}
 	sh.last = tree
 	return tree, nil
-}
-
-// keep adds tree to the list of the shadow's snapshots (the file
-// "snapshots", one tree a line) unless it was the last one added: the
-// list is what a pruning of the shadow keeps.
-func (sh *shadow) keep(tree string) error {
-	if tree == sh.last {
-		return nil
-	}
-	f, err := os.OpenFile(filepath.Join(sh.dir, "snapshots"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return fmt.Errorf("keep snapshot %s of %s: %w", tree, sh.workspace, err)
-	}
-	_, err = f.WriteString(tree + "\n")
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("keep snapshot %s of %s: %w", tree, sh.workspace, err)
-	}
-	return nil
 }
 
 // writeExcludes writes the shadow's exclusions: the default folders, the

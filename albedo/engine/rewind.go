@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -67,6 +68,9 @@ func (s *Service) Rewind(ctx context.Context, id string, r Rewind) (Rewound, err
 		return Rewound{}, albedo.Errorf(albedo.ENotFound, "session %s has no item %d", id, r.Checkpoint)
 	}
 	plan, target, now, err := s.planRewind(ctx, sess.Workspace, albedo.Steps(items), r.Checkpoint)
+	if errors.Is(err, albedo.ErrSnapshotPruned) {
+		return Rewound{}, pruned(fmt.Sprintf("checkpoint %d", r.Checkpoint))
+	}
 	if err != nil || r.DryRun {
 		return Rewound{RewindPlan: plan}, err
 	}
@@ -200,6 +204,9 @@ func rewindNote(checkpoint int64, restored []albedo.FileChange, before, after st
 type StepChanges struct {
 	albedo.Step
 	Changes, Outside []albedo.FileChange
+	// Pruned says a snapshot of the step is no longer kept: what it
+	// changed is unknown, and it cannot be rewound to.
+	Pruned bool
 }
 
 // Checkpoints lists a session's steps that recorded snapshots, oldest
@@ -227,14 +234,16 @@ func (s *Service) Checkpoints(ctx context.Context, id string) ([]StepChanges, er
 			before = prev
 		}
 		if before != "" {
-			if out[i].Changes, err = s.checkpoints.Changes(ctx, sess.Workspace, before, st.After); err != nil {
-				return nil, err
-			}
+			out[i].Changes, err = s.checkpoints.Changes(ctx, sess.Workspace, before, st.After)
 		}
-		if prev != "" && st.Before != "" {
-			if out[i].Outside, err = s.checkpoints.Changes(ctx, sess.Workspace, prev, st.Before); err != nil {
-				return nil, err
-			}
+		if err == nil && prev != "" && st.Before != "" {
+			out[i].Outside, err = s.checkpoints.Changes(ctx, sess.Workspace, prev, st.Before)
+		}
+		if errors.Is(err, albedo.ErrSnapshotPruned) {
+			out[i].Changes, out[i].Outside, out[i].Pruned, err = nil, nil, true, nil
+		}
+		if err != nil {
+			return nil, err
 		}
 		prev = st.After
 	}

@@ -52,6 +52,8 @@ type SessionAPI interface {
 	Rewind(ctx context.Context, id string, r Rewind) (Rewound, error)
 	// Checkpoints lists a session's steps with the snapshots around them.
 	Checkpoints(ctx context.Context, id string) (Checkpoints, error)
+	// Diff compares the files of a session at two checkpoints.
+	Diff(ctx context.Context, id string, r DiffRange) (Diff, error)
 	// MoveWorkspace points an idle session at another workspace folder.
 	MoveWorkspace(ctx context.Context, id, workspace string) (Session, error)
 	// SwitchModel rebinds an idle session to a provider (its own when

@@ -108,6 +108,10 @@ type CheckpointStep struct {
 	Modified   int      `json:"modified"`
 	Deleted    int      `json:"deleted"`
 	Outside    []Change `json:"outside"`
+	// Pruned says the step's snapshots are no longer kept (the
+	// checkpoints' keepDays and keepSnapshots): its counts are 0 and it
+	// cannot be rewound to.
+	Pruned bool `json:"pruned,omitempty"`
 }
 
 // MoveWorkspace is the body of POST /sessions/{id}/workspace.
@@ -193,4 +197,40 @@ type SessionFilter struct {
 	// page that gave it.
 	Limit  int
 	Cursor string
+}
+
+// DiffRange names the checkpoints GET /sessions/{id}/diff compares, its
+// query's from and to (transcript item ids); nil takes the default: from
+// 0 (the start), to the session's last item.
+type DiffRange struct {
+	From *int64 `json:"from,omitempty"`
+	To   *int64 `json:"to,omitempty"`
+}
+
+// Diff is the answer of GET /sessions/{id}/diff: the files that differ
+// between the files at checkpoint from (as a rewind to it would put them)
+// and at checkpoint to (as the last step at or before it left them), in
+// path order.
+type Diff struct {
+	From  int64      `json:"from"`
+	To    int64      `json:"to"`
+	Files []FileDiff `json:"files"`
+}
+
+// FileDiff is one file of a Diff.
+type FileDiff struct {
+	Path string `json:"path"`
+	// Status is "created", "modified" or "deleted".
+	Status string `json:"status"`
+	// Added and Deleted count the lines added and removed (0 for a
+	// binary file).
+	Added   int  `json:"added"`
+	Deleted int  `json:"deleted"`
+	Binary  bool `json:"binary,omitempty"`
+	// Patch is the file's patch in git's unified format, cut to 32 KiB
+	// at a line end (its last line then starts with `\ albedo: patch
+	// cut`), and empty once the diff's patches reach 512 KiB.
+	Patch string `json:"patch"`
+	// PatchCut says Patch is not the whole patch.
+	PatchCut bool `json:"patch_cut,omitempty"`
 }

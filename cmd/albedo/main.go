@@ -53,6 +53,7 @@ func commands() []command {
 		{"rm", "albedo rm [--yes] SESSION...", "delete sessions and their transcripts (asks first unless --yes; refuses a running one)", runRm, false},
 		{"archive", "albedo archive [--undo] SESSION...", "archive sessions: 'albedo sessions' leaves them out (--undo brings them back)", runArchive, false},
 		{"rewind", "albedo rewind [--dry-run] [--force] [--fork] SESSION CHECKPOINT", "put back the files a session's cells changed after CHECKPOINT (a transcript item id); --dry-run shows the plan", runRewind, false},
+		{"diff", "albedo diff [--patch] [--json] SESSION [FROM [TO]]", "list the files that differ between two checkpoints (transcript item ids; default: the start and the last item) with their line counts; --patch prints the patches", runDiff, false},
 		{"new", "albedo new [WORKSPACE]", "create a session in WORKSPACE (default: the current folder) and print it as JSON", runNew, false},
 		{"store", "albedo store copy [--from STORE] --to STORE", "copy every session, transcript, vent and ledger row of a stopped home into another store (sqlite, postgresql or a postgres:// URL) and verify the copy", runStore, true},
 		{"mcp", "albedo mcp [list|approve|restart|logs]", "show the MCP servers of the workspace; approve a repository's own server, restart one, read its stderr", mcp().run, false},

@@ -63,7 +63,7 @@ func (a *App) Checkpoints(ctx context.Context, id string) (wire.Checkpoints, err
 	}
 	out := wire.Checkpoints{Items: make([]wire.CheckpointStep, len(steps))}
 	for i, st := range steps {
-		c := wire.CheckpointStep{Seq: st.Seq, Checkpoint: st.Checkpoint, Outside: changes(st.Outside)}
+		c := wire.CheckpointStep{Seq: st.Seq, Checkpoint: st.Checkpoint, Outside: changes(st.Outside), Pruned: st.Pruned}
 		for _, ch := range st.Changes {
 			switch ch.Kind {
 			case albedo.FileCreated:
@@ -75,6 +75,21 @@ func (a *App) Checkpoints(ctx context.Context, id string) (wire.Checkpoints, err
 			}
 		}
 		out.Items[i] = c
+	}
+	return out, nil
+}
+
+// Diff compares the files of a session at two checkpoints (see
+// engine.Service.Diff).
+func (a *App) Diff(ctx context.Context, id string, r wire.DiffRange) (wire.Diff, error) {
+	d, err := a.svc.Diff(ctx, id, engine.DiffRange{From: r.From, To: r.To})
+	if err != nil {
+		return wire.Diff{}, err
+	}
+	out := wire.Diff{From: d.From, To: d.To, Files: make([]wire.FileDiff, len(d.Files))}
+	for i, f := range d.Files {
+		out.Files[i] = wire.FileDiff{Path: f.Path, Status: f.Kind, Added: f.Added, Deleted: f.Deleted,
+			Binary: f.Binary, Patch: f.Patch, PatchCut: f.PatchCut}
 	}
 	return out, nil
 }

@@ -102,6 +102,23 @@ func (c *Client) Rewind(ctx context.Context, id string, r wire.Rewind) (wire.Rew
 	return call[wire.Rewound](ctx, c, http.MethodPost, sessionPath(id, "rewind"), r, "rewind session %s", id)
 }
 
+// Diff compares the files of a session at two checkpoints (nil: the
+// daemon's default).
+func (c *Client) Diff(ctx context.Context, id string, r wire.DiffRange) (wire.Diff, error) {
+	q := url.Values{}
+	if r.From != nil {
+		q.Set("from", strconv.FormatInt(*r.From, 10))
+	}
+	if r.To != nil {
+		q.Set("to", strconv.FormatInt(*r.To, 10))
+	}
+	p := sessionPath(id, "diff")
+	if len(q) > 0 {
+		p += "?" + q.Encode()
+	}
+	return call[wire.Diff](ctx, c, http.MethodGet, p, nil, "compare checkpoints of session %s", id)
+}
+
 // Checkpoints lists a session's steps with the snapshots around them.
 func (c *Client) Checkpoints(ctx context.Context, id string) (wire.Checkpoints, error) {
 	return call[wire.Checkpoints](ctx, c, http.MethodGet, sessionPath(id, "checkpoints"), nil, "list checkpoints of session %s", id)

@@ -175,6 +175,28 @@ func (a *api) checkpoints(c *gin.Context) {
 	answer(c, http.StatusOK, list, err)
 }
 
+func (a *api) diff(c *gin.Context) {
+	var r wire.DiffRange
+	for _, q := range []struct {
+		name string
+		seq  **int64
+	}{{"from", &r.From}, {"to", &r.To}} {
+		name, seq := q.name, q.seq
+		v, ok := c.GetQuery(name)
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			invalid(c, "%s must be a transcript item id (0 for the start), not %q", name, v)
+			return
+		}
+		*seq = &n
+	}
+	d, err := a.app.Diff(c.Request.Context(), c.Param("id"), r)
+	answer(c, http.StatusOK, d, err)
+}
+
 func (a *api) rewind(c *gin.Context) {
 	var body wire.Rewind
 	if !bind(c, &body) {

@@ -79,6 +79,12 @@ func (a *Albedo) Rewind(ctx context.Context, id string, r wire.Rewind) (wire.Rew
 	return out, failed(err, "rewind session %s", id)
 }
 
+// Diff compares the files of a session at two checkpoints.
+func (a *Albedo) Diff(ctx context.Context, id string, r wire.DiffRange) (wire.Diff, error) {
+	out, err := a.app.Diff(ctx, id, r)
+	return out, failed(err, "compare checkpoints of session %s", id)
+}
+
 // Checkpoints lists a session's steps with the snapshots around them.
 func (a *Albedo) Checkpoints(ctx context.Context, id string) (wire.Checkpoints, error) {
 	out, err := a.app.Checkpoints(ctx, id)
