@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -43,9 +42,7 @@ func runDiff(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(d)
+		return writeJSON(e.stdout, d)
 	}
 	if len(d.Files) == 0 {
 		fmt.Fprintf(e.stdout, "no file changed from %d to %d\n", d.From, d.To)
