@@ -11,7 +11,8 @@ greet(who). Each --tool=NAME adds an echo tool of that name;
 --big-schema gives every tool a schema of 40 KiB. Started with
 ``--marker=TEXT`` so that the tests can find its processes; with
 ``--child`` it starts a sleeping child in its process group too, as npx
-does.
+does. With ``--list-gate=FIFO`` its first tools/list writes "listing held"
+to stderr and waits until the FIFO is opened for writing and closed.
 """
 
 import base64
@@ -91,6 +92,17 @@ def answer(name, arguments):
     return text(f"no tool {name}", error=True)
 
 
+GATES = [a[len("--list-gate="):] for a in sys.argv if a.startswith("--list-gate=")]
+
+
+def hold_listing():
+    """Waits, at the first listing only, for the gate's writer."""
+    while GATES:
+        print("listing held", file=sys.stderr, flush=True)
+        with open(GATES.pop(), "rb") as gate:
+            gate.read()
+
+
 def main():
     if "--child" in sys.argv:
         marker = next((a for a in sys.argv if a.startswith("--marker=")), "--marker=")
@@ -113,6 +125,7 @@ def main():
                 "serverInfo": {"name": "fake", "version": "1"},
             }
         elif method == "tools/list":
+            hold_listing()
             result = {"tools": TOOLS}
         elif method == "tools/call" and params.get("name") == "rpcerror":
             out.write(json.dumps({"jsonrpc": "2.0", "id": ident, "error": {"code": -32000, "message": "no database"}}) + "\n")

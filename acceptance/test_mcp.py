@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
+import tempfile
 import sys
 import unittest
 import urllib.parse
@@ -167,6 +169,59 @@ class MCPTest(unittest.TestCase):
         self.assertEqual(app.history(session)["items"][-2]["kind"], "assistant")
         turn(app, session, "after")
         self.assertIn("again", outputs(app, session)[-1])
+
+    def test_a_server_hanging_on_its_listing_holds_up_no_turn_and_serves_a_later_one(self):
+        self.marker = "albedo-mcp-test-" + uuid.uuid4().hex[:12]
+        self.addCleanup(self.wait_no_servers)
+        scratch = Path(tempfile.mkdtemp(prefix="albedo-mcp-gate-"))
+        self.addCleanup(shutil.rmtree, scratch, True)
+        gate = scratch / "gate"
+        os.mkfifo(gate)
+
+        def prepare(app: Albedo) -> None:
+            servers = {
+                "fake": {"command": sys.executable, "args": [str(FAKE), "--marker=" + self.marker]},
+                # Its listing hangs until released, far longer than any
+                # turn here may take, were the turn to wait for it.
+                "stuck": {"command": sys.executable, "args": [str(FAKE), "--marker=" + self.marker + "-stuck", f"--list-gate={gate}"],
+                          "startupTimeoutMs": 600000, "callTimeoutMs": 600000, "listWaitMs": 1000},
+            }
+            (app.home / "extensions.json").write_text(json.dumps({"models": {"refreshHours": 0}, "mcp": {"servers": servers}}))
+
+        provider, app = start_albedo(self.addCleanup, by_prompt({"call": tool("mcp_stuck_echo", {"text": "late"})}), prepare=prepare)
+        self.addCleanup(self.release, gate)
+        session = app.session()
+        turn(app, session, "first", timeout=30)
+        first = request_tools(provider.requests[0])
+        self.assertIn("mcp_fake_echo", first)
+        self.assertFalse([n for n in first if n.startswith("mcp_stuck_")], first)
+        self.assertTrue(wait_until(lambda: "listing held" in stderr_of(app, "stuck"), 30), "stuck never got the listing")
+        self.assertIn('The tools of stuck are not listed yet', json.dumps(provider.requests[0]["request"]))
+
+        self.assertTrue(wait_until(lambda: self.release(gate), 10), "stuck does not wait on its gate")
+        query = urllib.parse.urlencode({"workspace": str(app.workspace)})
+
+        def stuck_listed() -> bool:
+            with app.api(f"/mcp?{query}") as r:
+                return any(s["name"] == "stuck" and s.get("tools") for s in json.load(r)["servers"])
+
+        self.assertTrue(wait_until(stuck_listed, 30), "stuck's listing never ended")
+        asked = len(provider.requests)
+        turn(app, session, "call", timeout=30)
+        later = provider.requests[asked]
+        self.assertIn("mcp_stuck_echo", request_tools(later))
+        self.assertIn("The MCP tools offered changed", json.dumps(later["request"]))
+        self.assertIn('echo: {"text": "late"}', outputs(app, session)[-1])
+
+    def release(self, gate: Path) -> bool:
+        """Lets a server waiting on gate go on, once; says whether one did."""
+        try:
+            fd = os.open(gate, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:
+            return False  # no server waits on it (yet, or any more)
+        os.close(fd)
+        gate.unlink()
+        return True
 
     def hanging(self, app: Albedo, session: str) -> None:
         """Sends a prompt whose call hangs on slow, and waits until the

@@ -15,6 +15,13 @@ type ToolServers interface {
 	// server that cannot be listed is named in the Problems; it never
 	// fails the listing.
 	Tools(ctx context.Context, workspace string) ServerTools
+	// TurnTools lists them for a turn's request, as Tools does, but waits
+	// for a server's listing (its start included) only a short while
+	// from when that listing began: a server not listed by then is named
+	// in Pending and left out, its listing goes on, and a later listing
+	// offers its tools. A server that hangs so delays no turn past that
+	// while, and no other server's tools.
+	TurnTools(ctx context.Context, workspace string) ServerTools
 	// Call calls one tool with its arguments (a JSON object, or empty for
 	// none) within the server's call timeout; a cancelled ctx cancels the
 	// call on the server too. The error says what happened to the call:
@@ -78,6 +85,9 @@ type ServerTools struct {
 	Tools []ServerTool
 	// Problems say, one each, which servers could not be listed and why.
 	Problems []string
+	// Pending name, in name order, the servers whose listing had not
+	// ended when TurnTools stopped waiting (also in Problems).
+	Pending []string
 }
 
 // ServerResult is what a tool of a server gave.

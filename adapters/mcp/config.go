@@ -20,6 +20,10 @@ const (
 	DefaultStartupTimeout = 30 * time.Second
 	// DefaultCallTimeout bounds one tool call.
 	DefaultCallTimeout = 60 * time.Second
+	// DefaultListWait is how long a turn waits, from when it began, for a
+	// listing of a server's tools (its start included) before its first
+	// request goes out without them.
+	DefaultListWait = 5 * time.Second
 )
 
 // Config is the "mcp" section of extensions.json.
@@ -52,6 +56,10 @@ type ServerConfig struct {
 	Headers map[string]string
 	// StartupTimeout and CallTimeout bound the start and each call.
 	StartupTimeout, CallTimeout time.Duration
+	// ListWait is how long a turn waits for a listing of the server's
+	// tools from when that listing began; a listing still under way then
+	// goes on, and its tools are offered from a later turn.
+	ListWait time.Duration
 	// EnabledTools, when not empty, are the only tools offered;
 	// DisabledTools are never offered.
 	EnabledTools, DisabledTools []string
@@ -90,6 +98,7 @@ type serverFile struct {
 	Headers          map[string]string `json:"headers"`
 	StartupTimeoutMs *int64            `json:"startupTimeoutMs"`
 	CallTimeoutMs    *int64            `json:"callTimeoutMs"`
+	ListWaitMs       *int64            `json:"listWaitMs"`
 	EnabledTools     []string          `json:"enabledTools"`
 	DisabledTools    []string          `json:"disabledTools"`
 	Enabled          *bool             `json:"enabled"`
@@ -147,7 +156,7 @@ func checkServer(name string, f serverFile) (ServerConfig, bool, error) {
 	c := ServerConfig{
 		Name: name, Command: f.Command, Args: f.Args, Cwd: f.Cwd, Env: f.Env,
 		URL: f.URL, Headers: f.Headers,
-		StartupTimeout: DefaultStartupTimeout, CallTimeout: DefaultCallTimeout,
+		StartupTimeout: DefaultStartupTimeout, CallTimeout: DefaultCallTimeout, ListWait: DefaultListWait,
 		EnabledTools: f.EnabledTools, DisabledTools: f.DisabledTools,
 	}
 	if f.Command != "" {
@@ -189,6 +198,9 @@ func checkServer(name string, f serverFile) (ServerConfig, bool, error) {
 		return c, false, err
 	}
 	if c.CallTimeout, err = millis("callTimeoutMs", f.CallTimeoutMs, DefaultCallTimeout); err != nil {
+		return c, false, err
+	}
+	if c.ListWait, err = millis("listWaitMs", f.ListWaitMs, DefaultListWait); err != nil {
 		return c, false, err
 	}
 	if err := checkEnv(f.Env); err != nil {

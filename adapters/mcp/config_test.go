@@ -36,6 +36,7 @@ func TestParseConfig(t *testing.T) {
 		{"a malformed reference", `{"servers":{"s":{"command":"x","env":{"H":"${1X}"}}}}`, nil, "does not name a variable"},
 		{"an unclosed reference", `{"servers":{"s":{"command":"x","env":{"H":"${X"}}}}`, nil, "unclosed"},
 		{"a bad timeout", `{"servers":{"s":{"command":"x","callTimeoutMs":0}}}`, nil, "callTimeoutMs 0"},
+		{"a bad listing wait", `{"servers":{"s":{"command":"x","listWaitMs":-1}}}`, nil, "listWaitMs -1"},
 		{"an unknown sandbox mode", `{"servers":{"s":{"command":"x","sandbox":"none"}}}`, nil, "is not workspace-write, read-only or off"},
 		{"a sandbox for an HTTP server", `{"servers":{"s":{"url":"https://x","sandbox":"off"}}}`, nil, "sandbox is for a command"},
 		{"a slash in a name", `{"servers":{"a/b":{"command":"x"}}}`, nil, "may not hold /"},
@@ -71,9 +72,9 @@ func TestParseConfig(t *testing.T) {
 
 func TestParseConfigReadsEverySetting(t *testing.T) {
 	cfg := ParseConfig([]byte(`{"servers":{"s":{"type":"stdio","command":"srv","args":["a"],"cwd":"/w","env":{"K":"v"},
-		"startupTimeoutMs":1500,"callTimeoutMs":250,"enabledTools":["x","y"],"disabledTools":["y"],"sandbox":"read-only"}}}`))
+		"startupTimeoutMs":1500,"callTimeoutMs":250,"listWaitMs":700,"enabledTools":["x","y"],"disabledTools":["y"],"sandbox":"read-only"}}}`))
 	want := ServerConfig{Name: "s", Command: "srv", Args: []string{"a"}, Cwd: "/w", Env: map[string]string{"K": "v"},
-		StartupTimeout: 1500 * time.Millisecond, CallTimeout: 250 * time.Millisecond,
+		StartupTimeout: 1500 * time.Millisecond, CallTimeout: 250 * time.Millisecond, ListWait: 700 * time.Millisecond,
 		EnabledTools: []string{"x", "y"}, DisabledTools: []string{"y"}, Sandbox: SandboxReadOnly}
 	if got := cfg.Servers["s"]; !reflect.DeepEqual(got, want) {
 		t.Errorf("server = %+v\nwant %+v", got, want)
@@ -82,7 +83,7 @@ func TestParseConfigReadsEverySetting(t *testing.T) {
 		t.Error("Offers does not follow enabledTools and disabledTools")
 	}
 	defaults := ParseConfig([]byte(`{"servers":{"d":{"command":"srv"}}}`)).Servers["d"]
-	if defaults.StartupTimeout != DefaultStartupTimeout || defaults.Sandbox != SandboxWorkspaceWrite || defaults.CallTimeout != DefaultCallTimeout || !defaults.Offers("any") {
+	if defaults.StartupTimeout != DefaultStartupTimeout || defaults.Sandbox != SandboxWorkspaceWrite || defaults.CallTimeout != DefaultCallTimeout || defaults.ListWait != DefaultListWait || !defaults.Offers("any") {
 		t.Errorf("defaults = %+v", defaults)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -15,6 +16,11 @@ import (
 // starts, and names a marker file the server creates.
 const fakeServerVariable = "ALBEDO_TEST_MCP_FAKE"
 
+// listGateVariable names a FIFO on which the fake server's first tools/list
+// waits: it answers once the test opened the FIFO for writing and closed
+// it, and hangs until then.
+const listGateVariable = "ALBEDO_TEST_MCP_LIST_GATE"
+
 // TestMain runs the fake server when the tests start this binary as one.
 func TestMain(m *testing.M) {
 	if marker, ok := os.LookupEnv(fakeServerVariable); ok {
@@ -22,7 +28,11 @@ func TestMain(m *testing.M) {
 		if marker != "" {
 			_ = os.WriteFile(marker, []byte(fmt.Sprint(os.Getpid())), 0o600)
 		}
-		if err := fakeServer().Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+		server := fakeServer()
+		if gate := os.Getenv(listGateVariable); gate != "" {
+			server.AddReceivingMiddleware(gateFirstListing(gate))
+		}
+		if err := server.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, "fake server:", err)
 			os.Exit(1)
 		}
@@ -96,4 +106,21 @@ func fakeServer() *sdk.Server {
 			return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "hello " + req.Params.Arguments["who"]}}}}, nil
 		})
 	return s
+}
+
+// gateFirstListing holds the first tools/list until the FIFO gate is
+// opened for writing and closed.
+func gateFirstListing(gate string) sdk.Middleware {
+	var once sync.Once
+	return func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			if method == "tools/list" {
+				once.Do(func() {
+					fmt.Fprintln(os.Stderr, "listing held")
+					_, _ = os.ReadFile(gate)
+				})
+			}
+			return next(ctx, method, req)
+		}
+	}
 }

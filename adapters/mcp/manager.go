@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -40,6 +41,9 @@ type ManagerOptions struct {
 	Now func() time.Time
 	// Logger receives crashes and stops; none when nil.
 	Logger *slog.Logger
+	// After is the timer TurnTools waits for listings with; time.After
+	// when nil.
+	After func(time.Duration) <-chan time.Time
 }
 
 // Manager runs the configured servers for each workspace that uses them:
@@ -68,6 +72,9 @@ func NewManager(opts ManagerOptions) *Manager {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.After == nil {
+		opts.After = time.After
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -83,22 +90,82 @@ func NewManager(opts ManagerOptions) *Manager {
 }
 
 // Tools lists the tools of a workspace's servers, starting those not
-// running; see albedo.ToolServers.
+// running, and waits for every listing (each bounded by its server's
+// timeouts) or for ctx; see albedo.ToolServers.
 func (m *Manager) Tools(ctx context.Context, workspace string) albedo.ServerTools {
+	return m.tools(ctx, workspace, false)
+}
+
+// TurnTools lists the tools of a workspace's servers for a turn, waiting
+// for a listing at most its server's ListWait from when that listing
+// began; see albedo.ToolServers.
+func (m *Manager) TurnTools(ctx context.Context, workspace string) albedo.ServerTools {
+	return m.tools(ctx, workspace, true)
+}
+
+// tools lists the tools of a workspace's servers, all at once, each
+// listing going on in the background. Bounded, a listing is waited for
+// until its server's ListWait after it began: one that took longer is
+// named pending, and the tools it finds serve the next listing. A
+// cancelled ctx leaves every listing not ended pending.
+func (m *Manager) tools(ctx context.Context, workspace string, bounded bool) albedo.ServerTools {
 	cfg := m.opts.Config(workspace)
 	servers := m.serversFor(workspace, cfg)
-	lists := make([][]Tool, len(servers))
-	errs := make([]error, len(servers))
-	var wg sync.WaitGroup
+	listings := make([]*listing, len(servers))
 	for i, s := range servers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			lists[i], errs[i] = s.list(ctx)
-		}()
+		listings[i] = s.startListing()
 	}
-	wg.Wait()
-	return declared(lists, errs, cfg.Problems)
+	results := make([]listed, len(servers))
+	for i, l := range listings {
+		results[i] = m.await(ctx, servers[i], l, bounded)
+		results[i].server = servers[i].cfg.Name
+	}
+	return declared(results, cfg.Problems)
+}
+
+// await waits for a listing of s (see tools) and returns what it gave,
+// or that it is pending.
+func (m *Manager) await(ctx context.Context, s *server, l *listing, bounded bool) listed {
+	select {
+	case <-l.done:
+		return listed{tools: l.tools, err: l.err}
+	default:
+	}
+	var timeout <-chan time.Time
+	if bounded {
+		left := l.began.Add(cmp.Or(s.cfg.ListWait, DefaultListWait)).Sub(m.opts.Now())
+		if left <= 0 {
+			return s.pending()
+		}
+		timeout = m.opts.After(left)
+	}
+	select {
+	case <-l.done:
+		return listed{tools: l.tools, err: l.err}
+	case <-timeout:
+		return s.pending()
+	case <-ctx.Done():
+		return s.pending()
+	}
+}
+
+// listed is what a listing of one server gave a caller: its tools or
+// its error, or that it had not ended (pending), with the tools of the
+// server's last listing, which keep the other tools' names the same.
+type listed struct {
+	server  string
+	tools   []Tool
+	err     error
+	pending bool
+	last    []Tool
+}
+
+// pending is a listing of s not ended in time.
+func (s *server) pending() listed {
+	return listed{
+		pending: true, last: s.lastTools(),
+		err: fmt.Errorf("MCP server %q had not listed its tools within listWaitMs (%d): they are left out of this turn and offered once listed", s.cfg.Name, cmp.Or(s.cfg.ListWait, DefaultListWait).Milliseconds()),
+	}
 }
 
 // Listed returns the tools of a workspace's servers as their last
@@ -114,36 +181,42 @@ func (m *Manager) Listed(workspace string) albedo.ServerTools {
 	}
 	m.mu.Unlock()
 	sort.Slice(servers, func(i, j int) bool { return servers[i].cfg.Name < servers[j].cfg.Name })
-	lists := make([][]Tool, len(servers))
+	results := make([]listed, len(servers))
 	for i, s := range servers {
-		s.mu.Lock()
-		lists[i] = s.tools
-		s.mu.Unlock()
+		results[i] = listed{server: s.cfg.Name, tools: s.lastTools()}
 	}
-	return declared(lists, make([]error, len(servers)), nil)
+	return declared(results, nil)
 }
 
 // declared names the tools of each server's listing (or its error) for
-// the model, as albedo.ServerTools.
-func declared(lists [][]Tool, errs []error, problems []string) albedo.ServerTools {
+// the model, as albedo.ServerTools. A pending server's last tools take
+// part in the naming only, so that a name does not change because a
+// server it collides with is late.
+func declared(results []listed, problems []string) albedo.ServerTools {
 	var out albedo.ServerTools
 	out.Problems = append(out.Problems, problems...)
 	var refs []ToolRef
-	for i := range lists {
-		if errs[i] != nil {
-			out.Problems = append(out.Problems, errs[i].Error())
-			continue
+	for _, r := range results {
+		naming := r.tools
+		if r.pending {
+			naming = r.last
 		}
-		for _, t := range lists[i] {
+		for _, t := range naming {
 			refs = append(refs, t.Ref)
+		}
+		if r.err != nil {
+			out.Problems = append(out.Problems, r.err.Error())
 		}
 	}
 	names := ToolNames(refs)
-	for i := range lists {
-		if errs[i] != nil {
+	for _, r := range results {
+		if r.pending {
+			out.Pending = append(out.Pending, r.server)
+		}
+		if r.err != nil {
 			continue
 		}
-		for _, t := range lists[i] {
+		for _, t := range r.tools {
 			schema, _ := json.Marshal(t.Schema)
 			out.Tools = append(out.Tools, albedo.ServerTool{
 				Ref: albedo.ServerToolRef{Server: t.Ref.Server, Tool: t.Ref.Tool}, Name: names[t.Ref],

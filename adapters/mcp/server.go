@@ -41,6 +41,56 @@ type server struct {
 	// stopped says the server was shut down for good (removed,
 	// reconfigured, restarted or albedo stopping).
 	stopped bool
+	// listing is the listing under way; nil when none.
+	listing *listing
+}
+
+// listing is one listing of a server's tools (its start included when it
+// was not running), which runs on its own: a turn waits for it a while
+// (see Manager.TurnTools), and one that takes longer serves a later turn.
+type listing struct {
+	// began is when it began, by the Manager's clock.
+	began time.Time
+	// done is closed when it ended, with tools or err set.
+	done  chan struct{}
+	tools []Tool
+	err   error
+}
+
+// ended is the done of a listing that needed no request.
+var ended = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// startListing returns the server's listing of tools: the last one while
+// it holds (the server runs and said nothing changed since), else the one
+// under way, else a new one begun in the background, bounded by the
+// server's startup and call timeouts and by no caller.
+func (s *server) startListing() *listing {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn != nil && s.toolsOf == s.conn && s.toolsSeen == s.conn.ToolsChanged() {
+		return &listing{done: ended, tools: s.tools}
+	}
+	if s.listing != nil {
+		return s.listing
+	}
+	l := &listing{began: s.m.opts.Now(), done: make(chan struct{})}
+	s.listing = l
+	go func() {
+		tools, err := s.list(context.Background())
+		s.mu.Lock()
+		s.listing = nil
+		l.tools, l.err = tools, err
+		s.mu.Unlock()
+		close(l.done)
+	}()
+	return l
+}
+
+// lastTools returns the tools of the server's last listing, if any.
+func (s *server) lastTools() []Tool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tools
 }
 
 // connect returns the server's connection, starting the server when it

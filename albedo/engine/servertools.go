@@ -31,6 +31,8 @@ type turnServerTools struct {
 	byName map[string]albedo.ServerTool
 	// pythonOnly are the servers whose tools did not fit the budget.
 	pythonOnly []string
+	// pending are the servers not listed in time for the turn.
+	pending []string
 	// any says some server offered tools at all.
 	any bool
 }
@@ -43,7 +45,7 @@ func (s *Service) listServerTools(ctx context.Context, sess albedo.Session) turn
 	if s.toolServers == nil {
 		return out
 	}
-	list := s.toolServers.Tools(ctx, sess.Workspace)
+	list := s.toolServers.TurnTools(ctx, sess.Workspace)
 	for _, p := range list.Problems {
 		s.log.Warn("mcp server not listed", "session", sess.ID, "problem", p)
 	}
@@ -52,6 +54,8 @@ func (s *Service) listServerTools(ctx context.Context, sess albedo.Session) turn
 		taken[t.decl.Name] = true
 	}
 	out.byName = map[string]albedo.ServerTool{}
+	out.pending = list.Pending
+	out.any = len(list.Pending) > 0
 	pythonOnly := PythonOnlyServers(list.Tools)
 	for _, group := range byServer(list.Tools) {
 		out.any = true
@@ -124,6 +128,9 @@ func (t turnServerTools) instructions() string {
 	text := "MCP servers' tools are also reachable from Python: `await mcp.tools()` lists them, `await mcp.call(\"server/tool\", **arguments)` calls one and returns its whole result (use it for results too long to read, or to call many)."
 	if len(t.pythonOnly) > 0 {
 		text += fmt.Sprintf(" The tools of %s are offered through Python only: list them with `await mcp.tools(\"%s\")`.", strings.Join(t.pythonOnly, ", "), t.pythonOnly[0])
+	}
+	if len(t.pending) > 0 {
+		text += fmt.Sprintf(" The tools of %s are not listed yet (still starting or listing): they are offered from a later turn, and `await mcp.tools(\"%s\")` waits for them.", strings.Join(t.pending, ", "), t.pending[0])
 	}
 	return text
 }

@@ -31,6 +31,10 @@ func (f *fakeServers) Tools(_ context.Context, workspace string) albedo.ServerTo
 	return f.tools
 }
 
+func (f *fakeServers) TurnTools(ctx context.Context, workspace string) albedo.ServerTools {
+	return f.Tools(ctx, workspace)
+}
+
 func (f *fakeServers) Call(ctx context.Context, _ string, ref albedo.ServerToolRef, args json.RawMessage) (albedo.ServerResult, error) {
 	f.mu.Lock()
 	f.calls = append(f.calls, ref)
@@ -282,5 +286,34 @@ func TestWithoutToolServersCellsHaveNoMCPCalls(t *testing.T) {
 	sess := newSessionOf(t, svc, t.TempDir())
 	if _, err := svc.HostCall(t.Context(), sess.ID, "mcp.call", json.RawMessage(`{"tool":"a/b"}`)); err == nil || !strings.Contains(err.Error(), "no host call") {
 		t.Errorf("mcp.call without tool servers = %v; want no such host call", err)
+	}
+}
+
+func TestAServerNotListedInTimeIsNamedInTheInstructionsAndOfferedTheNextTurn(t *testing.T) {
+	servers := &fakeServers{}
+	servers.mu.Lock()
+	servers.tools = albedo.ServerTools{Tools: []albedo.ServerTool{serverTool("quick", "one")}, Pending: []string{"late"},
+		Problems: []string{`MCP server "late" had not listed its tools within listWaitMs (5000)`}}
+	servers.mu.Unlock()
+	provider := fakes.NewProvider(script(fakes.Text("done"), fakes.Text("done")))
+	svc := fixtureService(t, provider, fakes.NewKernel(), albedo.ProtocolResponses, func(o *engine.Options) { o.ToolServers = servers })
+	sess := newSessionOf(t, svc, t.TempDir())
+	turnOf(t, svc, sess.ID, "first")
+	first := provider.Requests()[0]
+	if len(first.Tools) != 2 || first.Tools[1].Name != "mcp_quick_one" {
+		t.Errorf("first turn's tools = %d; want python and mcp_quick_one", len(first.Tools))
+	}
+	if !strings.Contains(first.Instructions, "The tools of late are not listed yet") || !strings.Contains(first.Instructions, `await mcp.tools("late")`) {
+		t.Errorf("the instructions do not name the server not listed yet:\n%s", first.Instructions)
+	}
+	servers.set(serverTool("late", "two"), serverTool("quick", "one"))
+	items := turnOf(t, svc, sess.ID, "second")
+	second := provider.Requests()[1]
+	if len(second.Tools) != 3 || second.Tools[1].Name != "mcp_late_two" || strings.Contains(second.Instructions, "not listed yet") {
+		t.Errorf("second turn's tools = %d, instructions:\n%s", len(second.Tools), second.Instructions)
+	}
+	users := ofKind(items, albedo.KindUser)
+	if notes := users[len(users)-1].Notes; !strings.Contains(strings.Join(notes, "\n"), "MCP tools offered changed") {
+		t.Errorf("the second turn's message notes %q; want the tool set's change", notes)
 	}
 }
