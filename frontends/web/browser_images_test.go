@@ -2,6 +2,8 @@ package web_test
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/json"
 	"image"
 	"image/color"
 	"image/png"
@@ -14,7 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-func TestBrowserShowsACellsImage(t *testing.T) {
+func TestBrowserShowsCellAndMessageImages(t *testing.T) {
 	tb := newTab(t)
 	a := startAlbedo(t, func(_ int, req fakemodel.Request) fakemodel.Reply {
 		role, text := lastMessage(req)
@@ -44,7 +46,15 @@ func TestBrowserShowsACellsImage(t *testing.T) {
 	const shown = `(i => i !== null && i.dataset.loaded === 'true' && i.naturalWidth === 40 && i.naturalHeight === 30)(document.querySelector('#items li.cell[data-status=ok] .result img.shown-image'))`
 	tb.until("the cell's image shown", shown)
 
-	// A reload shows it again from the history.
+	// A message's image shows too.
+	msg, _ := json.Marshal(map[string]any{"content": "and this one", "image": map[string]any{
+		"mimeType": "image/png", "data": base64.StdEncoding.EncodeToString(buf.Bytes()), "width": 40, "height": 30, "bytes": buf.Len()}})
+	a.api("POST", "/sessions/"+id+"/events", string(msg), nil)
+	const pasted = `(i => i !== null && i.dataset.loaded === 'true' && i.naturalWidth === 40)(document.querySelector('#items li.user img.shown-image'))`
+	tb.until("the message's image shown", pasted)
+	tb.until("the turn's end", `document.querySelectorAll('#items li.turn[data-status=finished]').length === 2`)
+
+	// A reload shows both again from the history.
 	tb.do("reload", chromedp.Reload())
-	tb.until("the image after a reload", shown)
+	tb.until("the images after a reload", shown+" && "+pasted)
 }
