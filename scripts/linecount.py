@@ -42,7 +42,7 @@ FEATURE_FILES = re.compile(
             r"^adapters/landlock/(held|held_linux|held_other|init_linux|limits_linux|mounts_linux|privileges_linux)\.go$",
             r"^adapters/pykernel/(namespace_linux|namespace_other|probe)\.go$",
             r"^frontends/daemon/(connlimit|server)\.go$",
-            r"(^|/)(checkpoints?|rewind|leases?|notify)(_[a-z]+)?\.go$",
+            r"(^|/)(checkpoints?|rewind|leases?|notify|live)(_[a-z]+)?\.go$",
         ]
     )
 )
