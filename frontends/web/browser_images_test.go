@@ -45,6 +45,7 @@ func TestBrowserShowsCellAndMessageImages(t *testing.T) {
 	tb.send("show the chart")
 	const shown = `(i => i !== null && i.dataset.loaded === 'true' && i.naturalWidth === 40 && i.naturalHeight === 30)(document.querySelector('#items li.cell[data-status=ok] .result img.shown-image'))`
 	tb.until("the cell's image shown", shown)
+	tb.until("the turn's end", `document.querySelector('#items li.turn[data-status=finished]') !== null`)
 
 	// A message's image shows too.
 	msg, _ := json.Marshal(map[string]any{"content": "and this one", "image": map[string]any{
@@ -52,9 +53,12 @@ func TestBrowserShowsCellAndMessageImages(t *testing.T) {
 	a.api("POST", "/sessions/"+id+"/events", string(msg), nil)
 	const pasted = `(i => i !== null && i.dataset.loaded === 'true' && i.naturalWidth === 40)(document.querySelector('#items li.user img.shown-image'))`
 	tb.until("the message's image shown", pasted)
-	tb.until("the turn's end", `document.querySelectorAll('#items li.turn[data-status=finished]').length === 2`)
+	tb.until("the second turn's end", `document.querySelectorAll('#items li.turn[data-status=finished]').length === 2`)
 
 	// A reload shows both again from the history.
 	tb.do("reload", chromedp.Reload())
 	tb.until("the images after a reload", shown+" && "+pasted)
+
+	// The head shows how full the context is and the kernel's sandbox.
+	tb.until("the context figure and the sandbox glance", `document.querySelector('#context').textContent.startsWith('context ') && document.querySelector('#sandbox').textContent.startsWith('sandbox ')`)
 }
