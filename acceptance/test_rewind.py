@@ -239,6 +239,41 @@ class RewindTest(unittest.TestCase):
         self.assertEqual(repository(ws), repo, "the user's repository changed")
         self.assertEqual(git_folders(app.root), folders, "a .git appeared")
 
+    def test_pruned_snapshots_refuse_rewinds_and_diffs_and_kept_ones_still_rewind(self):
+        def prepare(app):
+            settings = json.loads((app.home / "extensions.json").read_text())
+            settings["checkpoints"] = {"keepSnapshots": 2}
+            (app.home / "extensions.json").write_text(json.dumps(settings))
+
+        app = self.start(prepare=prepare)
+        ws = app.workspace
+        write(ws / "c.txt", "c\n")
+        write(ws / "d.txt", "1\n1\n")
+        write(ws / "e.sh", "echo e\n")
+        session = app.session()
+        turn(app, session, "shell")
+        outputs = [s["seq"] for s in read(app, f"/sessions/{session}/checkpoints")["items"]]
+        # Three snapshots: as the turn started, after each cell; the daemon
+        # prunes as it starts and keeps the two newest.
+        app.restart()
+        steps = f"/sessions/{session}/checkpoints"
+        self.assertTrue(wait_until(lambda: read(app, steps)["items"][0].get("pruned")), read(app, steps))
+        self.assertFalse(read(app, steps)["items"][1].get("pruned"))
+
+        for call in (lambda: app.api(f"/sessions/{session}/rewind", {"checkpoint": first_user(app, session)}),
+                     lambda: app.api(f"/sessions/{session}/diff")):
+            status, body = http_error(self, call)
+            self.assertEqual((status, body["code"], body.get("pruned")), (409, "conflict", True), body)
+            self.assertIn("pruned", body["error"])
+        self.assertEqual(sorted(os.listdir(ws)), ["a.txt", "b.txt", "d.txt", "e.sh"], "a refused rewind changed files")
+
+        diff = read(app, f"/sessions/{session}/diff?from={outputs[0]}")
+        self.assertEqual([f["path"] for f in diff["files"]], ["b.txt", "c.txt", "d.txt", "e.sh"])
+        done = rewind(app, session, outputs[0])
+        self.assertEqual(sorted(c["path"] for c in done["restored"]), ["b.txt", "c.txt", "d.txt", "e.sh"])
+        self.assertEqual(sorted(os.listdir(ws)), ["a.txt", "c.txt", "d.txt", "e.sh"])
+        self.assertEqual((ws / "d.txt").read_text(), "1\n1\n")
+
     def test_a_rewind_cut_by_a_crash_lands_whole_at_the_next_start(self):
         app = self.start()
         ws = app.workspace

@@ -16,12 +16,17 @@ type Limits struct {
 	MaxFileBytes int64
 	// Timeout is the longest a snapshot may take.
 	Timeout time.Duration
+	// KeepDays and KeepSnapshots bound the snapshots Prune keeps of a
+	// workspace: those that stood for its files in the last KeepDays
+	// days, at most KeepSnapshots of them, the newest always.
+	KeepDays      int
+	KeepSnapshots int
 }
 
 // DefaultLimits returns the limits extensions.json's "checkpoints" section
 // starts from.
 func DefaultLimits() Limits {
-	return Limits{MaxFiles: 50_000, MaxFileBytes: 5 << 20, Timeout: 20 * time.Second}
+	return Limits{MaxFiles: 50_000, MaxFileBytes: 5 << 20, Timeout: 20 * time.Second, KeepDays: 30, KeepSnapshots: 2000}
 }
 
 // defaultExcludes returns the folders no snapshot holds, beside the

@@ -46,6 +46,9 @@ type state struct {
 	stamped bool
 	list    map[string]int64
 	newest  string
+	// stopPrune stops the pruning of the shadow, nil when none runs; it
+	// is Shadows.mu's.
+	stopPrune func()
 }
 
 var _ albedo.Checkpoints = (*Shadows)(nil)
@@ -70,6 +73,12 @@ func New(dir string, limits Limits) (*Shadows, error) {
 	}
 	if limits.Timeout <= 0 {
 		limits.Timeout = def.Timeout
+	}
+	if limits.KeepDays <= 0 {
+		limits.KeepDays = def.KeepDays
+	}
+	if limits.KeepSnapshots <= 0 {
+		limits.KeepSnapshots = def.KeepSnapshots
 	}
 	return &Shadows{git: git, dir: dir, limits: limits, now: time.Now, states: map[string]*state{}}, nil
 }
@@ -105,6 +114,9 @@ func (s *Shadows) open(ctx context.Context, workspace string) (*shadow, func(), 
 	if st == nil {
 		st = &state{}
 		s.states[key] = st
+	}
+	if st.stopPrune != nil {
+		st.stopPrune()
 	}
 	s.mu.Unlock()
 	st.mu.Lock()

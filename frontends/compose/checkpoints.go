@@ -35,6 +35,12 @@ func checkpoints(opts Options, dir string) *gitshadow.Shadows {
 	if settings.MaxFileBytes != nil {
 		limits.MaxFileBytes = *settings.MaxFileBytes
 	}
+	if settings.KeepDays != nil {
+		limits.KeepDays = *settings.KeepDays
+	}
+	if settings.KeepSnapshots != nil {
+		limits.KeepSnapshots = *settings.KeepSnapshots
+	}
 	if settings.TimeoutSeconds != nil {
 		limits.Timeout = time.Duration(*settings.TimeoutSeconds * float64(time.Second))
 	}

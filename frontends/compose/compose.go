@@ -57,6 +57,10 @@ type Assembly struct {
 	// once it has.
 	stopRefresh context.CancelFunc
 	refreshed   chan struct{}
+	// stopPrune ends the pruning of the workspaces' shadows; pruned is
+	// closed when it has ended (see startPruning).
+	stopPrune context.CancelFunc
+	pruned    chan struct{}
 
 	closeOnce sync.Once
 	closeErr  error
@@ -254,6 +258,7 @@ func (a *Assembly) Recover(ctx context.Context) (int, error) {
 		if err := a.shadows.Recover(ctx); err != nil {
 			a.log.Error("finish interrupted rewinds", "err", err)
 		}
+		a.startPruning()
 	}
 	n, err := a.svc.Recover(ctx)
 	if err != nil {
@@ -272,6 +277,7 @@ func (a *Assembly) Shutdown(ctx context.Context) error {
 	a.closeOnce.Do(func() {
 		a.stopRefresh()
 		<-a.refreshed
+		a.stopPruning()
 		var errs []error
 		if err := a.svc.Close(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("stop albedo: %w", err))

@@ -95,12 +95,16 @@ type CheckpointSettings struct {
 	MaxFiles       *int     `json:"maxFiles"`
 	MaxFileBytes   *int64   `json:"maxFileBytes"`
 	TimeoutSeconds *float64 `json:"timeoutSeconds"`
+	// KeepDays and KeepSnapshots bound the snapshots kept of each
+	// workspace.
+	KeepDays      *int `json:"keepDays"`
+	KeepSnapshots *int `json:"keepSnapshots"`
 }
 
 // Checkpoints reads "checkpoints": {"enabled": bool, "maxFiles": number,
-// "maxFileBytes": number, "timeoutSeconds": number}. A member of the
-// wrong type or a number below one is an error naming it; the settings
-// are then absent (the defaults).
+// "maxFileBytes": number, "timeoutSeconds": number, "keepDays": number,
+// "keepSnapshots": number}. A member of the wrong type or a number below
+// one is an error naming it; the settings are then absent (the defaults).
 func (e Extensions) Checkpoints() (CheckpointSettings, error) {
 	raw, ok := e["checkpoints"]
 	if !ok {
@@ -108,9 +112,10 @@ func (e Extensions) Checkpoints() (CheckpointSettings, error) {
 	}
 	var doc CheckpointSettings
 	if err := json.Unmarshal(raw, &doc); err != nil {
-		return CheckpointSettings{}, fmt.Errorf("%s: \"checkpoints\" must be {\"enabled\": bool, \"maxFiles\": number, \"maxFileBytes\": number, \"timeoutSeconds\": number}: %w", ExtensionsFile, err)
+		return CheckpointSettings{}, fmt.Errorf("%s: \"checkpoints\" must be {\"enabled\": bool, \"maxFiles\": number, \"maxFileBytes\": number, \"timeoutSeconds\": number, \"keepDays\": number, \"keepSnapshots\": number}: %w", ExtensionsFile, err)
 	}
-	if (doc.MaxFiles != nil && *doc.MaxFiles < 1) || (doc.MaxFileBytes != nil && *doc.MaxFileBytes < 1) || (doc.TimeoutSeconds != nil && *doc.TimeoutSeconds <= 0) {
+	if (doc.MaxFiles != nil && *doc.MaxFiles < 1) || (doc.MaxFileBytes != nil && *doc.MaxFileBytes < 1) || (doc.TimeoutSeconds != nil && *doc.TimeoutSeconds <= 0) ||
+		(doc.KeepDays != nil && *doc.KeepDays < 1) || (doc.KeepSnapshots != nil && *doc.KeepSnapshots < 1) {
 		return CheckpointSettings{}, fmt.Errorf("%s: the limits of \"checkpoints\" must be above zero", ExtensionsFile)
 	}
 	return doc, nil
