@@ -91,5 +91,5 @@ if [ -n "${ALBEDO_TEST_POSTGRES_URL:-}" ]; then
 	echo "== acceptance on PostgreSQL"
 	python3 acceptance/run.py --store postgresql -k 'integration_test.*' -k 'paperclips_test.*' \
 		-k 'test_crash_soak.*' -k 'test_odd_text.*' -k 'test_compaction.*' -k 'test_long_sessions.*' \
-		-k 'test_handoff.*'
+		-k 'test_handoff.*' -k 'test_rewind.*'
 fi
