@@ -47,7 +47,11 @@ func TestBrowserLoadsOlderItemsOnScroll(t *testing.T) {
 		t.Fatalf("the page shows %d of %d items at first: nothing is left to load", first, stored)
 	}
 	for pages := 1; ; pages++ {
-		eval[bool](tb, `(window.scrollTo(0, 0), true)`)
+		// The page learns of scrolling from an IntersectionObserver, which
+		// tells of changes seen at a frame: a frame is let pass after the
+		// last page moved the view, so that it sees the view leave the top
+		// before it comes back.
+		eval[bool](tb, `new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => { window.scrollTo(0, 0); done(true); })))`)
 		tb.until(fmt.Sprintf("older page %d", pages), fmt.Sprintf(`(s => s.dataset.older !== 'loading' && Number(s.dataset.olderPages || 0) >= %d)(document.querySelector('#session'))`, pages))
 		if eval[string](tb, `document.querySelector('#session').dataset.older`) == "none" {
 			break
