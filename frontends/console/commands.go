@@ -31,6 +31,7 @@ func commandHelp() []struct{ usage, summary string } {
 		{"/login", "add or change a model provider (name, URL, model, key)"},
 		{"/compact", "summarise the earlier conversation; later requests start from the summary"},
 		{"/fork ID", "start a new session from this one up to checkpoint #ID"},
+		{"/diff ID", "list the files changed after #ID, with their added and removed lines"},
 		{"/rewind ID [apply|force]", "preview putting back the files changed after #ID; apply does it"},
 		{"/new", "start a new session in this session's folder"},
 		{"/workspace PATH", "move this session to another folder"},
@@ -85,6 +86,13 @@ func parseCommand(text string) (cmd command, ok bool, err error) {
 		}
 		if _, err := strconv.ParseInt(strings.TrimPrefix(cmd.args[0], "#"), 10, 64); err != nil {
 			return cmd, true, fmt.Errorf("/rewind needs a checkpoint number, not %q", cmd.args[0])
+		}
+	case "/diff":
+		if len(cmd.args) != 1 {
+			return cmd, true, fmt.Errorf("usage: /diff ID (ID: the #number shown on a message or cell)")
+		}
+		if _, err := strconv.ParseInt(strings.TrimPrefix(cmd.args[0], "#"), 10, 64); err != nil {
+			return cmd, true, fmt.Errorf("/diff needs a checkpoint number, not %q", cmd.args[0])
 		}
 	case "/workspace":
 		if cmd.rest == "" {
@@ -268,6 +276,15 @@ func (s *sessionScreen) run(cmd command) {
 				return "", err
 			}
 			return rewindNotice(at, r), nil
+		})
+	case "/diff":
+		at := cmd.checkpoint()
+		async(func() (string, error) {
+			d, err := cl.Diff(ctx, id, wire.DiffRange{From: &at})
+			if err != nil {
+				return "", err
+			}
+			return diffNotice(at, d), nil
 		})
 	case "/fork":
 		at := cmd.checkpoint()

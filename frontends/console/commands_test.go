@@ -29,6 +29,8 @@ func TestParseCommand(t *testing.T) {
 		{input: "/rewind 12 force", isCmd: true, name: "/rewind", args: []string{"12", "force"}},
 		{input: "/rewind 12 now", isCmd: true, wantErr: "usage: /rewind"},
 		{input: "/rewind", isCmd: true, wantErr: "usage: /rewind"},
+		{input: "/diff #7", isCmd: true, name: "/diff", args: []string{"#7"}},
+		{input: "/diff", isCmd: true, wantErr: "usage: /diff"},
 		{input: "/workspace /tmp/my dir", isCmd: true, name: "/workspace", args: []string{"/tmp/my", "dir"}},
 		{input: "/name", isCmd: true, wantErr: "usage: /name"},
 		{input: " /quit ", isCmd: true, name: "/quit"},
@@ -192,7 +194,7 @@ func TestCompleteCommand(t *testing.T) {
 	}{
 		{"/wo", "/workspace", "/workspace"},
 		{"/f", "/fork", "/fork"},
-		{"/", "/model /login /compact /fork /rewind /new /workspace /name /sessions /vents /sandbox /mcp /help /quit", "/"},
+		{"/", "/model /login /compact /fork /diff /rewind /new /workspace /name /sessions /vents /sandbox /mcp /help /quit", "/"},
 		{"/c", "/compact", "/compact"},
 		{"/zz", "", "/zz"},
 	}
@@ -231,6 +233,26 @@ func TestMCPDetail(t *testing.T) {
 				if !strings.Contains(got, want) {
 					t.Errorf("/mcp shows\n%s\nwant it to hold\n%s", got, want)
 				}
+			}
+		})
+	}
+}
+
+func TestDiffNoticeListsFilesWithTheirCounts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		diff wire.Diff
+		want string
+	}{
+		{"nothing", wire.Diff{}, "no file changed after #4"},
+		{"a text and a binary file", wire.Diff{Files: []wire.FileDiff{
+			{Path: "a.txt", Status: "modified", Added: 2, Deleted: 1},
+			{Path: "b.bin", Status: "created", Binary: true},
+		}}, "changed after #4:\na.txt +2 -1 (modified)\nb.bin binary (created)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := diffNotice(4, tc.diff); got != tc.want {
+				t.Errorf("diffNotice = %q; want %q", got, tc.want)
 			}
 		})
 	}

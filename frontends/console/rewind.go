@@ -42,3 +42,27 @@ func rewindNotice(at int64, r wire.Rewound) string {
 	}
 	return b.String()
 }
+
+// maxDiffLines bounds the files a /diff lists.
+const maxDiffLines = 20
+
+// diffNotice lists what a /diff found changed after a checkpoint.
+func diffNotice(at int64, d wire.Diff) string {
+	if len(d.Files) == 0 {
+		return fmt.Sprintf("no file changed after #%d", at)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "changed after #%d:", at)
+	for i, f := range d.Files {
+		if i == maxDiffLines {
+			fmt.Fprintf(&b, "\n… and %d more (albedo diff lists them all)", len(d.Files)-i)
+			break
+		}
+		counts := fmt.Sprintf("+%d -%d", f.Added, f.Deleted)
+		if f.Binary {
+			counts = "binary"
+		}
+		fmt.Fprintf(&b, "\n%s %s (%s)", f.Path, counts, f.Status)
+	}
+	return b.String()
+}
