@@ -27,6 +27,20 @@ type Orphan struct {
 	Workspace string
 }
 
+// Holding is what the store says of one session's lease now.
+type Holding struct {
+	// Node names the daemon whose live lease holds the session, "" when
+	// none does.
+	Node string
+	// Last names the daemon that took the session's lease last, live or
+	// not; "" when none ever took it.
+	Last string
+	// Expired is how long ago, by the store's clock, the lease expired,
+	// or, for a session that never had one, was last written; zero while
+	// a lease lives.
+	Expired time.Duration
+}
+
 // Leases decides which of the processes sharing a store runs each
 // session's turn. The store's clock decides when a lease expires, never a
 // process's own. A store that one process alone writes needs none.
@@ -44,6 +58,11 @@ type Leases interface {
 	// Orphans lists the running sessions whose lease expired, or that
 	// have none.
 	Orphans(ctx context.Context) ([]Orphan, error)
+	// Holders returns the node of every live lease, by session id.
+	Holders(ctx context.Context) (map[string]string, error)
+	// Holding says who holds the session's lease, or since when none
+	// does; a missing session is ENotFound.
+	Holding(ctx context.Context, sessionID string) (Holding, error)
 	// TTL is how long a lease lives after it was taken or last renewed.
 	TTL() time.Duration
 }

@@ -63,6 +63,11 @@ type Session struct {
 	// Usage sums the session's successful model requests. The service
 	// fills it from the request ledger; stores neither keep nor fill it.
 	Usage UsageTotals
+	// Node names the daemon whose live lease runs the session's turn
+	// where several daemons share the store, "" when none holds one (and
+	// always on a store one daemon alone writes). The service fills it
+	// from the leases; stores neither keep nor fill it.
+	Node string
 	// Revision increases with every write; it guards conditional updates.
 	Revision int64
 	// Archived sessions are left out of the listing unless asked for.

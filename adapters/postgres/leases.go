@@ -158,6 +158,56 @@ func (l *Leases) Orphans(ctx context.Context) ([]albedo.Orphan, error) {
 	return out, nil
 }
 
+// Holders returns the node of every live lease, by session id: the
+// sessions whose turns some daemon runs now.
+func (l *Leases) Holders(ctx context.Context) (map[string]string, error) {
+	rows, err := l.s.db.DB.QueryContext(ctx, `SELECT session_id, node FROM leases WHERE expires_at > now()`)
+	if err != nil {
+		return nil, fmt.Errorf("list the live leases: %w", failed(err, ""))
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var id, node []byte
+		if err := rows.Scan(&id, &node); err != nil {
+			return nil, fmt.Errorf("list the live leases: %w", failed(err, ""))
+		}
+		out[string(id)] = string(node)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list the live leases: %w", failed(err, ""))
+	}
+	return out, nil
+}
+
+// holdingSQL reads a session's lease, if it has one, and how many
+// milliseconds ago by the server's clock it expired or, without one, the
+// session was last written.
+const holdingSQL = `SELECT coalesce(l.node, ''::bytea), coalesce(l.expires_at > now(), false),
+	greatest(0, floor(extract(epoch FROM now() - coalesce(l.expires_at, to_timestamp(s.updated_at / 1000.0))) * 1000))::bigint
+	FROM sessions s LEFT JOIN leases l ON l.session_id = s.id WHERE s.id = $1`
+
+// Holding says who holds the session's lease, or since when none does.
+func (l *Leases) Holding(ctx context.Context, sessionID string) (albedo.Holding, error) {
+	var node []byte
+	var live bool
+	var expiredMs int64
+	err := l.s.db.DB.QueryRowContext(ctx, holdingSQL, []byte(sessionID)).Scan(&node, &live, &expiredMs)
+	if errors.Is(err, sql.ErrNoRows) {
+		return albedo.Holding{}, albedo.Errorf(albedo.ENotFound, "session %s not found", sessionID)
+	}
+	if err != nil {
+		return albedo.Holding{}, fmt.Errorf("read the lease of session %s: %w", sessionID, failed(err, ""))
+	}
+	h := albedo.Holding{Last: string(node)}
+	if live {
+		h.Node = h.Last
+	} else {
+		h.Expired = time.Duration(expiredMs) * time.Millisecond
+	}
+	return h, nil
+}
+
 // failed returns err for a caller: ENotFound for the foreign key violation
 // of a lease of a missing session (sessionID), EStoreUnavailable when the
 // server cannot serve now, else err.

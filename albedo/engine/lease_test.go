@@ -145,3 +145,64 @@ func TestAMessageToASessionAnotherProcessRunsIsQueuedForIt(t *testing.T) {
 		}
 	}
 }
+
+func TestASessionNamesTheNodeWhoseLeaseRunsIt(t *testing.T) {
+	r, table := leasedRig(t, "a", script(fakes.Text("done"), fakes.Python("1")))
+	gate := r.kernel.BlockUntilCancelled()
+	sess := r.session(respProvider)
+	other := r.session(respProvider)
+	shown := func(what string) (one albedo.Session, listed map[string]string) {
+		t.Helper()
+		one, err := r.svc.Session(r.ctx, sess.ID)
+		if err != nil {
+			t.Fatalf("Session %s: %v", what, err)
+		}
+		list, err := r.svc.Sessions(r.ctx)
+		if err != nil {
+			t.Fatalf("Sessions %s: %v", what, err)
+		}
+		listed = map[string]string{}
+		for _, s := range list {
+			listed[s.ID] = s.Node
+		}
+		return one, listed
+	}
+	if one, listed := shown("before the turn"); one.Node != "" || listed[sess.ID] != "" || len(r.svc.Leased()) != 0 {
+		t.Fatalf("an idle session names node %q (listed %q), leased %v; want none", one.Node, listed[sess.ID], r.svc.Leased())
+	}
+
+	r.send(sess.ID, "go")
+	waitFor(t, "the cell to start", func() bool { return len(r.kernel.Cells()) == 1 })
+	one, listed := shown("while the turn runs")
+	if one.Node != "a" || listed[sess.ID] != "a" || listed[other.ID] != "" {
+		t.Errorf("while the turn runs: node %q, listed %v; want a for %s only", one.Node, listed, sess.ID)
+	}
+	if got := r.svc.Leased(); len(got) != 1 || got[0] != sess.ID {
+		t.Errorf("Leased() = %v; want [%s]", got, sess.ID)
+	}
+	// Another process that takes the lease over is named instead, and
+	// this one no longer counts the session as its own.
+	table.Steal(sess.ID, "b")
+	waitFor(t, "the turn to stop here", func() bool { return len(r.svc.Leased()) == 0 })
+	if one, listed := shown("once b took over"); one.Node != "b" || listed[sess.ID] != "b" {
+		t.Errorf("once b took over: node %q, listed %q; want b", one.Node, listed[sess.ID])
+	}
+	gate.Open()
+	// An idle session names no node, even while a lease (one its daemon
+	// is about to give up) still holds it.
+	table.Steal(other.ID, "b")
+	if _, listed := shown("with b's lease on the idle session"); listed[other.ID] != "" {
+		t.Errorf("listed node of the idle session = %q; want none", listed[other.ID])
+	}
+}
+
+func TestASessionNamesNoNodeWithoutLeases(t *testing.T) {
+	r := newRig(t, script(fakes.Text("done")))
+	sess := r.session(respProvider)
+	r.send(sess.ID, "go")
+	r.waitIdle(sess.ID)
+	got, err := r.svc.Session(r.ctx, sess.ID)
+	if err != nil || got.Node != "" || r.svc.Leased() != nil {
+		t.Fatalf("Session = node %q, %v; Leased = %v; want no node without leases", got.Node, err, r.svc.Leased())
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/albedo-agent/albedo/albedo"
 )
@@ -86,7 +87,7 @@ func (s *Service) checkNewWorkspace(path string) error {
 	return nil
 }
 
-// Session returns one session with its usage.
+// Session returns one session with its usage and the node running it.
 func (s *Service) Session(ctx context.Context, id string) (albedo.Session, error) {
 	sess, err := s.store.Session(ctx, id)
 	if err != nil {
@@ -97,11 +98,18 @@ func (s *Service) Session(ctx context.Context, id string) (albedo.Session, error
 		return albedo.Session{}, fmt.Errorf("sum the usage of session %s: %w", id, err)
 	}
 	sess.Usage = totals[id]
+	if s.leases != nil {
+		h, err := s.leases.port.Holding(ctx, id)
+		if err != nil {
+			return albedo.Session{}, fmt.Errorf("read which daemon runs session %s: %w", id, err)
+		}
+		sess.Node = runningOn(sess, h.Node)
+	}
 	return sess, nil
 }
 
-// Sessions returns every session with its usage, most recently updated
-// first.
+// Sessions returns every session with its usage and the node running it,
+// most recently updated first.
 func (s *Service) Sessions(ctx context.Context) ([]albedo.Session, error) {
 	list, err := s.store.Sessions(ctx)
 	if err != nil {
@@ -110,16 +118,51 @@ func (s *Service) Sessions(ctx context.Context) ([]albedo.Session, error) {
 	return s.withUsage(ctx, list)
 }
 
-// withUsage fills in the usage of each session of list.
+// withUsage fills in the usage of each session of list, and the node
+// whose lease runs a running one where daemons share the store.
 func (s *Service) withUsage(ctx context.Context, list []albedo.Session) ([]albedo.Session, error) {
 	totals, err := s.store.RequestTotals(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("sum the usage of sessions: %w", err)
 	}
+	var nodes map[string]string
+	if s.leases != nil && len(list) > 0 {
+		if nodes, err = s.leases.port.Holders(ctx); err != nil {
+			return nil, fmt.Errorf("read which daemons run the sessions: %w", err)
+		}
+	}
 	for i := range list {
 		list[i].Usage = totals[list[i].ID]
+		list[i].Node = runningOn(list[i], nodes[list[i].ID])
 	}
 	return list, nil
+}
+
+// runningOn is the node to show for sess whose live lease node holds: an
+// idle session names none, for a lease outlives the turn it ran by the
+// moment it takes to give it up (or, when giving it up failed, until it
+// expires).
+func runningOn(sess albedo.Session, node string) string {
+	if sess.Stage != albedo.StageRunning {
+		return ""
+	}
+	return node
+}
+
+// Leased returns the sessions whose leases this service holds and
+// trusts, in order of id: the turns it runs while other processes share
+// its store. Without leases it is nil.
+func (s *Service) Leased() []string {
+	if s.leases == nil {
+		return nil
+	}
+	held := s.leases.snapshot()
+	ids := make([]string, len(held))
+	for i, h := range held {
+		ids[i] = h.lease.SessionID
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // Running reports whether a session is running a turn.

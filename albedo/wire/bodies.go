@@ -162,6 +162,10 @@ type Health struct {
 	// Node names this daemon where several share a PostgreSQL store
 	// (ALBEDO_NODE, or the host name); empty otherwise.
 	Node string `json:"node,omitempty"`
+	// Running are the ids of the sessions whose turns this daemon runs
+	// (it holds their leases) where several share a PostgreSQL store;
+	// absent when it runs none.
+	Running []string `json:"running,omitempty"`
 }
 
 // Sandbox says how the model's Python is confined: the policy's mode and

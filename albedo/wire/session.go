@@ -25,6 +25,9 @@ type Session struct {
 	UpdatedAt int64 `json:"updated_at"`
 	// Usage sums the session's successful model requests.
 	Usage UsageTotals `json:"usage"`
+	// Node names the daemon running the session's turn where several
+	// share a PostgreSQL store; absent when none runs it.
+	Node string `json:"node,omitempty"`
 }
 
 // Updated returns when the session last changed.

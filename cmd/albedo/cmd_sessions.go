@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -58,8 +60,20 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, "no sessions yet: start one with 'albedo new' or 'albedo'")
 		return nil
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATE\tUPDATED\tPROVIDER/MODEL\tTITLE\tWORKSPACE")
+	return writeSessions(e.stdout, sessions)
+}
+
+// writeSessions prints sessions as a table; a NODE column, naming the
+// daemon running each session's turn, shows when any listed session has
+// one (daemons sharing a PostgreSQL store).
+func writeSessions(w io.Writer, sessions []wire.Session) error {
+	nodes := slices.ContainsFunc(sessions, func(s wire.Session) bool { return s.Node != "" })
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head := "ID\tSTATE\tUPDATED\tPROVIDER/MODEL\tTITLE\tWORKSPACE"
+	if nodes {
+		head = "ID\tSTATE\tNODE\tUPDATED\tPROVIDER/MODEL\tTITLE\tWORKSPACE"
+	}
+	fmt.Fprintln(tw, head)
 	for _, s := range sessions {
 		title := s.Title
 		if s.Name != "" {
@@ -68,7 +82,15 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 		if s.Archived {
 			title = "[archived] " + title
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s/%s\t%s\t%s\n", s.ID, s.Stage, s.Updated().Format(time.DateTime), s.Provider, s.Model, clip(title, 48), s.Workspace)
+		state := s.Stage
+		if nodes {
+			node := s.Node
+			if node == "" {
+				node = "-"
+			}
+			state += "\t" + node
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s/%s\t%s\t%s\n", s.ID, state, s.Updated().Format(time.DateTime), s.Provider, s.Model, clip(title, 48), s.Workspace)
 	}
 	return tw.Flush()
 }

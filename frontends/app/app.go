@@ -105,6 +105,10 @@ func (a *App) Session(ctx context.Context, id string, tail int) (wire.SessionDet
 	return wire.SessionDetail{Session: session(s), ID: s.ID, Title: s.Title, Running: running, Events: events, Glances: glances}, nil
 }
 
+// Leased returns the sessions whose turns this daemon runs by their
+// leases, where several daemons share its store; nil otherwise.
+func (a *App) Leased() []string { return a.svc.Leased() }
+
 // Config returns a session's editable configuration and its ETag.
 func (a *App) Config(ctx context.Context, id string) (wire.Config, error) {
 	s, err := a.svc.Session(ctx, id)

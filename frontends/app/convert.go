@@ -16,7 +16,7 @@ func session(s albedo.Session) wire.Session {
 		Protocol: string(s.Protocol), Title: s.Title, Name: s.Name, Stage: string(s.Stage),
 		ParentID: s.ParentID, Checkpoint: s.Checkpoint, Revision: s.Revision, Archived: s.Archived,
 		CreatedAt: s.CreatedAt.UnixMilli(), UpdatedAt: s.UpdatedAt.UnixMilli(),
-		Usage: s.Usage,
+		Usage: s.Usage, Node: s.Node,
 	}
 	if s.Effort != "" {
 		e := s.Effort

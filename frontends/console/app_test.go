@@ -636,3 +636,37 @@ func TestPickerShowsAHintWhole(t *testing.T) {
 		t.Errorf("the hint's command is not on a line of its own:\n%s", screen)
 	}
 }
+
+func TestConsoleNamesTheDaemonRunningASession(t *testing.T) {
+	f := newFakeDaemon(t)
+	f.nodes["s2"] = "build-box"
+	f.onSend = func(f *fakeDaemon, id, text string) bool {
+		f.mu.Lock()
+		f.nodes[id] = "build-box"
+		f.mu.Unlock()
+		f.publish(id, statusEvent(true), wire.Event{Type: "user", Seq: 1, Text: text})
+		return false
+	}
+	s, _ := startConsole(t, f, Options{Workspace: "/w"})
+	// The picker says where a running session runs, and nothing of an
+	// idle one.
+	screen := s.waitFor(t, "running on build-box", "older")
+	if strings.Count(screen, "build-box") != 1 {
+		t.Errorf("the node shows beside more than the running session:\n%s", screen)
+	}
+	s.InjectKey(tcell.KeyDown, 0, tcell.ModNone)
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	screen = s.waitFor(t, "Message albedo", "○ idle")
+	if strings.Contains(screen, "build-box") {
+		t.Errorf("an idle session's header names a node:\n%s", screen)
+	}
+	// Once its turn starts, the header names the daemon running it.
+	s.typeText("go")
+	s.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	s.waitFor(t, "· on build-box", "running")
+	f.mu.Lock()
+	delete(f.nodes, "s1")
+	f.mu.Unlock()
+	f.publish("s1", wire.Event{Type: "turn", Seq: 2, Status: "finished"}, statusEvent(false))
+	waitUntil(t, "the header to leave the node out once the turn ended", func() bool { return !strings.Contains(s.text(), "build-box") })
+}

@@ -47,13 +47,17 @@ type fakeDaemon struct {
 	// latest status event gave it. Tests may set both.
 	usage    map[string]wire.UsageTotals
 	contexts map[string]wire.Context
+	// nodes names the daemon running each session's turn, as a daemon
+	// sharing its store with others says; a session with one is listed
+	// running.
+	nodes map[string]string
 	// createErr, when set, is the error body that refuses a new session.
 	createErr map[string]any
 }
 
 func newFakeDaemon(t *testing.T) *fakeDaemon {
 	f := &fakeDaemon{t: t, events: map[string][]wire.Event{}, subs: map[string][]chan wire.Event{}, hidden: map[string]bool{}, archived: map[string]bool{},
-		usage: map[string]wire.UsageTotals{}, contexts: map[string]wire.Context{}}
+		usage: map[string]wire.UsageTotals{}, contexts: map[string]wire.Context{}, nodes: map[string]string{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /sessions", f.sessions)
 	mux.HandleFunc("POST /sessions", func(w http.ResponseWriter, r *http.Request) {
@@ -242,6 +246,9 @@ func (f *fakeDaemon) sessions(w http.ResponseWriter, r *http.Request) {
 		{ID: "s2", Workspace: "/w2", Title: "newer", Provider: "fixture", Model: "m", UpdatedAt: 2},
 	} {
 		s.Archived = f.archived[s.ID]
+		if s.Node = f.nodes[s.ID]; s.Node != "" {
+			s.Stage = "running"
+		}
 		if f.hidden[s.ID] || s.Archived && r.URL.Query().Get("archived") != "all" {
 			continue
 		}
@@ -267,7 +274,7 @@ func (f *fakeDaemon) session(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, map[string]any{
-		"session": wire.Session{ID: id, Workspace: "/w", Provider: "fixture", Model: "fixture-model", Title: "a title", Usage: f.usage[id]},
+		"session": wire.Session{ID: id, Workspace: "/w", Provider: "fixture", Model: "fixture-model", Title: "a title", Usage: f.usage[id], Node: f.nodes[id]},
 		"running": f.running, "events": []wire.Event{},
 		"glances": []map[string]any{{"extension": "model"}},
 	})

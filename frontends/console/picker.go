@@ -130,6 +130,8 @@ func (p *pickerScreen) fill() {
 	for r, s := range p.sessions {
 		state := tview.NewTableCell("idle").SetTextColor(tcell.ColorGreen)
 		switch {
+		case s.Stage == "running" && s.Node != "":
+			state = tview.NewTableCell("running on " + tview.Escape(s.Node)).SetTextColor(tcell.ColorOlive).SetMaxWidth(32)
 		case s.Stage == "running":
 			state = tview.NewTableCell("running").SetTextColor(tcell.ColorOlive)
 		case s.Archived:

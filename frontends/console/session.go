@@ -271,7 +271,8 @@ func (s *sessionScreen) setUsage(totals wire.UsageTotals, measure wire.Context, 
 // reloadSession reads the session's usage, context and glances again once
 // a turn ended: requests the live events did not show (a summary, say)
 // count too, the measure follows a compaction, and the status line the
-// kernel's state.
+// kernel's state. It reads them too when a turn starts, for the header
+// to name the daemon running it.
 func (s *sessionScreen) reloadSession() {
 	gen, id, cl := s.gen, s.id, s.c.client()
 	go func() {
@@ -281,6 +282,7 @@ func (s *sessionScreen) reloadSession() {
 		}
 		measure, merr := cl.Context(s.c.ctx, id)
 		s.post(gen, func() {
+			s.info.Node = detail.Session.Node
 			s.setUsage(detail.Session.Usage, measure, merr)
 			s.setGlances(detail.Glances)
 		})
@@ -318,7 +320,7 @@ func (s *sessionScreen) apply(ev wire.Event) {
 	if ev.Type == wire.EventUser && ev.Source == "" {
 		s.info.Title = strings.TrimSpace(ev.Text)
 	}
-	if ev.Type == wire.EventTurn {
+	if ev.Type == wire.EventTurn || s.t.Running && !wasRunning {
 		s.reloadSession()
 	}
 	switch {
@@ -352,6 +354,9 @@ func (s *sessionScreen) refresh() {
 		title = "new session"
 	}
 	head := fmt.Sprintf("[white::b] albedo [-::-][white] %s [::d]· %s · %s[-::-]", tview.Escape(truncate(title, 60)), tview.Escape(tildePath(s.info.Workspace)), s.id)
+	if s.t.Running && s.info.Node != "" {
+		head += fmt.Sprintf(" [::d]· on %s[-::-]", tview.Escape(s.info.Node))
+	}
 	if s.pendingReplies > 0 {
 		head += fmt.Sprintf(" [yellow]✉ %s pending[-]", plural(s.pendingReplies, "vent reply"))
 	}
