@@ -11,8 +11,9 @@ import (
 // (when albedo has one), what is wrong with its context window or the
 // model catalog ("context"), the instruction files its last turn
 // skipped ("instructions"), why its workspace takes no snapshots
-// ("snapshots", when it takes none), and how many background jobs its kernel
-// runs ("jobs", when any). Open vents never appear there: they
+// ("snapshots", when it takes none), how many background jobs its kernel
+// runs ("jobs", when any), and that no process sharing the store could
+// take its turn over ("orphaned"). Open vents never appear there: they
 // are the user's to triage, not the session's.
 func (s *Service) Glances(ctx context.Context, id string) ([]albedo.Glance, error) {
 	sess, err := s.store.Session(ctx, id)
@@ -41,6 +42,13 @@ func (s *Service) Glances(ctx context.Context, id string) ([]albedo.Glance, erro
 	}
 	if n := s.kernel.RunningJobs(id); n > 0 {
 		glances = append(glances, albedo.Glance{"extension": "jobs", "running": float64(n)})
+	}
+	g, ok, err := s.orphanedGlance(ctx, sess)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		glances = append(glances, g)
 	}
 	return glances, nil
 }

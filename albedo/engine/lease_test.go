@@ -1,6 +1,8 @@
 package engine_test
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -204,5 +206,62 @@ func TestASessionNamesNoNodeWithoutLeases(t *testing.T) {
 	got, err := r.svc.Session(r.ctx, sess.ID)
 	if err != nil || got.Node != "" || r.svc.Leased() != nil {
 		t.Fatalf("Session = node %q, %v; Leased = %v; want no node without leases", got.Node, err, r.svc.Leased())
+	}
+}
+
+func TestARunningSessionNoProcessCanTakeOverShowsItOrphaned(t *testing.T) {
+	r, table := leasedRig(t, "b", script(fakes.Text("checked, all fine")))
+	now := time.UnixMilli(1_700_000_000_000)
+	away := r.workspace + "/moved-away"
+	sess := albedo.Session{ID: "stranded", Workspace: away, Provider: respProvider, Model: "resp-model",
+		Protocol: albedo.ProtocolResponses, Title: "do it", Stage: albedo.StageRunning, Revision: 3, CreatedAt: now, UpdatedAt: now}
+	if _, err := r.store.Commit(r.ctx, albedo.Commit{Session: &sess, Items: []albedo.Item{
+		{Kind: albedo.KindUser, Text: "do it", Timestamp: now.UnixMilli()},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	orphaned := func() albedo.Glance {
+		t.Helper()
+		glances, err := r.svc.Glances(r.ctx, sess.ID)
+		if err != nil {
+			t.Fatalf("Glances: %v", err)
+		}
+		for _, g := range glances {
+			if g["extension"] == "orphaned" {
+				return g
+			}
+		}
+		return nil
+	}
+	table.Steal(sess.ID, "a") // the daemon that dies
+	if g := orphaned(); g != nil {
+		t.Fatalf("a session a live lease holds shows %v", g)
+	}
+	tests := []struct {
+		expired time.Duration
+		want    albedo.Glance
+	}{
+		{testLeaseTTL, nil}, // others may yet take it over
+		{2*testLeaseTTL - time.Millisecond, nil},
+		{2 * testLeaseTTL, albedo.Glance{"extension": "orphaned", "workspace": away, "last_node": "a", "expired_ms": float64(4000)}},
+		{time.Minute, albedo.Glance{"extension": "orphaned", "workspace": away, "last_node": "a", "expired_ms": float64(60000)}},
+	}
+	for _, tt := range tests {
+		table.ExpiredFor(sess.ID, tt.expired)
+		if got := orphaned(); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("lease expired %v ago: glance %v; want %v", tt.expired, got, tt.want)
+		}
+	}
+	// The workspace comes back: this process takes the turn over, and
+	// the glance goes.
+	if err := os.Mkdir(away, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the turn to be taken over and finish", func() bool {
+		items := r.history(sess.ID)
+		return items[len(items)-1].Kind == albedo.KindTurn
+	})
+	if g := orphaned(); g != nil {
+		t.Errorf("a session taken over still shows %v", g)
 	}
 }
