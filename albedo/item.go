@@ -81,11 +81,7 @@ type Item struct {
 	// the native form of an answer or reasoning is its text, that of a
 	// tool call its id, name and arguments, which the projection writes
 	// from those fields, so a long answer or call is not kept twice. A
-	// Responses item's Raw is the output item as received, less its id and,
-	// when FlagRawWithoutText says so, less its long text (64 KiB or more)
-	// kept in Text or Arguments: the Raw holds it as an empty string, the
-	// text of its one content or summary part or a call's arguments, and
-	// the projection puts it back.
+	// Responses item's Raw is the output item as received, less its id.
 	Raw json.RawMessage
 	// Flags say what albedo knows of a model item beyond its text.
 	Flags ItemFlags
@@ -110,10 +106,9 @@ const (
 	// FlagCommentary marks assistant text the model wrote on its way to the
 	// final answer (the Responses "commentary" phase).
 	FlagCommentary
-	// FlagRawWithoutText marks a Responses item (an answer, reasoning or a
-	// call) whose Raw holds its text, or a call's arguments, as an empty
-	// string: the text is kept once, in Text or Arguments, and the
-	// projection puts it back into the Raw it sends.
+	// FlagRawWithoutText marks a Responses item stored by an earlier
+	// version whose Raw holds its long text, or a call's arguments, as an
+	// empty string; the projection puts the text back.
 	FlagRawWithoutText
 )
 

@@ -43,59 +43,8 @@ func completeMessage(raw json.RawMessage) json.RawMessage {
 	return mustMarshal(msg)
 }
 
-// rawTextMin is the length from which an item's text (a call's
-// arguments) is kept in its Text (Arguments) alone: the Raw holds it as
-// an empty string, the item is flagged albedo.FlagRawWithoutText, and the
-// projection puts the text back, so that a long answer is neither held
-// nor stored twice.
-const rawTextMin = 64 << 10
-
-// rawText is text as a Raw built for it holds it: "" when it is long, and
-// then it is flagged.
-func rawText(it *albedo.Item, text string) string {
-	it.Flags &^= albedo.FlagRawWithoutText
-	if len(text) < rawTextMin {
-		return text
-	}
-	it.Flags |= albedo.FlagRawWithoutText
-	return ""
-}
-
-// withoutText sets it.Raw to raw with the string member holding text left
-// empty, and flags it, when text is long: the member of raw itself when
-// list is "", else of the one element of its array list. Anything else
-// sets raw unchanged.
-func withoutText(it *albedo.Item, raw json.RawMessage, list, member, text string) {
-	it.Raw = raw
-	if len(text) < rawTextMin {
-		return
-	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) != nil {
-		return
-	}
-	holder := obj
-	var parts []map[string]json.RawMessage
-	if list != "" {
-		if json.Unmarshal(obj[list], &parts) != nil || len(parts) != 1 {
-			return
-		}
-		holder = parts[0]
-	}
-	if _, ok := holder[member]; !ok {
-		return
-	}
-	holder[member] = json.RawMessage(`""`)
-	if list != "" {
-		obj[list] = mustMarshal(parts)
-	}
-	it.Raw = mustMarshal(obj)
-	it.Flags |= albedo.FlagRawWithoutText
-}
-
 // Native forms of the Responses items made from deltas, with the members
-// the published schema asks of them (and no id: nothing is stored); a
-// long text is left out (rawText).
+// the published schema asks of them (and no id: nothing is stored).
 
 type rawMessage struct {
 	Type    string       `json:"type"`
@@ -132,17 +81,17 @@ type rawCall struct {
 // status is "completed" or "incomplete".
 func setMessageRaw(it *albedo.Item, status string) {
 	it.Raw = mustMarshal(rawMessage{Type: "message", Role: "assistant", Status: status,
-		Content: []rawOutText{{Type: "output_text", Text: rawText(it, it.Text), Annotations: []string{}, Logprobs: []string{}}}})
+		Content: []rawOutText{{Type: "output_text", Text: it.Text, Annotations: []string{}, Logprobs: []string{}}}})
 }
 
 // setReasoningRaw sets the Raw of reasoning holding its text.
 func setReasoningRaw(it *albedo.Item) {
-	it.Raw = mustMarshal(rawReasoning{Type: "reasoning", Summary: []rawSummary{{Type: "summary_text", Text: rawText(it, it.Text)}}})
+	it.Raw = mustMarshal(rawReasoning{Type: "reasoning", Summary: []rawSummary{{Type: "summary_text", Text: it.Text}}})
 }
 
 // setCallRaw sets the Raw of a function call.
 func setCallRaw(it *albedo.Item) {
-	it.Raw = mustMarshal(rawCall{Type: "function_call", CallID: it.CallID, Name: it.ToolName, Arguments: rawText(it, it.Arguments)})
+	it.Raw = mustMarshal(rawCall{Type: "function_call", CallID: it.CallID, Name: it.ToolName, Arguments: it.Arguments})
 }
 
 // withoutID returns the JSON object raw without its top-level "id"

@@ -10,13 +10,12 @@ import (
 	"github.com/albedo-agent/albedo/albedo"
 )
 
-// TestResponsesRawLeavesOutALongText: a Responses item whose text (a
-// call's arguments) is 64 KiB or more keeps it in its fields alone; its
-// Raw is the item as received with that text empty, so shorter than the
-// text. A shorter text, or one the item spreads over several parts, stays
-// in the Raw.
-func TestResponsesRawLeavesOutALongText(t *testing.T) {
-	long := strings.Repeat("a <long> text, é\n", rawTextMin/16)
+// TestResponsesRawKeepsItsText: a Responses item's Raw is the item as
+// received (less its id) or, when only deltas came, built from them, with
+// its text (a call's arguments) in it however long, and it is not
+// flagged: the projection replays the Raw as it is.
+func TestResponsesRawKeepsItsText(t *testing.T) {
+	long := strings.Repeat("a <long> text, é\n", 4096)
 	short := "a short text"
 	message := func(texts ...string) map[string]any {
 		var parts []any
@@ -43,19 +42,17 @@ func TestResponsesRawLeavesOutALongText(t *testing.T) {
 		blocks []string
 		// raw is the Raw expected, as JSON of the same value.
 		raw map[string]any
-		// leftOut: the text is not in the Raw.
-		leftOut bool
 	}{
-		{"a long answer", completed(message(long)), message(""), true},
-		{"a short answer", completed(message(short)), message(short), false},
-		{"a long answer in two parts", completed(message(long, short)), message(long, short), false},
-		{"long reasoning", completed(reasoning(long)), reasoning(""), true},
-		{"a long call", completed(call(long)), call(""), true},
-		{"a short call", completed(call(short)), call(short), false},
+		{"a long answer", completed(message(long)), message(long)},
+		{"a short answer", completed(message(short)), message(short)},
+		{"a long answer in two parts", completed(message(long, short)), message(long, short)},
+		{"long reasoning", completed(reasoning(long)), reasoning(long)},
+		{"a long call", completed(call(long)), call(long)},
+		{"a short call", completed(call(short)), call(short)},
 		{"a long answer that only streamed", deltas("response.output_text.delta", long),
-			map[string]any{"type": "message", "role": "assistant", "status": "completed", "content": message("")["content"]}, true},
+			map[string]any{"type": "message", "role": "assistant", "status": "completed", "content": message(long)["content"]}},
 		{"long reasoning that only streamed", deltas("response.reasoning_summary_text.delta", long),
-			map[string]any{"type": "reasoning", "summary": []any{map[string]any{"type": "summary_text", "text": ""}}}, true},
+			map[string]any{"type": "reasoning", "summary": []any{map[string]any{"type": "summary_text", "text": long}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,8 +72,8 @@ func TestResponsesRawLeavesOutALongText(t *testing.T) {
 			if !sameJSON(string(it.Raw), storedForm(string(want))) {
 				t.Errorf("raw = %.300s, want %.300s", it.Raw, want)
 			}
-			if left := it.Flags&albedo.FlagRawWithoutText != 0; left != tt.leftOut {
-				t.Errorf("flagged as left out of the raw: %v, want %v", left, tt.leftOut)
+			if it.Flags != 0 {
+				t.Errorf("flags = %v, want none", it.Flags)
 			}
 		})
 	}

@@ -330,8 +330,7 @@ func (d *responsesDecoder) partial() albedo.ModelReply {
 
 // item converts one output item as received, the index-th of the
 // output; unknown types are skipped. Its Raw is the item less its id (a
-// request that stores nothing must not name what the provider stored)
-// and less a long text that the item keeps in its fields (withoutText).
+// request that stores nothing must not name what the provider stored).
 func (d *responsesDecoder) item(raw json.RawMessage, index int) (albedo.Item, bool) {
 	var o outputItem
 	if err := json.Unmarshal(raw, &o); err != nil {
@@ -354,10 +353,6 @@ func (d *responsesDecoder) item(raw json.RawMessage, index int) (albedo.Item, bo
 			}
 		}
 		it.Text = strings.Join(parts, "\n\n")
-		if len(o.Summary) == 1 {
-			withoutText(&it, raw, "summary", "text", it.Text)
-			return it, true
-		}
 	case "message":
 		it.Kind = albedo.KindAssistant
 		var parts []string
@@ -383,10 +378,6 @@ func (d *responsesDecoder) item(raw json.RawMessage, index int) (albedo.Item, bo
 		}
 		d.differs(it.Text, index, albedo.KindAssistant)
 		raw = completeMessage(raw)
-		if len(o.Content) == 1 && !refused {
-			withoutText(&it, raw, "content", "text", it.Text)
-			return it, true
-		}
 	case "function_call":
 		it.Kind = albedo.KindToolCall
 		it.CallID, it.ToolName, it.Arguments = o.CallID, o.Name, o.Arguments
@@ -395,8 +386,6 @@ func (d *responsesDecoder) item(raw json.RawMessage, index int) (albedo.Item, bo
 			it.CallID = d.newID()
 			raw = withField(raw, "call_id", it.CallID)
 		}
-		withoutText(&it, raw, "", "arguments", it.Arguments)
-		return it, true
 	default:
 		// Albedo does not act on it (a search the provider ran itself, say),
 		// but the user sees that it happened.

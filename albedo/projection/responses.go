@@ -82,9 +82,10 @@ func nativeResponses(it albedo.Item) (bool, func() json.RawMessage) {
 	return true, func() json.RawMessage { return withText(it) }
 }
 
-// withText returns it.Raw with the item's text put back where the adapter
-// left it out (FlagRawWithoutText): in the one content part of a message,
-// the one summary part of reasoning, or in a call's arguments.
+// withText returns it.Raw with the item's text put back where an earlier
+// version's adapter left it out (FlagRawWithoutText): in the one content
+// part of a message, the one summary part of reasoning, or in a call's
+// arguments.
 func withText(it albedo.Item) json.RawMessage {
 	if it.Flags&albedo.FlagRawWithoutText == 0 {
 		return it.Raw
