@@ -3,8 +3,6 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
-
-	"github.com/albedo-agent/albedo/albedo"
 )
 
 // completeMessage returns a Responses output message as received, with the
@@ -41,57 +39,6 @@ func completeMessage(raw json.RawMessage) json.RawMessage {
 		msg["content"] = mustMarshal(parts)
 	}
 	return mustMarshal(msg)
-}
-
-// Native forms of the Responses items made from deltas, with the members
-// the published schema asks of them (and no id: nothing is stored).
-
-type rawMessage struct {
-	Type    string       `json:"type"`
-	Role    string       `json:"role"`
-	Status  string       `json:"status"`
-	Content []rawOutText `json:"content"`
-}
-
-type rawOutText struct {
-	Type        string   `json:"type"`
-	Text        string   `json:"text"`
-	Annotations []string `json:"annotations"`
-	Logprobs    []string `json:"logprobs"`
-}
-
-type rawReasoning struct {
-	Type    string       `json:"type"`
-	Summary []rawSummary `json:"summary"`
-}
-
-type rawSummary struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
-}
-
-type rawCall struct {
-	Type      string `json:"type"`
-	CallID    string `json:"call_id"`
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
-}
-
-// setMessageRaw sets the Raw of an assistant message holding its text;
-// status is "completed" or "incomplete".
-func setMessageRaw(it *albedo.Item, status string) {
-	it.Raw = mustMarshal(rawMessage{Type: "message", Role: "assistant", Status: status,
-		Content: []rawOutText{{Type: "output_text", Text: it.Text, Annotations: []string{}, Logprobs: []string{}}}})
-}
-
-// setReasoningRaw sets the Raw of reasoning holding its text.
-func setReasoningRaw(it *albedo.Item) {
-	it.Raw = mustMarshal(rawReasoning{Type: "reasoning", Summary: []rawSummary{{Type: "summary_text", Text: it.Text}}})
-}
-
-// setCallRaw sets the Raw of a function call.
-func setCallRaw(it *albedo.Item) {
-	it.Raw = mustMarshal(rawCall{Type: "function_call", CallID: it.CallID, Name: it.ToolName, Arguments: it.Arguments})
 }
 
 // withoutID returns the JSON object raw without its top-level "id"

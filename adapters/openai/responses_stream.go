@@ -112,10 +112,10 @@ func (d *responsesDecoder) thinkItems(items []albedo.Item) []albedo.Item {
 			return items
 		}
 		r := reasoning.String()
+		// Neither keeps a Raw: the projection writes the message from its
+		// text, and reasoning without encrypted content is not replayed.
 		think := albedo.Item{Kind: albedo.KindReasoning, Text: r, Protocol: albedo.ProtocolResponses}
-		setReasoningRaw(&think)
-		it.Text = answer.String()
-		setMessageRaw(&it, "completed")
+		it.Text, it.Raw = answer.String(), nil
 		return append(append(slices.Clip(items[:i]), think, it), items[i+1:]...)
 	}
 	return items
@@ -320,9 +320,6 @@ func (d *responsesDecoder) partial() albedo.ModelReply {
 			continue
 		}
 		it.Flags |= albedo.FlagPartial
-		if it.Kind == albedo.KindAssistant {
-			setMessageRaw(&it, "incomplete")
-		}
 		items = append(items, it)
 	}
 	return albedo.ModelReply{Items: items, Usage: d.usage}
@@ -415,6 +412,8 @@ func (d *responsesDecoder) differs(final string, index int, kind albedo.ItemKind
 }
 
 // fromDeltas builds items from the streamed fragments, in output order.
+// They keep no Raw: the projection writes an answer or a call from its
+// fields, and reasoning without encrypted content is not replayed.
 func (d *responsesDecoder) fromDeltas() []albedo.Item {
 	order := map[albedo.ItemKind]int{albedo.KindReasoning: 0, albedo.KindAssistant: 1, albedo.KindToolCall: 2}
 	sort.SliceStable(d.partials, func(i, j int) bool {
@@ -428,19 +427,14 @@ func (d *responsesDecoder) fromDeltas() []albedo.Item {
 	for _, p := range d.partials {
 		it := albedo.Item{Kind: p.kind, Protocol: albedo.ProtocolResponses}
 		switch p.kind {
-		case albedo.KindReasoning:
+		case albedo.KindReasoning, albedo.KindAssistant:
 			it.Text = p.text.String()
-			setReasoningRaw(&it)
-		case albedo.KindAssistant:
-			it.Text = p.text.String()
-			setMessageRaw(&it, "completed")
 		case albedo.KindToolCall:
 			meta := d.added[p.index]
 			it.CallID, it.ToolName, it.Arguments = meta.CallID, meta.Name, p.arguments.String()
 			if it.CallID == "" {
 				it.CallID = d.newID()
 			}
-			setCallRaw(&it)
 		}
 		items = append(items, it)
 	}

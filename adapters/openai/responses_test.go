@@ -82,8 +82,8 @@ func TestResponsesStream(t *testing.T) {
 				data(`{"type":"response.completed","response":{"output":[]}}`),
 			},
 			want: []wantItem{
-				{Kind: albedo.KindReasoning, Text: "x\n\ny", Raw: `{"type":"reasoning","summary":[{"type":"summary_text","text":"x\n\ny"}]}`},
-				{Kind: albedo.KindToolCall, CallID: "c9", ToolName: "python", Arguments: "{}", Raw: `{"type":"function_call","call_id":"c9","name":"python","arguments":"{}"}`},
+				{Kind: albedo.KindReasoning, Text: "x\n\ny"},
+				{Kind: albedo.KindToolCall, CallID: "c9", ToolName: "python", Arguments: "{}"},
 			},
 			reasoning: "xy",
 			args:      "{}",

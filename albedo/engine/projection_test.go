@@ -83,6 +83,15 @@ func TestProject(t *testing.T) {
 				`{"type":"message","role":"assistant","status":"completed","content":[{"type":"output_text","text":"plain","annotations":[],"logprobs":[]}]}]`,
 		},
 		{
+			name: "responses writes an answer without Raw from its text, incomplete when cut",
+			items: []albedo.Item{user("hi"), {Kind: albedo.KindAssistant, Text: "whole", Protocol: resp},
+				{Kind: albedo.KindAssistant, Text: "cut", Protocol: resp, Flags: albedo.FlagPartial}},
+			protocol: resp,
+			want: `[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]},` +
+				`{"type":"message","role":"assistant","status":"completed","content":[{"type":"output_text","text":"whole","annotations":[],"logprobs":[]}]},` +
+				`{"type":"message","role":"assistant","status":"incomplete","content":[{"type":"output_text","text":"cut","annotations":[],"logprobs":[]}]}]`,
+		},
+		{
 			name:     "chat merges text and calls of responses items into one message",
 			items:    append([]albedo.Item{user("hi"), respReasoning, respText, respCall, out("c1", "one")}, noise...),
 			protocol: chat,

@@ -55,7 +55,11 @@ func (p *ResponsesProjector) Add(it albedo.Item) {
 			p.Out = append(p.Out, raw())
 			return
 		}
-		p.Out = append(p.Out, ResponsesMessage(it.Text, "completed"))
+		status := "completed"
+		if it.Flags&albedo.FlagPartial != 0 {
+			status = "incomplete"
+		}
+		p.Out = append(p.Out, ResponsesMessage(it.Text, status))
 	case albedo.KindToolCall:
 		if native {
 			p.Out = append(p.Out, raw())
