@@ -3,8 +3,6 @@ package openai
 import (
 	"encoding/json"
 	"log/slog"
-	"sort"
-	"strings"
 
 	"github.com/albedo-agent/albedo/albedo"
 )
@@ -43,39 +41,21 @@ type chatChunk struct {
 	Message string `json:"message"`
 }
 
-// chatCall is a tool call being assembled from its fragments.
-type chatCall struct {
-	index     int
-	id        string
-	name      string
-	arguments strings.Builder
-}
-
 // chatDecoder assembles a Chat Completions reply. Only the first choice
-// (index 0) is read.
+// (index 0) is read; its reasoning and answer are at index 0, and each
+// call at its own index.
 type chatDecoder struct {
-	ep        albedo.Endpoint
-	onDelta   func(albedo.Delta)
-	log       *slog.Logger
-	text      strings.Builder
-	reasoning strings.Builder
-	refused   bool
-	think     *thinkSplitter
-	calls     []*chatCall
-	finish    string
-	usage     albedo.Usage
+	ep     albedo.Endpoint
+	log    *slog.Logger
+	a      assembly
+	finish string
+	usage  albedo.Usage
 	// newID names a call whose provider sent no id.
 	newID func() string
-	// cap cuts the reply at the cap on one item.
-	cap replyCap
 }
 
 func newChatDecoder(ep albedo.Endpoint, onDelta func(albedo.Delta), log *slog.Logger) *chatDecoder {
-	d := &chatDecoder{ep: ep, onDelta: onDelta, log: log, newID: newCallID, cap: newReplyCap(ep)}
-	if ep.ThinkTags {
-		d.think = &thinkSplitter{}
-	}
-	return d
+	return &chatDecoder{ep: ep, log: log, newID: newCallID, a: newAssembly(ep, onDelta)}
 }
 
 // event applies one chunk; "[DONE]" ends the stream. An "error" event
@@ -115,15 +95,15 @@ func (d *chatDecoder) event(ev sseEvent) (bool, error) {
 		if s == "" {
 			s = jsonString(delta.Reasoning)
 		}
-		d.addReasoning(s)
+		d.a.add(0, albedo.KindReasoning, 0, s)
 		if len(delta.Content) > 0 && delta.Content[0] == '[' {
 			d.contentParts(delta.Content)
 		} else {
-			d.addText(jsonString(delta.Content))
+			d.a.add(0, albedo.KindAssistant, 0, jsonString(delta.Content))
 		}
 		if s := jsonString(delta.Refusal); s != "" {
-			d.refused = true
-			d.addText(s)
+			d.a.refused = true
+			d.a.add(0, albedo.KindAssistant, 0, s)
 		}
 		for _, frag := range delta.ToolCalls {
 			call := d.call(frag.Index, frag.ID)
@@ -133,56 +113,13 @@ func (d *chatDecoder) event(ev sseEvent) (bool, error) {
 			if call.name == "" {
 				call.name = frag.Function.Name
 			}
-			if a := d.cap.fit("a call's arguments", call.arguments.Len(), frag.Function.Arguments); a != "" {
-				call.arguments.WriteString(a)
-				d.onDelta(albedo.Delta{Kind: albedo.DeltaToolCall, Text: a})
-			}
+			d.a.add(call.index, albedo.KindToolCall, 0, frag.Function.Arguments)
 		}
 		if choice.FinishReason != nil && *choice.FinishReason != "" {
 			d.finish = *choice.FinishReason
 		}
 	}
-	return false, d.cap.hit
-}
-
-// addReasoning keeps and streams a fragment of reasoning, within the cap.
-func (d *chatDecoder) addReasoning(s string) {
-	d.keepReasoning(d.cap.fit("reasoning", d.reasoning.Len(), s))
-}
-
-// keepReasoning keeps and streams a fragment of reasoning.
-func (d *chatDecoder) keepReasoning(s string) {
-	if s == "" {
-		return
-	}
-	d.reasoning.WriteString(s)
-	d.onDelta(albedo.Delta{Kind: albedo.DeltaReasoning, Text: s})
-}
-
-// addText keeps and streams a fragment of the answer, within the cap;
-// with think tags on, a leading <think>…</think> goes to the reasoning
-// instead.
-func (d *chatDecoder) addText(s string) {
-	have := d.text.Len()
-	if d.think != nil {
-		have += d.reasoning.Len()
-	}
-	if s = d.cap.fit("an answer", have, s); s == "" {
-		return
-	}
-	if d.think != nil {
-		d.think.feed(s, d.keepReasoning, d.addAnswer)
-		return
-	}
-	d.addAnswer(s)
-}
-
-func (d *chatDecoder) addAnswer(s string) {
-	if s == "" {
-		return
-	}
-	d.text.WriteString(s)
-	d.onDelta(albedo.Delta{Kind: albedo.DeltaText, Text: s})
+	return false, d.a.cap.hit
 }
 
 // contentPart is one typed part of a content list. Mistral's reasoning
@@ -205,16 +142,16 @@ func (d *chatDecoder) contentParts(raw json.RawMessage) {
 	for _, p := range parts {
 		switch p.Type {
 		case "text":
-			d.addText(p.Text)
+			d.a.add(0, albedo.KindAssistant, 0, p.Text)
 		case "thinking":
 			if s := jsonString(p.Thinking); s != "" {
-				d.addReasoning(s)
+				d.a.add(0, albedo.KindReasoning, 0, s)
 				continue
 			}
 			var inner []contentPart
 			if json.Unmarshal(p.Thinking, &inner) == nil {
 				for _, q := range inner {
-					d.addReasoning(q.Text)
+					d.a.add(0, albedo.KindReasoning, 0, q.Text)
 				}
 			}
 		}
@@ -224,26 +161,24 @@ func (d *chatDecoder) contentParts(raw json.RawMessage) {
 // call finds the call a fragment belongs to, starting a new one as needed.
 // Fragments are keyed by index; a provider that sends no index starts a
 // call with each new id and continues the last call otherwise.
-func (d *chatDecoder) call(index *int, id string) *chatCall {
+func (d *chatDecoder) call(index *int, id string) *piece {
 	if index == nil {
-		last := len(d.calls) - 1
-		if last >= 0 && (id == "" || id == d.calls[last].id) {
-			return d.calls[last]
+		var last *piece
+		for _, p := range d.a.pieces {
+			if p.kind == albedo.KindToolCall {
+				last = p
+			}
+		}
+		if last != nil && (id == "" || id == last.id) {
+			return last
 		}
 		i := 0
-		if last >= 0 {
-			i = d.calls[last].index + 1
+		if last != nil {
+			i = last.index + 1
 		}
 		index = &i
 	}
-	for _, c := range d.calls {
-		if c.index == *index {
-			return c
-		}
-	}
-	c := &chatCall{index: *index}
-	d.calls = append(d.calls, c)
-	return c
+	return d.a.piece(*index, albedo.KindToolCall)
 }
 
 // reply returns reasoning, text and tool calls in that order. A stream cut
@@ -254,23 +189,9 @@ func (d *chatDecoder) reply(ended bool) (albedo.ModelReply, error) {
 	if !ended && d.finish == "" {
 		return albedo.ModelReply{}, failure(d.ep, nil, "stream ended early, before the reply was finished")
 	}
-	d.flushThink()
-	if d.finish == "" && d.text.Len() == 0 && d.reasoning.Len() == 0 && len(d.calls) == 0 {
+	items := d.a.items(albedo.ProtocolChatCompletions, d.newID)
+	if d.finish == "" && len(items) == 0 {
 		return albedo.ModelReply{}, failure(d.ep, nil, "ended the stream without a reply")
-	}
-	items := d.textItems()
-	sort.SliceStable(d.calls, func(i, j int) bool { return d.calls[i].index < d.calls[j].index })
-	for _, c := range d.calls {
-		if c.id == "" {
-			c.id = d.newID()
-		}
-		// No Raw: a call's native form is its id, name and arguments,
-		// which the projection writes from the item's fields, so long
-		// arguments are neither repeated nor stored twice.
-		items = append(items, albedo.Item{
-			Kind: albedo.KindToolCall, CallID: c.id, ToolName: c.name, Arguments: c.arguments.String(),
-			Protocol: albedo.ProtocolChatCompletions,
-		})
 	}
 	if d.finish == "length" {
 		if len(items) == 0 {
@@ -284,46 +205,7 @@ func (d *chatDecoder) reply(ended bool) (albedo.ModelReply, error) {
 // partial returns the reasoning and text that arrived, flagged partial;
 // after the cap, the calls' arguments too, as notes (see cutCall).
 func (d *chatDecoder) partial() albedo.ModelReply {
-	d.flushThink()
-	items := d.textItems()
-	if d.cap.hit != nil {
-		for _, c := range d.calls {
-			items = append(items, cutCall(c.name, c.arguments.String(), albedo.ProtocolChatCompletions))
-		}
-	}
-	for i := range items {
-		items[i].Flags |= albedo.FlagPartial
-	}
-	return albedo.ModelReply{Items: items, Usage: d.usage}
-}
-
-// textItems returns the reasoning and the answer as items. They carry no
-// Raw: their native form follows from their text alone, and the projection
-// builds it from there, so a long answer is not held and stored twice.
-func (d *chatDecoder) textItems() []albedo.Item {
-	var items []albedo.Item
-	if s := d.reasoning.String(); s != "" {
-		items = append(items, albedo.Item{
-			Kind: albedo.KindReasoning, Text: s, Protocol: albedo.ProtocolChatCompletions,
-		})
-	}
-	if s := d.text.String(); s != "" {
-		it := albedo.Item{
-			Kind: albedo.KindAssistant, Text: s, Protocol: albedo.ProtocolChatCompletions,
-		}
-		if d.refused {
-			it.Flags |= albedo.FlagRefusal
-		}
-		items = append(items, it)
-	}
-	return items
-}
-
-// flushThink ends an open <think> block at the end of the stream.
-func (d *chatDecoder) flushThink() {
-	if d.think != nil {
-		d.think.end(d.keepReasoning, d.addAnswer)
-	}
+	return albedo.ModelReply{Items: d.a.partial(albedo.ProtocolChatCompletions, d.newID), Usage: d.usage}
 }
 
 // flagTruncated flags the answer of items as cut at the output limit, or their

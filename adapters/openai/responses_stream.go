@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/albedo-agent/albedo/albedo"
@@ -54,47 +53,28 @@ type outputItem struct {
 	} `json:"content"`
 }
 
-// fragment is an output item assembled from deltas, the last resort when
-// the stream's final output and finished items are both missing.
-type fragment struct {
-	index     int
-	kind      albedo.ItemKind
-	text      strings.Builder
-	lastPart  int
-	arguments strings.Builder
-}
-
 // responsesDecoder assembles a Responses reply. The output of the final
 // response event is authoritative; finished items and then deltas are
 // fallbacks for providers that send less.
 type responsesDecoder struct {
-	ep       albedo.Endpoint
-	onDelta  func(albedo.Delta)
-	log      *slog.Logger
-	final    []json.RawMessage
-	done     map[int]json.RawMessage
-	partials []*fragment
-	added    map[int]outputItem
-	usage    albedo.Usage
-	stopped  string
+	ep    albedo.Endpoint
+	log   *slog.Logger
+	final []json.RawMessage
+	done  map[int]json.RawMessage
+	// a holds the deltas, indexed by output index.
+	a       assembly
+	added   map[int]outputItem
+	usage   albedo.Usage
+	stopped string
 	// finished is set by response.completed or response.incomplete.
 	finished bool
-	// think splits a leading <think> block off the streamed text when the
-	// provider's setting asks for it.
-	think *thinkSplitter
 	// newID names a call whose provider sent no id.
 	newID func() string
-	// cap cuts the reply at the cap on one item.
-	cap replyCap
 }
 
 func newResponsesDecoder(ep albedo.Endpoint, onDelta func(albedo.Delta), log *slog.Logger) *responsesDecoder {
-	d := &responsesDecoder{ep: ep, onDelta: onDelta, log: log, newID: newCallID, done: map[int]json.RawMessage{}, added: map[int]outputItem{},
-		cap: newReplyCap(ep)}
-	if ep.ThinkTags {
-		d.think = &thinkSplitter{}
-	}
-	return d
+	return &responsesDecoder{ep: ep, log: log, newID: newCallID, done: map[int]json.RawMessage{}, added: map[int]outputItem{},
+		a: newAssembly(ep, onDelta)}
 }
 
 // thinkItems splits a leading <think>…</think> off the first assistant
@@ -135,8 +115,8 @@ func (d *responsesDecoder) event(ev sseEvent) (bool, error) {
 		e.Type = ev.Type
 	}
 	end, err := d.apply(e)
-	if err == nil && d.cap.hit != nil {
-		end, err = false, d.cap.hit
+	if err == nil && d.a.cap.hit != nil {
+		end, err = false, d.a.cap.hit
 	}
 	return end, err
 }
@@ -145,11 +125,11 @@ func (d *responsesDecoder) event(ev sseEvent) (bool, error) {
 func (d *responsesDecoder) apply(e responsesEvent) (bool, error) {
 	switch e.Type {
 	case "response.output_text.delta", "response.refusal.delta":
-		d.delta(e, albedo.KindAssistant, albedo.DeltaText)
+		d.a.add(e.OutputIndex, albedo.KindAssistant, 0, e.Delta)
 	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
-		d.delta(e, albedo.KindReasoning, albedo.DeltaReasoning)
+		d.a.add(e.OutputIndex, albedo.KindReasoning, e.SummaryIndex, e.Delta)
 	case "response.function_call_arguments.delta":
-		d.delta(e, albedo.KindToolCall, albedo.DeltaToolCall)
+		d.a.add(e.OutputIndex, albedo.KindToolCall, 0, e.Delta)
 	case "response.output_item.added":
 		var it outputItem
 		if json.Unmarshal(e.Item, &it) == nil && it.Type == "function_call" {
@@ -198,66 +178,6 @@ func (d *responsesDecoder) apply(e responsesEvent) (bool, error) {
 	return false, nil
 }
 
-// delta streams one fragment, within the cap, and keeps it for the
-// last-resort fallback.
-func (d *responsesDecoder) delta(e responsesEvent, kind albedo.ItemKind, dk albedo.DeltaKind) {
-	if e.Delta == "" {
-		return
-	}
-	p := d.fragment(e.OutputIndex, kind)
-	sep := kind == albedo.KindReasoning && p.text.Len() > 0 && e.SummaryIndex != p.lastPart
-	have := p.text.Len() + p.arguments.Len()
-	if sep {
-		have += 2
-	}
-	text := d.cap.fit(capName[kind], have, e.Delta)
-	if text == "" {
-		return
-	}
-	if dk == albedo.DeltaText && d.think != nil {
-		// Shown as thinking while it streams; the finished items are split
-		// the same way in thinkItems.
-		d.think.feed(text, func(s string) {
-			if s != "" {
-				d.onDelta(albedo.Delta{Kind: albedo.DeltaReasoning, Text: s})
-			}
-		}, func(s string) {
-			if s != "" {
-				d.onDelta(albedo.Delta{Kind: albedo.DeltaText, Text: s})
-			}
-		})
-	} else {
-		d.onDelta(albedo.Delta{Kind: dk, Text: text})
-	}
-	if kind == albedo.KindToolCall {
-		p.arguments.WriteString(text)
-		return
-	}
-	if sep {
-		p.text.WriteString("\n\n")
-	}
-	p.lastPart = e.SummaryIndex
-	p.text.WriteString(text)
-}
-
-// capName names an item of a kind in the error of the cap.
-var capName = map[albedo.ItemKind]string{
-	albedo.KindAssistant: "an answer",
-	albedo.KindReasoning: "reasoning",
-	albedo.KindToolCall:  "a call's arguments",
-}
-
-func (d *responsesDecoder) fragment(index int, kind albedo.ItemKind) *fragment {
-	for _, p := range d.partials {
-		if p.index == index && p.kind == kind {
-			return p
-		}
-	}
-	p := &fragment{index: index, kind: kind}
-	d.partials = append(d.partials, p)
-	return p
-}
-
 // reply builds the reply from the first source that has items: the final
 // response's output, the finished items, the deltas.
 func (d *responsesDecoder) reply(ended bool) (albedo.ModelReply, error) {
@@ -272,7 +192,7 @@ func (d *responsesDecoder) reply(ended bool) (albedo.ModelReply, error) {
 			raws = append(raws, d.done[i])
 		}
 	}
-	if !d.finished && len(raws) == 0 && len(d.partials) == 0 {
+	if !d.finished && len(raws) == 0 && len(d.a.pieces) == 0 {
 		// A bare [DONE] after nothing is not an empty answer.
 		return albedo.ModelReply{}, failure(d.ep, nil, "ended the stream without a reply")
 	}
@@ -308,21 +228,7 @@ func (d *responsesDecoder) reply(ended bool) (albedo.ModelReply, error) {
 // partial returns the reasoning and text that streamed, flagged partial;
 // after the cap, the calls' arguments too, as notes (see cutCall).
 func (d *responsesDecoder) partial() albedo.ModelReply {
-	var items []albedo.Item
-	for _, it := range d.fromDeltas() {
-		if it.Kind == albedo.KindToolCall {
-			if d.cap.hit == nil {
-				continue
-			}
-			it = cutCall(it.ToolName, it.Arguments, albedo.ProtocolResponses)
-		}
-		if it.Text == "" {
-			continue
-		}
-		it.Flags |= albedo.FlagPartial
-		items = append(items, it)
-	}
-	return albedo.ModelReply{Items: items, Usage: d.usage}
+	return albedo.ModelReply{Items: d.a.partial(albedo.ProtocolResponses, d.newID), Usage: d.usage}
 }
 
 // item converts one output item as received, the index-th of the
@@ -393,17 +299,14 @@ func (d *responsesDecoder) item(raw json.RawMessage, index int) (albedo.Item, bo
 }
 
 // differs warns when the final text of an item is not what streamed for
-// it: the final text is the one kept.
+// it: the final text is the one kept. An answer split by think tags is
+// not compared.
 func (d *responsesDecoder) differs(final string, index int, kind albedo.ItemKind) {
-	for _, p := range d.partials {
-		if p.index != index || p.kind != kind {
+	for _, p := range d.a.pieces {
+		if p.index != index || p.kind != kind || kind == albedo.KindAssistant && d.a.think != nil {
 			continue
 		}
-		streamed := p.text.String()
-		if kind == albedo.KindToolCall {
-			streamed = p.arguments.String()
-		}
-		if streamed != "" && streamed != final {
+		if streamed := p.text.String(); streamed != "" && streamed != final {
 			d.log.Warn("the finished output item differs from what streamed; keeping the finished one",
 				"provider", d.ep.Provider, "output_index", index, "bytes", len(final))
 		}
@@ -411,34 +314,15 @@ func (d *responsesDecoder) differs(final string, index int, kind albedo.ItemKind
 	}
 }
 
-// fromDeltas builds items from the streamed fragments, in output order.
-// They keep no Raw: the projection writes an answer or a call from its
-// fields, and reasoning without encrypted content is not replayed.
+// fromDeltas builds items from the streamed fragments, in output order,
+// each call named as its output_item.added event said.
 func (d *responsesDecoder) fromDeltas() []albedo.Item {
-	order := map[albedo.ItemKind]int{albedo.KindReasoning: 0, albedo.KindAssistant: 1, albedo.KindToolCall: 2}
-	sort.SliceStable(d.partials, func(i, j int) bool {
-		a, b := d.partials[i], d.partials[j]
-		if a.index != b.index {
-			return a.index < b.index
+	for _, p := range d.a.pieces {
+		if meta, ok := d.added[p.index]; ok && p.kind == albedo.KindToolCall {
+			p.id, p.name = meta.CallID, meta.Name
 		}
-		return order[a.kind] < order[b.kind]
-	})
-	items := make([]albedo.Item, 0, len(d.partials))
-	for _, p := range d.partials {
-		it := albedo.Item{Kind: p.kind, Protocol: albedo.ProtocolResponses}
-		switch p.kind {
-		case albedo.KindReasoning, albedo.KindAssistant:
-			it.Text = p.text.String()
-		case albedo.KindToolCall:
-			meta := d.added[p.index]
-			it.CallID, it.ToolName, it.Arguments = meta.CallID, meta.Name, p.arguments.String()
-			if it.CallID == "" {
-				it.CallID = d.newID()
-			}
-		}
-		items = append(items, it)
 	}
-	return items
+	return d.a.items(albedo.ProtocolResponses, d.newID)
 }
 
 // withField returns the JSON object raw with key set to value.
