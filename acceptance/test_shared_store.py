@@ -1,8 +1,9 @@
 """Two daemons (homes and ports of their own) share one PostgreSQL
 database: a turn whose daemon dies (``kill -9``) during a cell is resumed
 by the other within the lease time and a few seconds, as a restart resumes
-it (the open call gets an interrupted output, one restart note, the cell
-is never run again); and a daemon stopped (``SIGSTOP``) past its lease
+it (the open call gets an interrupted output holding what the cell had
+printed, kept in the database, one restart note, the cell is never run
+again); and a daemon stopped (``SIGSTOP``) past its lease
 writes nothing more for the session once it runs again, says so in its
 log, and its kernel is gone.
 
@@ -17,7 +18,8 @@ import signal
 import time
 import unittest
 
-from harness import Albedo, EventStream, PostgresDatabase, Provider, alive, kernel_processes, python, wait_until
+from harness import (Albedo, EventStream, PostgresDatabase, Provider, alive, kernel_processes, python,
+                     python_results, wait_until)
 from scripts import by_prompt
 
 LEASE_SECONDS = 2
@@ -31,7 +33,10 @@ and generous room for a loaded machine."""
 MARKER = "marker.log"
 
 CELL = f"""import time
+n = 0
 while True:
+    n += 1
+    print('line', n, flush=True)
     with open({MARKER!r}, 'a') as f:
         f.write('x\\n')
     time.sleep(0.05)
@@ -77,6 +82,7 @@ class SharedStoreTest(unittest.TestCase):
         database dropped) when ``stack`` closes."""
         database = PostgresDatabase()
         stack.callback(database.drop)
+        self.database = database
         a = stack.enter_context(SharedDaemon(self.provider, database, "node-a"))
         b = stack.enter_context(SharedDaemon(self.provider, database, "node-b"))
         return a, b
@@ -84,6 +90,11 @@ class SharedStoreTest(unittest.TestCase):
     def marker_lines(self, app) -> int:
         path = app.workspace / MARKER
         return len(path.read_text().split()) if path.exists() else 0
+
+    def spooled(self) -> str:
+        """The head of what the shared database keeps of running cells'
+        output."""
+        return self.database.query("SELECT convert_from(head, 'UTF8') FROM cell_output")
 
     def start_cell(self, a):
         """Starts a turn on a whose cell appends to the marker; returns
@@ -164,6 +175,8 @@ class SharedStoreTest(unittest.TestCase):
             with self.subTest(run=run), contextlib.ExitStack() as stack:
                 a, b = self.pair(stack)
                 session, kernels = self.start_cell(a)
+                # What the cell printed reaches the database in batches.
+                self.assertTrue(wait_until(lambda: "line 3\n" in self.spooled()), "the cell's output never reached the database")
                 os.kill(a.connection["pid"], signal.SIGKILL)
                 killed = time.monotonic()
                 self.assertTrue(wait_until(lambda: not any(alive(pid) for pid in kernels), 10),
@@ -173,6 +186,11 @@ class SharedStoreTest(unittest.TestCase):
                 self.check_resumed_once(b, session)
                 took = time.monotonic() - killed
                 self.assertEqual(self.marker_lines(a), lines, "the cell ran again after the takeover")
+                [result] = python_results(b, session)
+                self.assertEqual(result["status"], "interrupted")
+                self.assertTrue(result["output"].startswith("line 1\nline 2\nline 3\n"),
+                                f"the resumed call lacks what the cell printed on a: {result['output'][:200]!r}")
+                self.assertTrue(wait_until(lambda: self.spooled() == ""), "the spooled output outlived the call's result")
                 print(f"\n  run {run}: resumed and finished on b {took:.1f} s after the kill (lease {LEASE_SECONDS} s)", flush=True)
                 self.assertIn("took over the turn", b._log_tail(20000))
 

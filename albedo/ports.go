@@ -387,6 +387,10 @@ type OutputSpool interface {
 	// RemoveSession forgets the spooled output of every cell of a
 	// session, as when the session is deleted.
 	RemoveSession(ctx context.Context, sessionID string) error
+	// Flush makes what the session's cells printed so far readable by
+	// the next process to run the session, before this one gives its
+	// turn up. A spool that keeps each Append at once does nothing.
+	Flush(ctx context.Context, sessionID string) error
 }
 
 // JobEnd says how a background job of a session's kernel ended.

@@ -99,15 +99,28 @@ func (p *streamingProvider) Stream(ctx context.Context, req albedo.ModelRequest,
 
 // BenchmarkSharedToolTurn measures what a tool round costs a daemon
 // sharing a PostgreSQL store (its turns leased, its commits notified),
-// without and with its live events sent to the other daemons (20 deltas
-// and a status per round, batched every 100 ms), with no stream open.
+// with no stream open: without and with its live events sent to the
+// other daemons (20 deltas and a status per round, batched every 100 ms);
+// and with each cell printing a line, without a spool and with the
+// database's: a cell whose result is stored before the spool's next batch
+// (every 100 ms), and one whose output a batch wrote (a cell that ran
+// past a batch: the spool's write, then its removal with the next).
 func BenchmarkSharedToolTurn(b *testing.B) {
-	for _, withLive := range []bool{false, true} {
-		name := "leased"
-		if withLive {
-			name = "leased-live"
-		}
-		b.Run(name, func(b *testing.B) {
+	cases := []struct {
+		name     string
+		live     bool
+		printing bool
+		spool    bool
+		written  bool
+	}{
+		{name: "leased"},
+		{name: "leased-live", live: true},
+		{name: "leased-printing", printing: true},
+		{name: "leased-printing-spooled", printing: true, spool: true},
+		{name: "leased-printing-spooled-written", printing: true, spool: true, written: true},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
 			ctx := context.Background()
 			s, err := postgres.Open(ctx, pgtest.NewDatabase(b))
 			if err != nil {
@@ -117,8 +130,20 @@ func BenchmarkSharedToolTurn(b *testing.B) {
 			opts := engine.Options{Workspaces: localfs.Workspaces{}, Store: s, Changes: s,
 				Leases:   s.Leases(postgres.NewOwner(), "bench", time.Minute),
 				Provider: &streamingProvider{}, Kernel: instantKernel{}, Config: config()}
-			if withLive {
+			if c.live {
 				opts.Live = s.Live(postgres.LiveOptions{})
+			}
+			if c.printing {
+				k := printingKernel{}
+				if c.spool {
+					spool := s.Spool(postgres.SpoolOptions{})
+					defer spool.Close(ctx)
+					opts.Spool = spool
+					if c.written {
+						k.spool = spool
+					}
+				}
+				opts.Kernel = k
 			}
 			svc := engine.New(opts)
 			defer svc.Close(ctx)
@@ -138,4 +163,22 @@ func BenchmarkSharedToolTurn(b *testing.B) {
 			b.ReportMetric(b.Elapsed().Seconds()*1000/float64(b.N*toolRounds), "ms/tool-turn")
 		})
 	}
+}
+
+// printingKernel is an instant kernel whose cells print a line; given a
+// spool, it writes the line to the database as a batch would for a cell
+// that ran past one.
+type printingKernel struct {
+	instantKernel
+	spool albedo.OutputSpool
+}
+
+func (k printingKernel) Run(ctx context.Context, cell albedo.Cell) (albedo.CellResult, error) {
+	cell.Output("hello\n")
+	if k.spool != nil {
+		if err := k.spool.Flush(ctx, cell.SessionID); err != nil {
+			return albedo.CellResult{}, err
+		}
+	}
+	return albedo.CellResult{Status: albedo.CellOK, Output: "hello\n", Value: "1"}, nil
 }

@@ -56,8 +56,9 @@ func TestUpgradeFromVersion1FlagsARawWithoutItsText(t *testing.T) {
 		{Kind: albedo.KindAssistant, Protocol: resp, Text: "short", Raw: []byte(`{"content":[{"text":"short"}]}`)},
 		{Kind: albedo.KindAssistant, Protocol: albedo.ProtocolChatCompletions, Text: long, Raw: []byte(`{}`)},
 	}})
-	// Back to version 1, which had no leases nor live batches either.
-	pgtest.Exec(t, url, "DROP TABLE leases", "DROP TABLE live_batches", "UPDATE albedo_schema SET version = 1")
+	// Back to version 1, which had no leases, live batches nor spooled
+	// cell output either.
+	pgtest.Exec(t, url, "DROP TABLE leases", "DROP TABLE live_batches", "DROP TABLE cell_output", "UPDATE albedo_schema SET version = 1")
 	items, err := openStore(t, url).Items(t.Context(), "old", 0, 0)
 	if err != nil {
 		t.Fatal(err)

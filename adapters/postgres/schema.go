@@ -2,7 +2,7 @@ package postgres
 
 // SchemaVersion is the schema version this package writes, kept in the
 // table albedo_schema. Version 0 is a database without albedo's tables.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // migrations[i] takes the schema from version i to version i+1. A migration
 // never changes once released; later changes are new migrations.
@@ -152,6 +152,20 @@ func migrations() [SchemaVersion][]string {
 				body bytea NOT NULL
 			)`,
 			`CREATE INDEX live_batches_at ON live_batches (at)`,
+		},
+		// 5: what running cells printed (see spool.go), so that a daemon
+		// taking over a turn whose daemon died finds it: the first half of
+		// a cell's bound, the last bytes past it, and how many bytes the
+		// cell printed in all.
+		{
+			`CREATE TABLE cell_output (
+				session_id bytea NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+				call bigint NOT NULL,
+				head bytea NOT NULL,
+				tail bytea NOT NULL,
+				printed bigint NOT NULL,
+				PRIMARY KEY (session_id, call)
+			)`,
 		},
 	}
 }

@@ -74,7 +74,7 @@ func (s *Store) Watch(ctx context.Context, fn func(sessionID string, seq int64))
 			if lapsed {
 				fn("", 0)
 			}
-			err = s.listen(ctx, conn, fn)
+			s.listen(ctx, conn, fn)
 		}
 		if conn != nil {
 			closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
@@ -91,12 +91,13 @@ func (s *Store) Watch(ctx context.Context, fn func(sessionID string, seq int64))
 }
 
 // listen passes conn's notifications of other processes' commits to fn
-// until the connection fails or ctx ends.
-func (s *Store) listen(ctx context.Context, conn *pgx.Conn, fn func(string, int64)) error {
+// until the connection fails or ctx ends; Watch then opens another or
+// stops.
+func (s *Store) listen(ctx context.Context, conn *pgx.Conn, fn func(string, int64)) {
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
-			return err
+			return
 		}
 		if n.Channel == interruptChannel || n.Channel == wakeChannel {
 			seq := int64(albedo.InterruptSeq)

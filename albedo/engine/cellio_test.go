@@ -26,6 +26,7 @@ type memSpool struct {
 	mu      sync.Mutex
 	text    map[string]string
 	removed []string
+	flushed []string
 }
 
 func newMemSpool() *memSpool { return &memSpool{text: map[string]string{}} }
@@ -63,6 +64,19 @@ func (m *memSpool) RemoveSession(_ context.Context, session string) error {
 		}
 	}
 	return nil
+}
+
+func (m *memSpool) Flush(_ context.Context, session string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.flushed = append(m.flushed, session)
+	return nil
+}
+
+func (m *memSpool) flushes() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.flushed)
 }
 
 func (m *memSpool) has(session string, call int64) bool {
@@ -132,6 +146,30 @@ func TestCellOutputIsLiveAndSpooled(t *testing.T) {
 	out := ofKind(r.history(sess.ID), albedo.KindToolOutput)[0]
 	if !strings.Contains(out.Text, `"duration_ms":`) {
 		t.Errorf("the result %s has no duration_ms", out.Text)
+	}
+}
+
+// A turn stopped by shutdown mid-cell writes its session's spooled output
+// for the next process before it gives the session up; a turn that ends
+// writes nothing more (its output is recorded).
+func TestShutdownFlushesTheSpoolOfACellCut(t *testing.T) {
+	r := newRig(t, script(fakes.Text("done"), fakes.Python("print(1)"), fakes.Text("done"), fakes.Python("spin()")))
+	spool := newMemSpool()
+	r.spoolService(spool, r.store)
+	finished := r.session("")
+	r.turn(finished.ID, "go")
+	if got := spool.flushes(); len(got) != 0 {
+		t.Errorf("a turn that ended flushed the spool of %v", got)
+	}
+	gate := r.kernel.BlockUntilCancelled()
+	cut := r.session("")
+	r.send(cut.ID, "go")
+	<-gate.Entered()
+	if err := r.svc.Close(r.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := spool.flushes(); !slices.Equal(got, []string{cut.ID}) {
+		t.Errorf("flushed the spool of %v, want only the session whose cell was cut, %s", got, cut.ID)
 	}
 }
 

@@ -73,6 +73,21 @@ func (s *Service) forgetOutput(ctx context.Context, id string, call int64) {
 	}
 }
 
+// flushOutput writes what the session's cells printed where the next
+// process to run the session reads it, as a turn stopped by shutdown
+// gives the session up. (A turn whose lease was lost writes nothing: the
+// session may be another's already.)
+func (s *Service) flushOutput(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
+	defer cancel()
+	if err := s.spool.Flush(ctx, id); err != nil {
+		s.log.Warn("write spooled cell output", "session", id, "err", err)
+	}
+}
+
+// flushTimeout bounds the wait for a spool's last write of a session.
+const flushTimeout = 5 * time.Second
+
 // isKernelLive says whether albedo believes the session's kernel holds the
 // globals of earlier cells.
 func (st *sessionState) isKernelLive() bool {

@@ -308,6 +308,9 @@ func (noSpool) Remove(context.Context, string, int64) error { return nil }
 // RemoveSession has nothing to remove.
 func (noSpool) RemoveSession(context.Context, string) error { return nil }
 
+// Flush has nothing to write.
+func (noSpool) Flush(context.Context, string) error { return nil }
+
 // systemClock is the clock of a service given none.
 type systemClock struct{}
 

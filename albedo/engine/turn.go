@@ -81,6 +81,9 @@ func (t *turn) loop(ctx context.Context) {
 			return
 		case stepCancelled:
 			if cause := context.Cause(ctx); errors.Is(cause, errShutdown) || errors.Is(cause, errLeaseLost) {
+				if errors.Is(cause, errShutdown) {
+					t.s.flushOutput(t.id)
+				}
 				t.abandon()
 				return
 			}

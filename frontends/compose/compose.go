@@ -52,7 +52,10 @@ type Assembly struct {
 	// sandbox confines the default kernel; nil for a kernel passed in.
 	// Shutdown closes it once the kernel has ended.
 	sandbox *landlock.Sandbox
-	log     *slog.Logger
+	// spool keeps running cells' output in a PostgreSQL store; nil for
+	// another store. Shutdown writes what is left once the turns stop.
+	spool *postgres.Spool
+	log   *slog.Logger
 	// stopRefresh ends the model catalog's refresher; refreshed is closed
 	// once it has.
 	stopRefresh context.CancelFunc
@@ -134,7 +137,11 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 		config = configfile.New(filepath.Join(dir, home.ConfigFile))
 	}
 	var cellSpool albedo.OutputSpool
-	if a.ownStore {
+	if pg, ok := a.store.(*postgres.Store); ok && a.ownStore {
+		// Another daemon taking a turn over reads what its cell printed.
+		a.spool = pg.Spool(postgres.SpoolOptions{Logger: opts.Logger})
+		cellSpool = a.spool
+	} else if a.ownStore {
 		cellSpool = spool.New(filepath.Join(dir, home.SpoolDir), 0)
 	}
 	instructions, catalog, refresher := extensions(opts, dir)
@@ -287,6 +294,11 @@ func (a *Assembly) Shutdown(ctx context.Context) error {
 		}
 		if a.sandbox != nil {
 			if err := a.sandbox.Close(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if a.spool != nil {
+			if err := a.spool.Close(ctx); err != nil {
 				errs = append(errs, err)
 			}
 		}
