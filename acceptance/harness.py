@@ -800,6 +800,14 @@ class Albedo:
             env["ALBEDO_STORE_URL"] = self.database.url
         return env
 
+    def log(self) -> str:
+        """All of daemon.log, for what a test waits to find in it (a tail
+        can lose a line under later warnings)."""
+        try:
+            return (self.home / "daemon.log").read_text(errors="replace")
+        except (OSError, TypeError):
+            return ""
+
     def _log_tail(self, size: int = 6000) -> str:
         """The end of daemon.log, for failure messages."""
         try:

@@ -192,7 +192,7 @@ class SharedStoreTest(unittest.TestCase):
                                 f"the resumed call lacks what the cell printed on a: {result['output'][:200]!r}")
                 self.assertTrue(wait_until(lambda: self.spooled() == ""), "the spooled output outlived the call's result")
                 print(f"\n  run {run}: resumed and finished on b {took:.1f} s after the kill (lease {LEASE_SECONDS} s)", flush=True)
-                self.assertIn("took over the turn", b._log_tail(20000))
+                self.assertIn("took over the turn", b.log())
 
     def test_a_daemon_stopped_past_its_lease_writes_nothing_more(self):
         stack = contextlib.ExitStack()
@@ -205,7 +205,7 @@ class SharedStoreTest(unittest.TestCase):
             items = self.check_resumed_once(b, session)
         finally:
             os.kill(pid, signal.SIGCONT)
-        self.assertTrue(wait_until(lambda: "lost the lease of a session" in a._log_tail(20000), TAKEOVER_WAIT),
+        self.assertTrue(wait_until(lambda: "lost the lease of a session" in a.log(), TAKEOVER_WAIT),
                         f"a never said it lost the lease\n{a._log_tail()}")
         self.assertTrue(wait_until(lambda: not any(alive(k) for k in kernels), 10), "a's kernel outlived its lease")
         lines = self.marker_lines(a)

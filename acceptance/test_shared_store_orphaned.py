@@ -68,7 +68,7 @@ class SharedOrphanedTest(unittest.TestCase):
         shown = detail(b, session)
         self.assertEqual(shown["session"]["stage"], "running")
         self.assertNotIn("node", shown["session"])
-        self.assertNotIn("took over the turn", b._log_tail(20000))
+        self.assertNotIn("took over the turn", b.log())
 
         away.rename(a.workspace)
         self.assertTrue(wait_until(lambda: b.history(session)["items"][-1]["kind"] == "turn", WAIT),
@@ -77,7 +77,7 @@ class SharedOrphanedTest(unittest.TestCase):
         items = b.history(session)["items"]
         restarts = [i for i in items if i["kind"] == "user" and i.get("source") == "daemon restart"]
         self.assertEqual(len(restarts), 1, items)
-        self.assertIn("took over the turn", b._log_tail(20000))
+        self.assertIn("took over the turn", b.log())
 
 
 if __name__ == "__main__":

@@ -83,10 +83,10 @@ class SharedStoreOutageTest(unittest.TestCase):
         try:
             gate.set()  # the model answers; its reply cannot be stored
             # The owner cannot renew its lease: its turn stops here.
-            self.assertTrue(wait_until(lambda: "renew leases" in a._log_tail(20000), 60),
+            self.assertTrue(wait_until(lambda: "renew leases" in a.log(), 60),
                             f"a never tried to renew its lease\n{a._log_tail()}")
-            self.assertTrue(wait_until(lambda: "lost the lease of a session" in a._log_tail(20000)
-                                       or "record end of turn" in a._log_tail(20000), 60),
+            self.assertTrue(wait_until(lambda: "lost the lease of a session" in a.log()
+                                       or "record end of turn" in a.log(), 60),
                             f"a's turn never stopped\n{a._log_tail()}")
         finally:
             self.server.start()
