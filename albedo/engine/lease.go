@@ -263,7 +263,8 @@ func (s *Service) renewLeases(ctx context.Context) {
 
 // takeOver resumes the turns of running sessions that no process holds
 // the lease of (their daemon died or stopped), as a restart resumes them,
-// when their workspace exists on this machine.
+// when their workspace exists on this machine (mapped by the service's
+// workspace map).
 func (s *Service) takeOver(ctx context.Context) {
 	orphans, err := s.leases.port.Orphans(ctx)
 	if err != nil {
@@ -274,7 +275,7 @@ func (s *Service) takeOver(ctx context.Context) {
 		if s.isClosed() {
 			return
 		}
-		if s.workspaces.Folder(o.Workspace) != albedo.FolderDir {
+		if s.workspaces.Folder(s.workspaceMap.Local(o.Workspace)) != albedo.FolderDir {
 			continue
 		}
 		ok, err := s.resume(ctx, o.SessionID)

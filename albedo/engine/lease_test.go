@@ -265,3 +265,52 @@ func TestARunningSessionNoProcessCanTakeOverShowsItOrphaned(t *testing.T) {
 		t.Errorf("a session taken over still shows %v", g)
 	}
 }
+
+func TestAMappedWorkspaceIsTakenOverAndRunHereWhileTheStoreKeepsItsPath(t *testing.T) {
+	r := newRig(t, script(fakes.Text("done here"), fakes.Python("write_here()")))
+	table := fakes.NewLeaseTable(testLeaseTTL, r.store)
+	laptop := "/home/ann/src/x" // no such folder on this machine
+	r.tune = func(o *engine.Options) {
+		o.Store = table.Fence(r.store)
+		o.Leases = table.Owner("b")
+		o.WorkspaceMap = albedo.WorkspaceMap{{From: laptop, To: r.workspace}}
+	}
+	now := time.UnixMilli(1_700_000_000_000)
+	sess := albedo.Session{ID: "made-elsewhere", Workspace: laptop + "/sub", Provider: respProvider, Model: "resp-model",
+		Protocol: albedo.ProtocolResponses, Title: "do it", Stage: albedo.StageRunning, Revision: 3, CreatedAt: now, UpdatedAt: now}
+	if err := os.Mkdir(r.workspace+"/sub", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.store.Commit(r.ctx, albedo.Commit{Session: &sess, Items: []albedo.Item{
+		{Kind: albedo.KindUser, Text: "do it", Timestamp: now.UnixMilli()},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	table.Steal(sess.ID, "a") // the daemon that dies
+	table.Expire(sess.ID)
+	r.svc = r.newService()
+
+	waitFor(t, "the turn to be taken over and finish", func() bool {
+		items := r.history(sess.ID)
+		return items[len(items)-1].Kind == albedo.KindTurn
+	})
+	cells := r.kernel.Cells()
+	if len(cells) != 1 || cells[0].Workspace != r.workspace+"/sub" {
+		t.Fatalf("cells ran in %+v; want one in the mapped folder %s/sub", cells, r.workspace)
+	}
+	if got := r.get(sess.ID); got.Workspace != r.workspace+"/sub" || got.Stage != albedo.StageIdle {
+		t.Errorf("the service shows %s (%s); want the mapped folder, idle", got.Workspace, got.Stage)
+	}
+	stored, err := r.store.Session(r.ctx, sess.ID)
+	if err != nil || stored.Workspace != laptop+"/sub" || stored.Stage != albedo.StageIdle {
+		t.Errorf("stored workspace %s (%s), %v; want %s/sub kept, idle", stored.Workspace, stored.Stage, err, laptop)
+	}
+	// A move here stores the folder moved to.
+	moved, err := r.svc.MoveWorkspace(r.ctx, sess.ID, r.workspace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored, _ := r.store.Session(r.ctx, sess.ID); stored.Workspace != r.workspace || moved.Workspace != r.workspace {
+		t.Errorf("after a move: stored %s, shown %s; want %s", stored.Workspace, moved.Workspace, r.workspace)
+	}
+}

@@ -92,6 +92,12 @@ type Options struct {
 	// live events of the turns this process runs to their subscribers,
 	// and theirs to this process's (see live.go); nil shares none.
 	Live albedo.LiveEvents
+	// WorkspaceMap maps the workspaces of sessions other machines made to
+	// their folders here: the service shows, checks, snapshots and runs
+	// kernels in the folder mapped, takes over only turns whose mapped
+	// folder exists, and leaves the stored workspace as it was (see
+	// mapped_store.go).
+	WorkspaceMap albedo.WorkspaceMap
 }
 
 // DefaultCellTimeout bounds a cell whose call names no timeout.
@@ -148,6 +154,8 @@ type Service struct {
 	toolServers albedo.ToolServers
 	// checkpoints snapshots workspaces; nil for none.
 	checkpoints albedo.Checkpoints
+	// workspaceMap maps stored workspaces to their folders here.
+	workspaceMap albedo.WorkspaceMap
 
 	mu       sync.Mutex
 	sessions map[string]*sessionState
@@ -211,6 +219,9 @@ func New(opts Options) *Service {
 	if opts.Workspaces == nil {
 		opts.Workspaces = noWorkspaces{}
 	}
+	if len(opts.WorkspaceMap) > 0 {
+		opts.Store = newMappedStore(opts.Store, opts.WorkspaceMap)
+	}
 	s := &Service{
 		store:        newStatesStore(opts.Store),
 		provider:     opts.Provider,
@@ -231,6 +242,7 @@ func New(opts Options) *Service {
 		sandbox:      opts.Sandbox,
 		toolServers:  opts.ToolServers,
 		checkpoints:  opts.Checkpoints,
+		workspaceMap: opts.WorkspaceMap,
 		stopReaper:   make(chan struct{}),
 		sessions:     make(map[string]*sessionState),
 	}

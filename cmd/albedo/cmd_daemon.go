@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/albedo-agent/albedo/adapters/landlock"
+	"github.com/albedo-agent/albedo/albedo"
 	"github.com/albedo-agent/albedo/frontends/client"
 	"github.com/albedo-agent/albedo/frontends/daemon"
 )
@@ -43,6 +44,9 @@ func runDaemon(ctx context.Context, e *env, args []string) error {
 	opts.ProviderIdle = time.Duration(vars.int("ALBEDO_PROVIDER_IDLE_SECONDS", 0)) * time.Second
 	opts.LeaseTTL = time.Duration(vars.int("ALBEDO_LEASE_SECONDS", 0)) * time.Second
 	opts.Node = os.Getenv("ALBEDO_NODE")
+	if opts.WorkspaceMap, err = albedo.ParseWorkspaceMap(os.Getenv("ALBEDO_WORKSPACE_MAP")); err != nil {
+		return fmt.Errorf("ALBEDO_WORKSPACE_MAP: %w", err)
+	}
 	if err := sandboxOptions(&opts, &vars); err != nil {
 		return err
 	}

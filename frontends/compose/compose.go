@@ -180,6 +180,7 @@ func Assemble(ctx context.Context, opts Options) (*Assembly, error) {
 		Checkpoints:         asPort(a.shadows),
 		Changes:             changes,
 		Live:                live,
+		WorkspaceMap:        opts.WorkspaceMap,
 	})
 	a.app = app.New(a.svc, a.MCPServers())
 	return a, nil

@@ -40,6 +40,10 @@ type Options struct {
 	// ALBEDO_LEASE_SECONDS): a turn whose daemon died resumes on another
 	// about this long after; zero means DefaultLeaseTTL.
 	LeaseTTL time.Duration
+	// WorkspaceMap maps the workspaces of sessions other machines made to
+	// their folders on this one (the daemon reads ALBEDO_WORKSPACE_MAP):
+	// see engine.Options.
+	WorkspaceMap albedo.WorkspaceMap
 	// Provider streams model replies; nil means the HTTP client of the
 	// OpenAI Responses and Chat Completions protocols.
 	Provider albedo.Provider

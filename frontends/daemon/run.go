@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/albedo-agent/albedo/albedo"
 	"github.com/albedo-agent/albedo/albedo/engine"
 	"github.com/albedo-agent/albedo/frontends/client"
 	"github.com/albedo-agent/albedo/frontends/compose"
@@ -54,9 +55,11 @@ type Options struct {
 	// StoreURL is compose.Options' field of the same name: a PostgreSQL
 	// database instead of the home's SQLite file.
 	StoreURL string
-	// Node and LeaseTTL are compose.Options' fields of the same names.
-	Node     string
-	LeaseTTL time.Duration
+	// Node, LeaseTTL and WorkspaceMap are compose.Options' fields of the
+	// same names.
+	Node         string
+	LeaseTTL     time.Duration
+	WorkspaceMap albedo.WorkspaceMap
 	// AllowedHosts is APIOptions' field of the same name.
 	AllowedHosts []string
 	// Ready, when set, is called once the daemon serves and daemon.json
@@ -134,7 +137,7 @@ func assemble(ctx context.Context, opts Options, log *slog.Logger) (*daemon, err
 		NoKernelWarmup: opts.NoKernelWarmup,
 		SandboxHelper:  opts.SandboxHelper, LandlockABI: opts.LandlockABI,
 		AllowAnyWorkspace: opts.AllowAnyWorkspace, StoreURL: opts.StoreURL,
-		Node: opts.Node, LeaseTTL: opts.LeaseTTL,
+		Node: opts.Node, LeaseTTL: opts.LeaseTTL, WorkspaceMap: opts.WorkspaceMap,
 	})
 	if err != nil {
 		return nil, err
