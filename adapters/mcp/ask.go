@@ -26,7 +26,7 @@ func (c *Conn) Ask(ctx context.Context, q albedo.ServerQuery) (json.RawMessage, 
 	caps := c.session.InitializeResult().Capabilities
 	var answer any
 	var err error
-	doing := string(q.Kind)
+	var doing string
 	switch q.Kind {
 	case albedo.QueryResources:
 		doing = "listing its resources"
