@@ -23,24 +23,6 @@ func (img *Image) Meta() *ImageMeta {
 	return &ImageMeta{MimeType: img.MimeType, Width: img.Width, Height: img.Height, Bytes: img.Bytes}
 }
 
-// Events derives the display events of a transcript, in order. Images a
-// cell showed have no event of their own: the tool event's result
-// describes them.
-func Events(items []Item) []Event {
-	code := make(map[string]string)
-	out := make([]Event, 0, len(items))
-	for _, it := range items {
-		if it.Kind == KindToolCall {
-			code[it.CallID] = CallCode(it)
-		}
-		if !it.Kind.Displayed() {
-			continue
-		}
-		out = append(out, EventOf(it, code[it.CallID]))
-	}
-	return out
-}
-
 // Displayed reports whether items of this kind have a display event.
 func (k ItemKind) Displayed() bool { return k != KindToolImage }
 

@@ -341,7 +341,7 @@ func TestShownImagesReachTheModel(t *testing.T) {
 			if len(images) != 1 || images[0].CallID != call || images[0].Image.Width != 2 {
 				t.Fatalf("tool images = %+v", images)
 			}
-			for _, ev := range albedo.Events(history) {
+			for _, ev := range displayEvents(history) {
 				if ev.Type == wire.EventTool && ev.CallID == call && !strings.Contains(ev.Result, `"images":[{"mimeType":"image/png","width":2,"height":3,"bytes":`) {
 					t.Errorf("tool event result %s does not describe the image", ev.Result)
 				}

@@ -45,7 +45,7 @@ func TestCompactCommand(t *testing.T) {
 			if err != nil || c.Users != 1 || c.Strategy != albedo.CompactManual {
 				t.Fatalf("compaction state = %+v, %v", c, err)
 			}
-			if evs := compactionEvents(albedo.Events(r.history(sess.ID))); len(evs) != 1 || evs[0].Summary != c.Summary || evs[0].Items != c.Items {
+			if evs := compactionEvents(displayEvents(r.history(sess.ID))); len(evs) != 1 || evs[0].Summary != c.Summary || evs[0].Items != c.Items {
 				t.Errorf("compaction events after /compact = %+v; want one for %+v", evs, c)
 			}
 			last := r.provider.Requests()[r.provider.RequestCount()-1]

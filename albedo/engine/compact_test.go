@@ -105,7 +105,7 @@ func (r *rig) wantNotCompacting(id, when string) {
 func (r *rig) wantNothingCompacted(id, when string) {
 	r.t.Helper()
 	r.wantNoCompaction(id, when)
-	if evs := compactionEvents(albedo.Events(r.history(id))); len(evs) != 0 {
+	if evs := compactionEvents(displayEvents(r.history(id))); len(evs) != 0 {
 		r.t.Errorf("compaction events %s: %+v; want none", when, evs)
 	}
 	r.wantNoErrors(id, when)

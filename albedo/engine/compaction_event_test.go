@@ -43,7 +43,7 @@ func TestCompactionIsADurableEventNeverSentToTheModel(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			history := albedo.Events(r.history(sess.ID))
+			history := displayEvents(r.history(sess.ID))
 			got := compactionEvents(history)
 			if len(got) != 1 {
 				t.Fatalf("history holds %d compaction events; want 1: %+v", len(got), got)

@@ -130,7 +130,7 @@ func TestCompactionCutShortByAStopIsDoneAgainOnResume(t *testing.T) {
 				t.Errorf("%d turn requests after the resumed compaction; want a turn: %v", len(reqs)-1, tt.turn)
 			}
 			items := r.history(sess.ID)
-			if evs := compactionEvents(albedo.Events(items)); len(evs) != 1 {
+			if evs := compactionEvents(displayEvents(items)); len(evs) != 1 {
 				t.Errorf("compaction events = %d; want 1", len(evs))
 			}
 			if _, err := r.store.Compaction(r.ctx, sess.ID); err != nil {

@@ -143,7 +143,7 @@ func TestForkCopiesThePrefixEvents(t *testing.T) {
 	}
 	types := func(items []albedo.Item) []string {
 		var out []string
-		for _, ev := range albedo.Events(items) {
+		for _, ev := range displayEvents(items) {
 			out = append(out, ev.Type)
 		}
 		return out

@@ -403,3 +403,20 @@ func equalKinds(t testing.TB, items []albedo.Item, want ...albedo.ItemKind) {
 		t.Fatalf("kinds = %v, want %v", got, want)
 	}
 }
+
+// displayEvents derives the display events of a transcript, in order, as
+// a session's history shows them: images a cell showed have no event of
+// their own (the tool event's result describes them).
+func displayEvents(items []albedo.Item) []albedo.Event {
+	code := make(map[string]string)
+	out := make([]albedo.Event, 0, len(items))
+	for _, it := range items {
+		if it.Kind == albedo.KindToolCall {
+			code[it.CallID] = albedo.CallCode(it)
+		}
+		if it.Kind.Displayed() {
+			out = append(out, albedo.EventOf(it, code[it.CallID]))
+		}
+	}
+	return out
+}

@@ -92,7 +92,7 @@ func TestHistoryPages(t *testing.T) {
 
 func TestTailReadsOnlyTheLastEvents(t *testing.T) {
 	r, id := longSession(t, 3)
-	whole := albedo.Events(r.history(id))
+	whole := displayEvents(r.history(id))
 	for _, n := range []int{0, 1, 3, 7, 15, 100} {
 		got, err := r.svc.Tail(r.ctx, id, n)
 		if err != nil {
@@ -107,7 +107,7 @@ func TestTailReadsOnlyTheLastEvents(t *testing.T) {
 
 func TestSubscribeFromResumesAndTails(t *testing.T) {
 	r, id := longSession(t, 3)
-	whole := albedo.Events(r.history(id))
+	whole := displayEvents(r.history(id))
 	last := whole[len(whole)-1].Seq
 	tests := []struct {
 		name       string

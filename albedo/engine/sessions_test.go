@@ -104,7 +104,7 @@ func TestTailAndEvents(t *testing.T) {
 			t.Errorf("Tail(%d) seqs = %v, want %v", tc.n, seqs, tc.wantSeqs)
 		}
 	}
-	events := albedo.Events(r.history(sess.ID))
+	events := displayEvents(r.history(sess.ID))
 	types := make([]string, len(events))
 	for i, ev := range events {
 		types[i] = ev.Type

@@ -106,7 +106,7 @@ func TestSubscribeSnapshotThenLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sub.Close()
-	if want := albedo.Events(r.history(sess.ID)); !slices.EqualFunc(sub.Snapshot, want, sameEvents) {
+	if want := displayEvents(r.history(sess.ID)); !slices.EqualFunc(sub.Snapshot, want, sameEvents) {
 		t.Fatalf("snapshot = %+v, want %+v", sub.Snapshot, want)
 	}
 	lastSnap := sub.Snapshot[len(sub.Snapshot)-1].Seq
@@ -149,7 +149,7 @@ func TestSubscribeSnapshotThenLive(t *testing.T) {
 	if !sawReasoningDelta {
 		t.Error("no reasoning delta was streamed")
 	}
-	want := albedo.Events(r.history(sess.ID))[lastSnap:]
+	want := displayEvents(r.history(sess.ID))[lastSnap:]
 	if !slices.EqualFunc(durable, want, sameEvents) {
 		t.Errorf("live durable events = %+v\nwant %+v", durable, want)
 	}

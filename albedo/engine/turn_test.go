@@ -539,7 +539,7 @@ func TestSendImageReachesModel(t *testing.T) {
 			if !strings.Contains(input, `"data:image/png;base64,`+seedPNG+`"`) {
 				t.Errorf("request input %s lacks the data URL", input)
 			}
-			ev := albedo.Events(items)[0]
+			ev := displayEvents(items)[0]
 			if ev.Image == nil || *ev.Image != (albedo.ImageMeta{MimeType: "image/png", Width: 2, Height: 3, Bytes: 24}) {
 				t.Errorf("user event image = %+v", ev.Image)
 			}
