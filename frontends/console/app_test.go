@@ -670,3 +670,19 @@ func TestConsoleNamesTheDaemonRunningASession(t *testing.T) {
 	f.publish("s1", wire.Event{Type: "turn", Seq: 2, Status: "finished"}, statusEvent(false))
 	waitUntil(t, "the header to leave the node out once the turn ended", func() bool { return !strings.Contains(s.text(), "build-box") })
 }
+
+func TestConsoleSaysWhenNoDaemonCanRunASession(t *testing.T) {
+	f := newFakeDaemon(t)
+	f.running = true
+	f.events["s1"] = []wire.Event{statusEvent(true), {Type: "user", Seq: 1, Text: "go"}}
+	f.glances["s1"] = []map[string]any{{"extension": "orphaned", "workspace": "/home/ann/src/x", "last_node": "laptop", "expired_ms": 31250}}
+	s, _ := startConsole(t, f, Options{Session: "s1"})
+	s.waitFor(t, "⚠ no daemon has /home/ann/src/x")
+	// Once a daemon takes the turn over, the glance goes with the turn's
+	// end read again.
+	f.mu.Lock()
+	delete(f.glances, "s1")
+	f.mu.Unlock()
+	f.publish("s1", wire.Event{Type: "turn", Seq: 2, Status: "finished"}, statusEvent(false))
+	waitUntil(t, "the warning to go", func() bool { return !strings.Contains(s.text(), "no daemon has") })
+}

@@ -51,13 +51,15 @@ type fakeDaemon struct {
 	// sharing its store with others says; a session with one is listed
 	// running.
 	nodes map[string]string
+	// glances are each session's glances besides its model's.
+	glances map[string][]map[string]any
 	// createErr, when set, is the error body that refuses a new session.
 	createErr map[string]any
 }
 
 func newFakeDaemon(t *testing.T) *fakeDaemon {
 	f := &fakeDaemon{t: t, events: map[string][]wire.Event{}, subs: map[string][]chan wire.Event{}, hidden: map[string]bool{}, archived: map[string]bool{},
-		usage: map[string]wire.UsageTotals{}, contexts: map[string]wire.Context{}, nodes: map[string]string{}}
+		usage: map[string]wire.UsageTotals{}, contexts: map[string]wire.Context{}, nodes: map[string]string{}, glances: map[string][]map[string]any{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /sessions", f.sessions)
 	mux.HandleFunc("POST /sessions", func(w http.ResponseWriter, r *http.Request) {
@@ -276,7 +278,7 @@ func (f *fakeDaemon) session(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]any{
 		"session": wire.Session{ID: id, Workspace: "/w", Provider: "fixture", Model: "fixture-model", Title: "a title", Usage: f.usage[id], Node: f.nodes[id]},
 		"running": f.running, "events": []wire.Event{},
-		"glances": []map[string]any{{"extension": "model"}},
+		"glances": append([]map[string]any{{"extension": "model"}}, f.glances[id]...),
 	})
 }
 

@@ -46,6 +46,10 @@ type sessionScreen struct {
 	// jobs counts the background jobs the session's kernel runs, as the
 	// daemon last said.
 	jobs int
+	// orphaned is the folder of a running session no daemon sharing the
+	// store can take over, as its orphaned glance says; "" when it has
+	// none.
+	orphaned string
 	// greeting is a notice to show once the session's first snapshot is in.
 	greeting string
 	t        *Transcript
@@ -225,9 +229,11 @@ func (s *sessionScreen) setInfo(d wire.SessionDetail) {
 }
 
 // setGlances takes in what the session's glances say: its sandbox, its
-// kernel's running background jobs and the vent replies waiting for it.
+// kernel's running background jobs, the vent replies waiting for it and
+// whether no daemon can run it.
 func (s *sessionScreen) setGlances(glances []wire.Glance) {
 	s.sandbox = findGlance(glances, "sandbox")
+	s.orphaned, _ = findGlance(glances, "orphaned")["workspace"].(string)
 	s.jobs, s.pendingReplies = 0, 0
 	if n, ok := findGlance(glances, "jobs")["running"].(float64); ok {
 		s.jobs = int(n)
@@ -356,6 +362,9 @@ func (s *sessionScreen) refresh() {
 	head := fmt.Sprintf("[white::b] albedo [-::-][white] %s [::d]· %s · %s[-::-]", tview.Escape(truncate(title, 60)), tview.Escape(tildePath(s.info.Workspace)), s.id)
 	if s.t.Running && s.info.Node != "" {
 		head += fmt.Sprintf(" [::d]· on %s[-::-]", tview.Escape(s.info.Node))
+	}
+	if s.t.Running && s.orphaned != "" {
+		head += fmt.Sprintf(" [yellow]⚠ no daemon has %s[-]", tview.Escape(tildePath(s.orphaned)))
 	}
 	if s.pendingReplies > 0 {
 		head += fmt.Sprintf(" [yellow]✉ %s pending[-]", plural(s.pendingReplies, "vent reply"))
