@@ -218,6 +218,11 @@ func (d *daemon) serve(ctx context.Context, opts Options) error {
 		go watchParent(opts.ParentPID, stop, shutdown)
 	}
 	limitMemory()
+	returnTicks := time.NewTicker(returnEvery)
+	defer returnTicks.Stop()
+	returnCtx, stopReturning := context.WithCancel(ctx)
+	defer stopReturning()
+	go newMemoryReturner().run(returnCtx, returnTicks.C)
 	var serveErr error
 	select {
 	case <-stop:
