@@ -3,6 +3,7 @@ package openai
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -83,12 +84,22 @@ func TestChatThinkTagsFollowTheProviderSetting(t *testing.T) {
 
 func TestResponsesThinkTagsFollowTheProviderSetting(t *testing.T) {
 	final := `{"type":"message","role":"assistant","status":"completed","content":[{"type":"output_text","text":"<think>weigh</think>42","annotations":[],"logprobs":[]}]}`
-	blocks := []string{
+	streamed := []string{
 		data(`{"type":"response.output_text.delta","output_index":0,"delta":"<think>we"}`),
 		data(`{"type":"response.output_text.delta","output_index":0,"delta":"igh</think>42"}`),
-		data(`{"type":"response.completed","response":{"output":[` + final + `]}}`),
 	}
-	for _, on := range []bool{true, false} {
+	// The items come from the final output, or from the deltas alone when
+	// the provider sends none.
+	for _, c := range []struct {
+		on     bool
+		blocks []string
+	}{
+		{true, append(slices.Clip(streamed), data(`{"type":"response.completed","response":{"output":[`+final+`]}}`))},
+		{false, append(slices.Clip(streamed), data(`{"type":"response.completed","response":{"output":[`+final+`]}}`))},
+		{true, append(slices.Clip(streamed), data(`{"type":"response.completed","response":{"output":[]}}`))},
+		{false, append(slices.Clip(streamed), data(`{"type":"response.completed","response":{"output":[]}}`))},
+	} {
+		on, blocks := c.on, c.blocks
 		p := newProvider(t, func(w http.ResponseWriter, r *http.Request, n int) { streamEvents(w, blocks...) })
 		ep := endpoint(p, albedo.ProtocolResponses)
 		ep.ThinkTags = on
