@@ -23,8 +23,8 @@ import (
 // A store several processes share (PostgreSQL, with Leases) writes a
 // session's transcript only under its lease: every commit of a session
 // whose lease the process holds is fenced by it (Commit.Lease), checked in
-// the commit's own transaction, and Seq is assigned there after the last
-// stored item.
+// the commit's own transaction, and Seq is drawn there from a counter on
+// the session's row, which only a commit that lands advances.
 //
 // The engine relies on it for three caches of what every model request
 // reads, which a write by another process would leave stale; each is kept

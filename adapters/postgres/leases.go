@@ -133,8 +133,11 @@ func (l *Leases) ReleaseAll(ctx context.Context) error {
 // the daemons scanning at once do not queue up behind that commit, and
 // the next scan sees what it stored. Take decides who takes a session;
 // the row lock taken here lasts only for the statement, and is the weaker
-// FOR NO KEY UPDATE so that appends of items (whose foreign key
-// share-locks the row) are not held up by it.
+// FOR NO KEY UPDATE so that what only share-locks the row (the foreign
+// keys of queued messages and ledger rows) is not held up by it; appends
+// of items, which advance the row's item counter, wait for the
+// statement, but only a session whose lease expired is locked, and
+// those appends are fenced out anyway.
 func (l *Leases) Orphans(ctx context.Context) ([]albedo.Orphan, error) {
 	rows, err := l.s.db.DB.QueryContext(ctx, `SELECT s.id, s.cwd FROM sessions s
 		LEFT JOIN leases l ON l.session_id = s.id

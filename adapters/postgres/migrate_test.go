@@ -56,9 +56,10 @@ func TestUpgradeFromVersion1FlagsARawWithoutItsText(t *testing.T) {
 		{Kind: albedo.KindAssistant, Protocol: resp, Text: "short", Raw: []byte(`{"content":[{"text":"short"}]}`)},
 		{Kind: albedo.KindAssistant, Protocol: albedo.ProtocolChatCompletions, Text: long, Raw: []byte(`{}`)},
 	}})
-	// Back to version 1, which had no leases, live batches nor spooled
-	// cell output either.
-	pgtest.Exec(t, url, "DROP TABLE leases", "DROP TABLE live_batches", "DROP TABLE cell_output", "UPDATE albedo_schema SET version = 1")
+	// Back to version 1, which had no leases, live batches, spooled cell
+	// output nor item counters either.
+	pgtest.Exec(t, url, "DROP TABLE leases", "DROP TABLE live_batches", "DROP TABLE cell_output",
+		"ALTER TABLE sessions DROP COLUMN last_seq", "UPDATE albedo_schema SET version = 1")
 	items, err := openStore(t, url).Items(t.Context(), "old", 0, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -67,6 +68,32 @@ func TestUpgradeFromVersion1FlagsARawWithoutItsText(t *testing.T) {
 	for i, it := range items {
 		if it.Flags != want[i] {
 			t.Errorf("item %d flags = %b, want %b", it.Seq, it.Flags, want[i])
+		}
+	}
+}
+
+// TestUpgradeFromVersion5StartsItemCountersAtTheLastItem: version 5
+// numbered a session's items after its largest seq; version 6 draws them
+// from a counter on the session's row, which the upgrade starts at that
+// largest seq (0 for a session without items).
+func TestUpgradeFromVersion5StartsItemCountersAtTheLastItem(t *testing.T) {
+	t.Parallel()
+	url := pgtest.NewDatabase(t)
+	s := openStore(t, url)
+	for id, n := range map[string]int{"long": 3, "short": 1, "empty": 0} {
+		sess := newSession(id)
+		items := make([]albedo.Item, n)
+		for i := range items {
+			items[i] = albedo.Item{Kind: albedo.KindUser, Text: "old"}
+		}
+		mustCommit(t, s, albedo.Commit{Session: &sess, Items: items})
+	}
+	pgtest.Exec(t, url, "ALTER TABLE sessions DROP COLUMN last_seq", "UPDATE albedo_schema SET version = 5")
+	upgraded := openStore(t, url)
+	for id, want := range map[string]int64{"long": 4, "short": 2, "empty": 1} {
+		done := mustCommit(t, upgraded, albedo.Commit{SessionID: id, Items: []albedo.Item{{Kind: albedo.KindUser, Text: "new"}}})
+		if got := done.Items[0].Seq; got != want {
+			t.Errorf("session %s: the first item after the upgrade is numbered %d, want %d", id, got, want)
 		}
 	}
 }

@@ -2,7 +2,7 @@ package postgres
 
 // SchemaVersion is the schema version this package writes, kept in the
 // table albedo_schema. Version 0 is a database without albedo's tables.
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // migrations[i] takes the schema from version i to version i+1. A migration
 // never changes once released; later changes are new migrations.
@@ -166,6 +166,15 @@ func migrations() [SchemaVersion][]string {
 				printed bigint NOT NULL,
 				PRIMARY KEY (session_id, call)
 			)`,
+		},
+		// 6: a session's items are numbered from a counter on its row,
+		// which the statement appending them advances; it starts at the
+		// session's last item.
+		{
+			`ALTER TABLE sessions ADD COLUMN last_seq bigint NOT NULL DEFAULT 0`,
+			`UPDATE sessions s SET last_seq = m.n
+				FROM (SELECT session_id, MAX(seq) AS n FROM items GROUP BY session_id) AS m
+				WHERE m.session_id = s.id`,
 		},
 	}
 }

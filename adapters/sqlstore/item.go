@@ -54,15 +54,16 @@ func (s *Store) itemValues(ord int64, it *albedo.Item) ([]any, error) {
 // PostgreSQL's 65,535).
 const maxItemsPerStatement = 1000
 
-// appendItems appends items to the session's transcript, numbering them
-// after its last item, and returns them with Seq assigned; where the
-// dialect does not number them in the statement (OneStatementAppend), q is
-// the commit's transaction. A missing session fails with a foreign key
-// violation (see failed). A fence, given only with OneStatementAppend and
+// appendItems appends items to the session's transcript and returns them
+// with Seq assigned: numbered in the statement (OneStatementAppend), from
+// the counter on the session's row (last_seq), which the statement
+// advances; else after the session's last item, q being the commit's
+// transaction. A missing session fails with ENotFound (or a foreign key
+// violation: see failed). A fence, given only with OneStatementAppend and
 // at most maxItemsPerStatement items, is checked in the statement itself:
-// no item lands unless the lease holds (ELeaseLost). With notify (one
-// statement only, and Dialect.Notify set) the statement notifies the
-// commit too.
+// no item lands and no number is drawn unless the lease holds
+// (ELeaseLost). With notify (one statement only, and Dialect.Notify set)
+// the statement notifies the commit too.
 func (s *Store) appendItems(ctx context.Context, q querier, sessionID string, items []albedo.Item, fence *albedo.Lease, notify bool) ([]albedo.Item, error) {
 	out := make([]albedo.Item, 0, len(items))
 	var last int64
@@ -74,12 +75,9 @@ func (s *Store) appendItems(ctx context.Context, q querier, sessionID string, it
 	}
 	for len(items) > 0 {
 		n := min(len(items), maxItemsPerStatement)
-		query, args, err := s.insertItems(sessionID, last, items[:n], fence)
+		query, args, err := s.insertItems(sessionID, last, items[:n], fence, notify)
 		if err != nil {
 			return nil, err
-		}
-		if notify {
-			query, args = s.notifyItems(query, args, sessionID)
 		}
 		seqs, err := scanAll(ctx, q, func(row rowScanner) (int64, error) {
 			var seq int64
@@ -87,6 +85,9 @@ func (s *Store) appendItems(ctx context.Context, q querier, sessionID string, it
 		}, query, args...)
 		if err == nil && fence != nil && len(seqs) == 0 {
 			return nil, leaseLost(fence)
+		}
+		if err == nil && len(seqs) == 0 && s.d.OneStatementAppend {
+			return nil, sessionNotFound(sessionID) // no row drew the numbers
 		}
 		if err == nil && len(seqs) != n {
 			err = fmt.Errorf("%d items stored of %d", len(seqs), n)
@@ -110,23 +111,35 @@ func (s *Store) appendItems(ctx context.Context, q querier, sessionID string, it
 
 // insertItems returns the statement that appends items to the session's
 // transcript and answers their Seqs, and its arguments. Numbered in the
-// statement (OneStatementAppend), the items are a VALUES list joined to
-// the last Seq stored, whose columns are column1, column2, ...; else each
-// row is numbered after last. A fence (OneStatementAppend only) joins the
-// lease's row, so that no row is inserted unless it holds.
-func (s *Store) insertItems(sessionID string, last int64, items []albedo.Item, fence *albedo.Lease) (string, []any, error) {
+// statement (OneStatementAppend), the items are a VALUES list, whose
+// columns are column1, column2, ..., joined to the numbers the statement
+// draws by advancing the session row's counter; a fence is a condition of
+// that update, so that no number is drawn and no row inserted unless the
+// lease holds; with notify the statement notifies the commit too. Else
+// each row is numbered after last.
+func (s *Store) insertItems(sessionID string, last int64, items []albedo.Item, fence *albedo.Lease, notify bool) (string, []any, error) {
 	var b strings.Builder
+	args := make([]any, 1, 5+len(items)*len(itemValueTypes))
+	args[0] = s.text(sessionID)
+	if s.d.OneStatementAppend {
+		args = append(args, int64(len(items)))
+		b.WriteString(`WITH last AS (UPDATE sessions SET last_seq = last_seq + $2::bigint WHERE id = $1`)
+		if fence != nil {
+			b.WriteString(` AND EXISTS (` + fmt.Sprintf(fenceSQL, 3, 4, 5) + `)`)
+			args = append(args, s.fenceArgs(fence)...)
+		}
+		b.WriteString(` RETURNING last_seq - $2::bigint AS n),
+	ins AS (`)
+	}
 	b.WriteString(`INSERT INTO items (session_id, seq, ` + itemValueColumns + `) `)
 	if s.d.OneStatementAppend {
 		b.WriteString(`SELECT $1, last.n + v.column1`)
 		for j := 2; j <= len(itemValueTypes); j++ {
 			fmt.Fprintf(&b, ", v.column%d", j)
 		}
-		b.WriteString(` FROM (SELECT COALESCE(MAX(seq), 0) AS n FROM items WHERE session_id = $1) AS last, (`)
+		b.WriteString(` FROM last, (`)
 	}
 	b.WriteString(`VALUES `)
-	args := make([]any, 1, 1+len(items)*len(itemValueTypes))
-	args[0] = s.text(sessionID)
 	for i := range items {
 		ord := int64(i + 1)
 		if !s.d.OneStatementAppend {
@@ -155,15 +168,16 @@ func (s *Store) insertItems(sessionID string, last int64, items []albedo.Item, f
 		}
 		b.WriteByte(')')
 	}
-	if s.d.OneStatementAppend {
-		b.WriteString(`) AS v`)
+	if !s.d.OneStatementAppend {
+		b.WriteString(` RETURNING seq`)
+		return b.String(), args, nil
 	}
-	if fence != nil {
-		n := len(args)
-		fmt.Fprintf(&b, ", ("+fenceSQL+") AS fence", n+1, n+2, n+3)
-		args = append(args, s.fenceArgs(fence)...)
+	b.WriteString(`) AS v RETURNING seq)`)
+	if notify {
+		args = s.notifyItems(&b, args, sessionID)
+	} else {
+		b.WriteString(` SELECT seq FROM ins`)
 	}
-	b.WriteString(` RETURNING seq`)
 	return b.String(), args, nil
 }
 

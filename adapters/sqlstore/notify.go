@@ -40,16 +40,17 @@ func (s *Store) notifies(sessionID string) bool {
 	return s.d.Notify != "" && len(sessionID) <= maxNotifiedID
 }
 
-// notifyItems wraps query, an INSERT of items returning their seq, so
-// that the one statement also notifies the commit with its last Seq, when
+// notifyItems ends b, a statement whose last common table expression is
+// ins, an INSERT of items returning their seq, so that the one statement
+// answers their seqs and also notifies the commit with its last Seq, when
 // it inserted any: the notification leaves when the statement commits.
-// Its parameters follow args.
-func (s *Store) notifyItems(query string, args []any, sessionID string) (string, []any) {
+// Its parameters follow args, which it returns with them.
+func (s *Store) notifyItems(b *strings.Builder, args []any, sessionID string) []any {
 	n := len(args)
-	return fmt.Sprintf(`WITH ins AS (%s),
+	fmt.Fprintf(b, `,
 	note AS (SELECT pg_notify($%d::text, $%d::text || max(seq)::text || ' ' || $%d::text) FROM ins HAVING count(*) > 0)
-	SELECT seq FROM ins LEFT JOIN note ON true`, query, n+1, n+2, n+3),
-		append(args, s.d.Notify, s.d.Sender+" ", hex.EncodeToString([]byte(sessionID)))
+	SELECT seq FROM ins LEFT JOIN note ON true`, n+1, n+2, n+3)
+	return append(args, s.d.Notify, s.d.Sender+" ", hex.EncodeToString([]byte(sessionID)))
 }
 
 // notifyInTx notifies, in tx, that the session's transcript grew to seq.

@@ -20,11 +20,13 @@ type Dialect struct {
 	// bytea, whose text type refuses NUL and invalid UTF-8.
 	TextAsBytes bool
 	// OneStatementAppend has the statement that appends items number them
-	// itself, after the last one stored, so that a commit of items alone
-	// is one statement and one round trip; its VALUES list then names its
-	// types (PostgreSQL infers none there). Without it, a commit reads the
-	// last Seq first, in its transaction: SQLite would copy every value of
-	// an INSERT that reads its own table through a temporary table.
+	// itself, drawing the numbers from the counter on the session's row
+	// (sessions.last_seq, which it advances), so that a commit of items
+	// alone is one statement and one round trip; its VALUES list then
+	// names its types (PostgreSQL infers none there). Without it, a commit
+	// reads the last Seq first, in its transaction: SQLite would copy
+	// every value of an INSERT that reads its own table through a
+	// temporary table.
 	OneStatementAppend bool
 	// LockRow ends a read of the session row a commit expects at a
 	// revision, to lock it until the commit ends ("FOR UPDATE"); "" where
