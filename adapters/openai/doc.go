@@ -24,17 +24,16 @@
 // # Replies
 //
 // Text, reasoning and tool call arguments are passed to onDelta as they
-// arrive. The finished reply's items carry the protocol and Raw, their
-// native JSON: for Chat Completions {"reasoning_content": …}, the assistant
-// message {"role": "assistant", "content": …} and each tool_calls entry;
-// for Responses each output item as received, less its id (a request that
-// stores nothing must not name one; the id is cut once, when the reply is
-// decoded, and from older items when a request is built). Chat Completions
+// arrive. The finished reply's items carry the protocol; a Responses output
+// item also its Raw, the item as received less its id (a request that
+// stores nothing must not name one), cut once, when the reply is decoded.
+// Chat Completions items, and Responses items made from deltas alone, carry
+// no Raw: the projection writes them from their fields. Chat Completions
 // items come as reasoning, text, then tool calls by index; a call without
 // an id is given one ("call_" and random characters). Responses items come
-// in output order, read from the final response's "output", or failing
-// that from the finished output items, or failing that from the deltas
-// (the delta's output_index is only a grouping key: providers disagree with
+// in output order, read from the final response's "output", or failing that
+// from the finished output items, or failing that from the deltas (the
+// delta's output_index is only a grouping key: providers disagree with
 // their own final output about it). Output items of other types (a hosted
 // web search) become KindNote items that say what they did. Only the first
 // choice of a Chat Completions stream is read. Chat content may be a string
