@@ -44,15 +44,15 @@ func (p *ResponsesProjector) Add(it albedo.Item) {
 		}
 		p.Settle()
 	}
-	native, raw := nativeResponses(it)
+	native := nativeResponses(it)
 	switch it.Kind {
 	case albedo.KindReasoning:
 		if native && replayableReasoning(it.Raw) {
-			p.Out = append(p.Out, raw())
+			p.Out = append(p.Out, withText(it))
 		}
 	case albedo.KindAssistant:
 		if native {
-			p.Out = append(p.Out, raw())
+			p.Out = append(p.Out, withText(it))
 			return
 		}
 		status := "completed"
@@ -62,7 +62,7 @@ func (p *ResponsesProjector) Add(it albedo.Item) {
 		p.Out = append(p.Out, ResponsesMessage(it.Text, status))
 	case albedo.KindToolCall:
 		if native {
-			p.Out = append(p.Out, raw())
+			p.Out = append(p.Out, withText(it))
 			return
 		}
 		p.Out = append(p.Out, newObject().str("type", "function_call").str("call_id", it.CallID).
@@ -74,16 +74,11 @@ func (p *ResponsesProjector) Add(it albedo.Item) {
 	}
 }
 
-// nativeResponses reports whether it replays its Raw to a Responses
-// provider, and returns the function that makes what is sent: the Raw,
-// with a long text put back (withText). Raw JSON is sent as it is, so
-// only when it is JSON; a provider encoded it, but a store may hold
-// anything.
-func nativeResponses(it albedo.Item) (bool, func() json.RawMessage) {
-	if it.Protocol != albedo.ProtocolResponses || len(it.Raw) == 0 || !json.Valid(it.Raw) {
-		return false, nil
-	}
-	return true, func() json.RawMessage { return withText(it) }
+// nativeResponses reports whether it replays its Raw (withText) to a
+// Responses provider. Raw JSON is sent as it is, so only when it is JSON;
+// a provider encoded it, but a store may hold anything.
+func nativeResponses(it albedo.Item) bool {
+	return it.Protocol == albedo.ProtocolResponses && len(it.Raw) > 0 && json.Valid(it.Raw)
 }
 
 // withText returns it.Raw with the item's text put back where an earlier
