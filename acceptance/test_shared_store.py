@@ -3,7 +3,8 @@ database: a turn whose daemon dies (``kill -9``) during a cell is resumed
 by the other within the lease time and a few seconds, as a restart resumes
 it (the open call gets an interrupted output holding what the cell had
 printed, kept in the database, one restart note, the cell is never run
-again); and a daemon stopped (``SIGSTOP``) past its lease
+again); a turn whose daemon shuts down mid-cell resumes on the other the
+same way, with every line the cell printed; and a daemon stopped (``SIGSTOP``) past its lease
 writes nothing more for the session once it runs again, says so in its
 log, and its kernel is gone.
 
@@ -193,6 +194,21 @@ class SharedStoreTest(unittest.TestCase):
                 self.assertTrue(wait_until(lambda: self.spooled() == ""), "the spooled output outlived the call's result")
                 print(f"\n  run {run}: resumed and finished on b {took:.1f} s after the kill (lease {LEASE_SECONDS} s)", flush=True)
                 self.assertIn("took over the turn", b.log())
+
+    def test_a_turn_of_a_daemon_shut_down_mid_cell_resumes_on_the_other_with_all_it_printed(self):
+        with contextlib.ExitStack() as stack:
+            a, b = self.pair(stack)
+            session, kernels = self.start_cell(a)
+            a._stop()  # POST /shutdown: the turn stops, its spool is written, its lease released
+            self.assertTrue(wait_until(lambda: not any(alive(pid) for pid in kernels), 10),
+                            "the stopped daemon's kernel outlived it")
+            lines = self.marker_lines(a)
+            self.check_resumed_once(b, session)
+            self.assertEqual(self.marker_lines(a), lines, "the cell ran again after the takeover")
+            [result] = python_results(b, session)
+            # Each pass prints its line before it appends to the marker:
+            # the output holds every line up to the last pass's.
+            self.assertIn(f"line {lines}\n", result["output"], f"the resumed call lacks the cell's last lines: {result['output'][-300:]!r}")
 
     def test_a_daemon_stopped_past_its_lease_writes_nothing_more(self):
         stack = contextlib.ExitStack()
