@@ -4,9 +4,9 @@ by the other within the lease time and a few seconds, as a restart resumes
 it (the open call gets an interrupted output holding what the cell had
 printed, kept in the database, one restart note, the cell is never run
 again); a turn whose daemon shuts down mid-cell resumes on the other the
-same way, with every line the cell printed; and a daemon stopped (``SIGSTOP``) past its lease
-writes nothing more for the session once it runs again, says so in its
-log, and its kernel is gone.
+same way, with every line the cell printed; and a daemon stopped
+(``SIGSTOP``) past its lease writes nothing more for the session once it
+runs again, says so in its log, and its kernel is gone.
 
 ``ALBEDO_TAKEOVER_RUNS`` repeats the kill case (default 2)."""
 
