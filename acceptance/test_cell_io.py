@@ -91,6 +91,12 @@ class CellIOTest(unittest.TestCase):
         printed = lambda: "".join(e["text"] for e in stream.live() if e["type"] == "output")
         self.assertTrue(wait_until(lambda: printed().count("\n") >= 5), printed())
         seen = printed()
+        if app.database is not None:
+            # A PostgreSQL store keeps the spool in the database, written
+            # every 100 ms: a crash loses what the last batch had not
+            # written, so the crash waits for the batch holding what was seen.
+            spooled = lambda: app.database.query("SELECT convert_from(head, 'UTF8') FROM cell_output")
+            self.assertTrue(wait_until(lambda: seen in spooled()), "what the cell printed never reached the database")
         app.restart(crash=True)
         stream.close()
         app.idle(session, timeout=60)
