@@ -82,12 +82,16 @@ class SharedStoreOutageTest(unittest.TestCase):
         self.server.stop("fast")
         try:
             gate.set()  # the model answers; its reply cannot be stored
-            # The owner cannot renew its lease: its turn stops here.
-            self.assertTrue(wait_until(lambda: "renew leases" in a.log(), 60),
-                            f"a never tried to renew its lease\n{a._log_tail()}")
+            # The owner's turn stops here: it either fails to renew its
+            # lease first or fails to store the reply first, whichever
+            # comes sooner.
             self.assertTrue(wait_until(lambda: "lost the lease of a session" in a.log()
                                        or "record end of turn" in a.log(), 60),
                             f"a's turn never stopped\n{a._log_tail()}")
+            # The server stays down past the lease: b looks for orphaned
+            # sessions every quarter of it, and fails each time.
+            self.assertTrue(wait_until(lambda: b.log().count('msg="look for orphaned sessions"') > 4, 60),
+                            f"b never failed to look for orphaned sessions\n{b._log_tail()}")
         finally:
             self.server.start()
 

@@ -96,3 +96,73 @@ func TestAnInterruptAskedOfAnotherProcessStopsTheTurnHere(t *testing.T) {
 		t.Errorf("stage = %s, want idle: the daemon that was asked waits for it", got.Stage)
 	}
 }
+
+// TestCommitsUnheardOfReachSubscribersBeforeTheTurnThatFollowsThem covers
+// word of another process's commits lost (its listener was cut off while
+// the store was out of reach): the process that takes the session's lease
+// next publishes them to its subscribers before its own turn's events, so
+// their cursor never passes them.
+func TestCommitsUnheardOfReachSubscribersBeforeTheTurnThatFollowsThem(t *testing.T) {
+	r := newRig(t, script(fakes.Text("done")))
+	table := fakes.NewLeaseTable(testLeaseTTL, r.store)
+	r.tune = func(o *engine.Options) {
+		o.Store = table.Fence(r.store)
+		o.Leases = table.Owner("a")
+		o.Changes = fakes.NewChanges()
+	}
+	r.svc = r.newService()
+	sess := r.session(respProvider)
+	sub, err := r.svc.Subscribe(r.ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	durable := func(until albedo.ItemKind) []albedo.Event {
+		t.Helper()
+		var got []albedo.Event
+		for {
+			ev := nextEvent(t, sub)
+			if ev.Seq == 0 {
+				continue
+			}
+			got = append(got, ev)
+			if ev.Type == string(until) {
+				return got
+			}
+		}
+	}
+	r.send(sess.ID, "here")
+	first := durable(albedo.KindTurn)
+	r.waitIdle(sess.ID)
+
+	// Another process runs a turn; no word of it comes.
+	other := table.Owner("b")
+	lease, ok, err := other.Take(r.ctx, sess.ID)
+	if err != nil || !ok {
+		t.Fatalf("b takes the lease: %v, %v", ok, err)
+	}
+	shared := table.Fence(r.store)
+	if _, err := shared.Commit(r.ctx, albedo.Commit{SessionID: sess.ID, Lease: &lease, Items: []albedo.Item{
+		{Kind: albedo.KindUser, Text: "elsewhere", Timestamp: 1},
+		{Kind: albedo.KindAssistant, Text: "answered elsewhere", Protocol: albedo.ProtocolResponses, Timestamp: 2},
+		{Kind: albedo.KindTurn, Text: string(albedo.TurnFinished), Timestamp: 3},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Release(r.ctx, lease); err != nil {
+		t.Fatal(err)
+	}
+
+	r.send(sess.ID, "here again")
+	r.waitIdle(sess.ID)
+	events := append(first, durable(albedo.KindTurn)...)
+	events = append(events, durable(albedo.KindTurn)...)
+	for i, ev := range events {
+		if ev.Seq != int64(i+1) {
+			t.Fatalf("durable event %d has seq %d (%s %q); want every seq once, in order", i, ev.Seq, ev.Type, ev.Text)
+		}
+	}
+	if events[len(first)].Text != "elsewhere" {
+		t.Fatalf("after this process's first turn came %+v; want the other process's user message", events[len(first)])
+	}
+}

@@ -163,6 +163,13 @@ func (s *Service) own(ctx context.Context, st *sessionState, id string) (bool, e
 	if had && !next {
 		s.stopKernel(ctx, st, id, "another daemon ran the session since")
 	}
+	if !next {
+		// Another process may have committed to the session since this
+		// one last published its events (its word lost while the
+		// store was out of reach): subscribers get those first, before
+		// anything this process commits moves their cursor past them.
+		s.catchUp(ctx, id, 0)
+	}
 	return true, nil
 }
 
