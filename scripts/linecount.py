@@ -16,7 +16,9 @@ that what became of the code already there shows:
   code. A feature commit that also reworked old lines counts them as new,
   and a later rework of a feature's lines counts them as old.
 
-"change" is old code at HEAD less the lines at BASE.
+"change" is old code at HEAD less the lines at BASE. The commits since
+BASE that count as old code are listed last, so that a reader can see
+which of them add features and judge the classification.
 """
 
 from __future__ import annotations
@@ -51,7 +53,12 @@ FEATURE_COMMITS = re.compile(
     r"^(MCP|Skills|Web page|Checkpoints|Leases?|Sandbox|PostgreSQL store|Store: a PostgreSQL store"
     r"|albedo store copy|Daemon: ALBEDO_STORE_URL|Daemon: HTTP guards|Console: /mcp"
     r"|Files the daemon opens for the model reach no further|Rewind|Several daemons share"
-    r"|A session's stream on any daemon sharing|GET /sessions/\{id\}/checkpoints)\b"
+    r"|A session's stream on any daemon sharing|GET /sessions/\{id\}/checkpoints"
+    r"|GET /sessions/\{id\}/diff|A message sent through any daemon sharing|ALBEDO_WORKSPACE_MAP"
+    r"|A turn waits for an MCP server's listing|Daemons sharing a PostgreSQL store"
+    r"|An interrupt sent to a daemon that does not run|A running session whose lease"
+    r"|The message telling the model albedo restarted mid-turn names each MCP"
+    r"|A daemon taking a session's lease|Kernels run in a PID namespace)\b"
 )
 
 
@@ -76,6 +83,7 @@ def main() -> None:
     later = dict(line.split(" ", 1) for line in git("log", "--format=%H %s", f"{base}..HEAD").splitlines())
     head, by_file, by_blame = Counter(), Counter(), Counter()
     commits: Counter[str] = Counter()
+    others: Counter[str] = Counter()
     for f in product_files("HEAD"):
         d = folder(f)
         for line in git("blame", "--porcelain", "-w", "HEAD", "--", f).splitlines():
@@ -89,6 +97,8 @@ def main() -> None:
             if sha in later and FEATURE_COMMITS.search(later[sha]):
                 by_blame[d] += 1
                 commits[sha] += 1
+            elif sha in later:
+                others[sha] += 1
     print(f"{'':28} {'':>7} {'':>7} {'-- by file --':>24} {'-- by blame --':>24}")
     print(f"{'folder':28} {base:>7} {'HEAD':>7} {'new':>7} {'old':>7} {'change':>8} {'new':>7} {'old':>7} {'change':>8}")
     rows = sorted(set(before) | set(head))
@@ -101,6 +111,9 @@ def main() -> None:
         print(f"{d:28} {b:7d} {h:7d} {nf:7d} {h - nf:7d} {h - nf - b:+8d} {nb:7d} {h - nb:7d} {h - nb - b:+8d}{mark}")
     print("\nfeature commits, by the lines of HEAD they last changed:")
     for sha, n in commits.most_common():
+        print(f"  {n:6d} {sha[:9]} {later[sha][:100]}")
+    print("\nother commits since the base (counted as old code), by the lines of HEAD they last changed:")
+    for sha, n in others.most_common(40):
         print(f"  {n:6d} {sha[:9]} {later[sha][:100]}")
 
 
