@@ -73,34 +73,16 @@ func parseCommand(text string) (cmd command, ok bool, err error) {
 		if n := len(cmd.args); n > 2 {
 			return cmd, true, fmt.Errorf("usage: /model [[PROVIDER] MODEL]")
 		}
-	case "/fork":
-		if len(cmd.args) != 1 {
-			return cmd, true, fmt.Errorf("usage: /fork ID (a checkpoint: the #number shown on a message or cell)")
+	case "/fork", "/rewind", "/diff":
+		if n := len(cmd.args); n < 1 || n > 2 || n == 2 && (cmd.name != "/rewind" || cmd.args[1] != "apply" && cmd.args[1] != "force") {
+			return cmd, true, fmt.Errorf("usage: %s (ID: the #number shown on a message or cell)", usage(cmd.name))
 		}
 		if _, err := strconv.ParseInt(strings.TrimPrefix(cmd.args[0], "#"), 10, 64); err != nil {
-			return cmd, true, fmt.Errorf("/fork needs a checkpoint number, not %q", cmd.args[0])
+			return cmd, true, fmt.Errorf("%s needs a checkpoint number, not %q", cmd.name, cmd.args[0])
 		}
-	case "/rewind":
-		if n := len(cmd.args); n < 1 || n > 2 || n == 2 && cmd.args[1] != "apply" && cmd.args[1] != "force" {
-			return cmd, true, fmt.Errorf("usage: /rewind ID [apply|force] (ID: the #number shown on a message or cell)")
-		}
-		if _, err := strconv.ParseInt(strings.TrimPrefix(cmd.args[0], "#"), 10, 64); err != nil {
-			return cmd, true, fmt.Errorf("/rewind needs a checkpoint number, not %q", cmd.args[0])
-		}
-	case "/diff":
-		if len(cmd.args) != 1 {
-			return cmd, true, fmt.Errorf("usage: /diff ID (ID: the #number shown on a message or cell)")
-		}
-		if _, err := strconv.ParseInt(strings.TrimPrefix(cmd.args[0], "#"), 10, 64); err != nil {
-			return cmd, true, fmt.Errorf("/diff needs a checkpoint number, not %q", cmd.args[0])
-		}
-	case "/workspace":
+	case "/workspace", "/name":
 		if cmd.rest == "" {
-			return cmd, true, fmt.Errorf("usage: /workspace PATH")
-		}
-	case "/name":
-		if cmd.rest == "" {
-			return cmd, true, fmt.Errorf("usage: /name NAME")
+			return cmd, true, fmt.Errorf("usage: %s", usage(cmd.name))
 		}
 	case "/mcp":
 		if n := len(cmd.args); n != 0 && (n != 2 || cmd.args[0] != "approve" && cmd.args[0] != "restart") {
@@ -118,6 +100,16 @@ func parseCommand(text string) (cmd command, ok bool, err error) {
 		return cmd, true, unknownCommand(cmd.name)
 	}
 	return cmd, true, nil
+}
+
+// usage is the usage /help shows of the command name.
+func usage(name string) string {
+	for _, c := range commandHelp() {
+		if strings.HasPrefix(c.usage, name+" ") {
+			return c.usage
+		}
+	}
+	return name
 }
 
 // unknownCommand is the error of a command the console does not know.

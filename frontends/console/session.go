@@ -486,32 +486,33 @@ func queuePrompt(n int) string {
 
 // sendQueued starts a turn on the waiting messages.
 func (s *sessionScreen) sendQueued() {
-	gen, id, cl := s.gen, s.id, s.c.client()
+	id := s.id
 	s.setNote("sending the queued messages…", false)
 	s.refresh()
-	go func() {
+	s.noting(func(cl *client.Client) error {
 		_, err := cl.SendQueued(s.c.ctx, id)
-		s.post(gen, func() {
-			if err != nil {
-				s.setNote(describe(err), true)
-				return
-			}
-			s.setNote("", false)
-		})
-	}()
+		return err
+	}, func() { s.setNote("", false) })
 }
 
 // dropQueued removes a waiting message; done is the note once it went.
 func (s *sessionScreen) dropQueued(queueID int64, done string) {
-	gen, id, cl := s.gen, s.id, s.c.client()
+	id := s.id
+	s.noting(func(cl *client.Client) error { return cl.DropQueued(s.c.ctx, id, queueID) }, func() { s.setNote(done, false) })
+}
+
+// noting runs call off the event loop; back on it, for the same open, a
+// failure becomes the status line's note and a success runs done.
+func (s *sessionScreen) noting(call func(cl *client.Client) error, done func()) {
+	gen, cl := s.gen, s.c.client()
 	go func() {
-		err := cl.DropQueued(s.c.ctx, id, queueID)
+		err := call(cl)
 		s.post(gen, func() {
 			if err != nil {
 				s.setNote(describe(err), true)
 				return
 			}
-			s.setNote(done, false)
+			done()
 		})
 	}()
 }
@@ -610,19 +611,14 @@ func (s *sessionScreen) interrupt() {
 		s.refresh()
 		return
 	}
-	gen, id, cl := s.gen, s.id, s.c.client()
+	id := s.id
 	s.setNote("interrupting…", false)
 	s.refresh()
-	go func() {
-		err := cl.Interrupt(s.c.ctx, id)
-		s.post(gen, func() {
-			if err != nil {
-				s.setNote(describe(err), true)
-			} else if s.note == "interrupting…" {
-				s.setNote("interrupted", false)
-			}
-		})
-	}()
+	s.noting(func(cl *client.Client) error { return cl.Interrupt(s.c.ctx, id) }, func() {
+		if s.note == "interrupting…" {
+			s.setNote("interrupted", false)
+		}
+	})
 }
 
 // tildePath shortens a path under the user's home to ~/...
