@@ -216,14 +216,17 @@ func TestRenameAndListSessions(t *testing.T) {
 	a := r.session("")
 	r.clock.Advance(1000)
 	b := r.session(chatProvider)
+	rename := func(id string, revision int64, name string) (albedo.Session, error) {
+		return r.svc.Configure(r.ctx, id, revision, albedo.Configuration{Name: &name})
+	}
 
-	_, err := r.svc.Rename(r.ctx, a.ID, a.Revision+1, "stale")
+	_, err := rename(a.ID, a.Revision+1, "stale")
 	wantCode(t, err, albedo.EStale)
-	_, err = r.svc.Rename(r.ctx, a.ID, a.Revision, strings.Repeat("n", 101))
+	_, err = rename(a.ID, a.Revision, strings.Repeat("n", 101))
 	wantCode(t, err, albedo.EInvalid)
-	_, err = r.svc.Rename(r.ctx, "nope", 1, "x")
+	_, err = rename("nope", 1, "x")
 	wantCode(t, err, albedo.ENotFound)
-	renamed, err := r.svc.Rename(r.ctx, a.ID, a.Revision, "  my session  ")
+	renamed, err := rename(a.ID, a.Revision, "  my session  ")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,19 +93,11 @@ func (s *Service) Session(ctx context.Context, id string) (albedo.Session, error
 	if err != nil {
 		return albedo.Session{}, err
 	}
-	totals, err := s.store.RequestTotals(ctx)
+	list, err := s.withUsage(ctx, []albedo.Session{sess})
 	if err != nil {
-		return albedo.Session{}, fmt.Errorf("sum the usage of session %s: %w", id, err)
+		return albedo.Session{}, err
 	}
-	sess.Usage = totals[id]
-	if s.leases != nil {
-		h, err := s.leases.port.Holding(ctx, id)
-		if err != nil {
-			return albedo.Session{}, fmt.Errorf("read which daemon runs session %s: %w", id, err)
-		}
-		sess.Node = runningOn(sess, h.Node)
-	}
-	return sess, nil
+	return list[0], nil
 }
 
 // Sessions returns every session with its usage and the node running it,
@@ -209,21 +201,6 @@ func (s *Service) Tree(ctx context.Context, id string, after int64, limit int) (
 			return nodes, false, nil
 		}
 	}
-}
-
-// Rename sets a session's name if revision is its current revision.
-func (s *Service) Rename(ctx context.Context, id string, revision int64, name string) (albedo.Session, error) {
-	name = trimSpace(name)
-	if len([]rune(name)) > 100 {
-		return albedo.Session{}, albedo.Errorf(albedo.EInvalid, "a session name has at most 100 characters")
-	}
-	return s.updateSession(ctx, id, func(sess *albedo.Session) error {
-		if revision != sess.Revision {
-			return albedo.Errorf(albedo.EStale, "session %s changed since revision %d (now %d)", id, revision, sess.Revision)
-		}
-		sess.Name = name
-		return nil
-	})
 }
 
 // updateSession applies change to the stored session under its lock and

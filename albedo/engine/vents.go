@@ -107,13 +107,6 @@ func (s *Service) ReplyVent(ctx context.Context, id, revision int64, reply strin
 	return s.PatchVent(ctx, id, revision, albedo.VentPatch{Reply: &reply})
 }
 
-// SetVentStatus records the user's own decision on a vent, such as
-// dismissing it, if revision is current.
-func (s *Service) SetVentStatus(ctx context.Context, id, revision int64, status albedo.VentStatus) (albedo.Vent, error) {
-	v, _, err := s.PatchVent(ctx, id, revision, albedo.VentPatch{Status: &status})
-	return v, err
-}
-
 // NoteNone is the notification state of a change that sent no reply.
 const NoteNone = "none"
 

@@ -208,13 +208,17 @@ func TestVentStatusAndDelete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = r.svc.SetVentStatus(r.ctx, v.ID, v.Revision, "closed")
+	setStatus := func(id, revision int64, status albedo.VentStatus) (albedo.Vent, error) {
+		v, _, err := r.svc.PatchVent(r.ctx, id, revision, albedo.VentPatch{Status: &status})
+		return v, err
+	}
+	_, err = setStatus(v.ID, v.Revision, "closed")
 	wantCode(t, err, albedo.EInvalid)
-	_, err = r.svc.SetVentStatus(r.ctx, v.ID, v.Revision+1, albedo.VentDismissed)
+	_, err = setStatus(v.ID, v.Revision+1, albedo.VentDismissed)
 	wantCode(t, err, albedo.EStale)
-	_, err = r.svc.SetVentStatus(r.ctx, v.ID, -1, albedo.VentDismissed)
+	_, err = setStatus(v.ID, -1, albedo.VentDismissed)
 	wantCode(t, err, albedo.ERevisionRequired)
-	dismissed, err := r.svc.SetVentStatus(r.ctx, v.ID, v.Revision, albedo.VentDismissed)
+	dismissed, err := setStatus(v.ID, v.Revision, albedo.VentDismissed)
 	if err != nil || dismissed.Status != albedo.VentDismissed || !dismissed.Status.Closed() {
 		t.Fatalf("dismiss = %+v, %v", dismissed, err)
 	}
