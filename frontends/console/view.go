@@ -46,14 +46,6 @@ func (v *TranscriptView) Following() bool { return v.follow }
 // ScrollToEnd makes the view follow the end of the transcript.
 func (v *TranscriptView) ScrollToEnd() { v.follow = true }
 
-// ScrollToStart shows the first rows of the transcript.
-func (v *TranscriptView) ScrollToStart() {
-	v.follow, v.top = false, anchor{}
-	if v.fits(v.top) {
-		v.follow = true
-	}
-}
-
 // PageSize is how many rows a page scroll moves.
 func (v *TranscriptView) PageSize() int { return max(1, v.height-2) }
 

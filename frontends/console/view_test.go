@@ -70,7 +70,7 @@ func TestViewFollowsAndScrolls(t *testing.T) {
 	if !v.Following() {
 		t.Error("not following after scrolling to the end")
 	}
-	v.ScrollToStart()
+	v.ScrollBy(-100)
 	rows = screenText(drawView(t, v, 20, 6))
 	if !strings.Contains(rows[1], "m0") {
 		t.Errorf("start of the transcript shows %q", rows)
