@@ -50,7 +50,7 @@ func (s *Service) DeleteSession(ctx context.Context, id string) error {
 func (s *Service) Configure(ctx context.Context, id string, revision int64, change albedo.Configuration) (albedo.Session, error) {
 	var name string
 	if change.Name != nil {
-		name = trimSpace(*change.Name)
+		name = strings.TrimSpace(*change.Name)
 		if len([]rune(name)) > 100 {
 			return albedo.Session{}, albedo.Errorf(albedo.EInvalid, "a session name has at most 100 characters")
 		}

@@ -88,8 +88,6 @@ func (s *Service) Interrupt(ctx context.Context, id string) error {
 	}
 }
 
-func trimSpace(s string) string { return strings.TrimSpace(s) }
-
 // Wait blocks until the session runs no turn, or ctx ends. A turn that
 // continues because messages were queued is waited for as well.
 func (s *Service) Wait(ctx context.Context, id string) error {

@@ -66,7 +66,9 @@ func bindProvider(cfg albedo.Config, name string) (albedo.ProviderConfig, error)
 
 // tooBroad is the refusal of a workspace that is FolderTooBroad: a 400
 // on a new session and on a move alike, for no state makes it right.
-func tooBroad(format string, path string) error { return albedo.Errorf(albedo.EInvalid, format, path) }
+func tooBroad(path string) error {
+	return albedo.Errorf(albedo.EInvalid, "workspace %q is too broad: it is /, your home folder, albedo's home or a folder holding it, all of which a kernel may write in; pick the project's folder (a daemon started with ALBEDO_ALLOW_ANY_WORKSPACE=1 allows it)", path)
+}
 
 // checkNewWorkspace validates the workspace of a new session.
 func (s *Service) checkNewWorkspace(path string) error {
@@ -82,7 +84,7 @@ func (s *Service) checkNewWorkspace(path string) error {
 	case albedo.FolderNotDir:
 		return albedo.Errorf(albedo.EInvalid, "workspace %q is not a folder", path)
 	case albedo.FolderTooBroad:
-		return tooBroad("workspace %q is too broad: it is /, your home folder, albedo's home or a folder holding it, all of which a kernel may write in; pick the project's folder (a daemon started with ALBEDO_ALLOW_ANY_WORKSPACE=1 allows it)", path)
+		return tooBroad(path)
 	}
 	return nil
 }

@@ -63,7 +63,7 @@ func (s *Service) checkMove(old, path string) error {
 	case albedo.FolderNotDir:
 		return reject("workspace %q is not a folder", path)
 	case albedo.FolderTooBroad:
-		return tooBroad("workspace %q is too broad: it is /, your home folder, albedo's home or a folder holding it, all of which a kernel may write in; pick the project's folder (a daemon started with ALBEDO_ALLOW_ANY_WORKSPACE=1 allows it)", path)
+		return tooBroad(path)
 	}
 	return nil
 }
