@@ -245,9 +245,10 @@ func checkItems(t *testing.T, got []albedo.Item, protocol albedo.Protocol, want 
 // textIsNative reports whether an item's native form follows from its
 // fields alone, so that it carries no Raw: every Chat Completions item
 // (answers and reasoning from their text, tool calls from their id, name
-// and arguments).
+// and arguments), and a Responses item its stream never finished, which
+// was made from its deltas alone.
 func textIsNative(it albedo.Item) bool {
-	return it.Protocol == albedo.ProtocolChatCompletions
+	return it.Protocol == albedo.ProtocolChatCompletions || it.Flags&albedo.FlagPartial != 0
 }
 
 // hasNativeForm reports whether an item carries valid native JSON, or needs
