@@ -105,10 +105,6 @@ func (a *App) Session(ctx context.Context, id string, tail int) (wire.SessionDet
 	return wire.SessionDetail{Session: session(s), ID: s.ID, Title: s.Title, Running: running, Events: events, Glances: glances}, nil
 }
 
-// Leased returns the sessions whose turns this daemon runs by their
-// leases, where several daemons share its store; nil otherwise.
-func (a *App) Leased() []string { return a.svc.Leased() }
-
 // Config returns a session's editable configuration and its ETag.
 func (a *App) Config(ctx context.Context, id string) (wire.Config, error) {
 	s, err := a.svc.Session(ctx, id)
@@ -131,9 +127,6 @@ func (a *App) Status(ctx context.Context, id string) (wire.Status, error) {
 	return wire.Status{Running: running && err == nil}, err
 }
 
-// Wait blocks until a session runs no turn, or ctx ends.
-func (a *App) Wait(ctx context.Context, id string) error { return a.svc.Wait(ctx, id) }
-
 // Interrupt stops a session's running turn and returns once it ended, or
 // at once, still running, when the store keeps the turn's write waiting.
 func (a *App) Interrupt(ctx context.Context, id string) (wire.Status, error) {
@@ -147,22 +140,11 @@ func (a *App) Interrupt(ctx context.Context, id string) (wire.Status, error) {
 	return wire.Status{Running: running}, nil
 }
 
-// DropQueued removes a message still waiting in a session's queue.
-func (a *App) DropQueued(ctx context.Context, id string, queueID int64) error {
-	return a.svc.DropQueued(ctx, id, queueID)
-}
-
 // SendQueued starts a turn on the messages waiting in an idle session's
 // queue, and says whether the session runs one now.
 func (a *App) SendQueued(ctx context.Context, id string) (wire.Status, error) {
 	_, err := a.svc.SendQueued(ctx, id)
 	return wire.Status{Running: err == nil}, err
-}
-
-// Subscribe opens a session's event stream: its snapshot and a channel of
-// what follows.
-func (a *App) Subscribe(ctx context.Context, id string) (*engine.Subscription, error) {
-	return a.svc.Subscribe(ctx, id)
 }
 
 // History returns a session's whole transcript.
@@ -298,12 +280,6 @@ func (a *App) ScanHistory(ctx context.Context, id string, page func([]wire.Histo
 		return err
 	}
 	return a.svc.ScanItems(ctx, id, 0, 0, func(items []albedo.Item) error { return page(history(items)) })
-}
-
-// SubscribeFrom opens a session's event stream from a point of its
-// transcript (after a seq, or its last events).
-func (a *App) SubscribeFrom(ctx context.Context, id string, opts albedo.SubscribeOptions) (*engine.Subscription, error) {
-	return a.svc.SubscribeFrom(ctx, id, opts)
 }
 
 // nonZero is nil for 0.

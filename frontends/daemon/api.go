@@ -236,7 +236,7 @@ func kindName(k string) string {
 }
 
 func (a *api) health(c *gin.Context) {
-	c.JSON(http.StatusOK, wire.Health{OK: true, Version: APIVersion, Capabilities: a.capabilities(), Albedo: a.version, Store: a.store, Node: a.node, Running: a.app.Leased(), Sandbox: a.app.Sandbox(c.Request.Context())})
+	c.JSON(http.StatusOK, wire.Health{OK: true, Version: APIVersion, Capabilities: a.capabilities(), Albedo: a.version, Store: a.store, Node: a.node, Running: a.app.Service().Leased(), Sandbox: a.app.Sandbox(c.Request.Context())})
 }
 
 func (a *api) postShutdown(c *gin.Context) {

@@ -222,7 +222,7 @@ func (a *api) dropQueued(c *gin.Context) {
 		invalid(c, "the queued message id must be a positive number, not %q", c.Param("queue"))
 		return
 	}
-	err = a.app.DropQueued(c.Request.Context(), c.Param("id"), qid)
+	err = a.app.Service().DropQueued(c.Request.Context(), c.Param("id"), qid)
 	answer(c, http.StatusOK, wire.Deleted{Deleted: c.Param("queue")}, err)
 }
 

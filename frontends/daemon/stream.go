@@ -29,7 +29,7 @@ func (a *api) stream(c *gin.Context) {
 	if !ok {
 		return
 	}
-	sub, err := a.app.SubscribeFrom(c.Request.Context(), c.Param("id"), opts)
+	sub, err := a.app.Service().SubscribeFrom(c.Request.Context(), c.Param("id"), opts)
 	if err != nil {
 		fail(c, err)
 		return

@@ -27,7 +27,7 @@ type Stream struct {
 // thousands of events behind is dropped (its stream ends with
 // ErrStreamEnded); a slow reader never holds up the turn.
 func (a *Albedo) Subscribe(ctx context.Context, id string) (*Stream, error) {
-	sub, err := a.app.Subscribe(ctx, id)
+	sub, err := a.app.Service().Subscribe(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("subscribe to session %s: %w", id, err)
 	}

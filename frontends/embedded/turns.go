@@ -25,12 +25,12 @@ func (a *Albedo) Status(ctx context.Context, id string) (running bool, err error
 // Wait blocks until a session runs no turn, or ctx ends. A turn that goes
 // on because messages were queued is waited for as well.
 func (a *Albedo) Wait(ctx context.Context, id string) error {
-	return failed(a.app.Wait(ctx, id), "wait for session %s", id)
+	return failed(a.app.Service().Wait(ctx, id), "wait for session %s", id)
 }
 
 // DropQueued removes a message still waiting in a session's queue.
 func (a *Albedo) DropQueued(ctx context.Context, id string, queueID int64) error {
-	return failed(a.app.DropQueued(ctx, id, queueID), "drop queued message %d of session %s", queueID, id)
+	return failed(a.app.Service().DropQueued(ctx, id, queueID), "drop queued message %d of session %s", queueID, id)
 }
 
 // SendQueued starts a turn on the messages waiting in an idle session's
