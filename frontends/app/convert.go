@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -63,22 +64,17 @@ func history(items []albedo.Item) []wire.HistoryItem {
 		case albedo.KindToolOutput:
 			h.Kind, h.CallID, h.Tool, h.Text = "tool_result", it.CallID, &wire.ToolRef{Name: it.ToolName}, ""
 			switch {
-			case it.ResultJSON != "":
-				// Read for display: the stored JSON passes through.
-				trace := it.TraceJSON
-				if trace == "" {
-					trace = albedo.EmptyTraceJSON
+			case it.ResultJSON != "" || it.Result != nil:
+				// Read for display: stored JSON passes through.
+				result, trace := it.ResultJSON, it.TraceJSON
+				if result == "" {
+					r, _ := json.Marshal(it.Result)
+					t, _ := json.Marshal(it.Result.Trace)
+					result, trace = string(r), string(t)
 				}
 				h.Content = []wire.ContentPart{
-					{Kind: "json", Field: "result", Value: it.ResultJSON},
-					{Kind: "json", Field: "trace", Value: trace},
-				}
-			case it.Result != nil:
-				result, _ := json.Marshal(it.Result)
-				trace, _ := json.Marshal(it.Result.Trace)
-				h.Content = []wire.ContentPart{
-					{Kind: "json", Field: "result", Value: string(result)},
-					{Kind: "json", Field: "trace", Value: string(trace)},
+					{Kind: "json", Field: "result", Value: result},
+					{Kind: "json", Field: "trace", Value: cmp.Or(trace, albedo.EmptyTraceJSON)},
 				}
 			default:
 				h.Content = []wire.ContentPart{{Kind: "text", Text: it.Text}}
@@ -98,7 +94,6 @@ func tree(nodes []albedo.TreeNode, more bool) wire.TreePage {
 	return page
 }
 
-// modelChoice shows the result of /model.
 // commandResult shows the outcome of a slash command as JSON.
 func commandResult(r albedo.CommandResult) (json.RawMessage, error) {
 	switch {
@@ -112,6 +107,7 @@ func commandResult(r albedo.CommandResult) (json.RawMessage, error) {
 	return nil, errors.New("the command had no outcome")
 }
 
+// modelChoice shows the result of /model.
 func modelChoice(c albedo.ModelChoice) wire.ModelChoice {
 	return wire.ModelChoice{Provider: c.Provider, Model: c.Model, Protocol: string(c.Protocol), Effort: c.Effort}
 }
