@@ -41,9 +41,6 @@ func (a *App) Rewind(ctx context.Context, id string, body wire.Rewind) (wire.Rew
 	return out, nil
 }
 
-// Snapshots says whether albedo takes snapshots of workspaces.
-func (a *App) Snapshots() bool { return a.svc.Snapshots() }
-
 // changes shows file changes as the API does, never null.
 func changes(list []albedo.FileChange) []wire.Change {
 	out := make([]wire.Change, len(list))

@@ -36,7 +36,7 @@ func Capabilities() []string {
 // "snapshots" when it snapshots workspaces (git is on PATH).
 func (a *api) capabilities() []string {
 	c := Capabilities()
-	if a.app.Snapshots() {
+	if a.app.Service().Snapshots() {
 		c = append(c, "snapshots")
 	}
 	return c
