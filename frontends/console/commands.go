@@ -144,16 +144,11 @@ func (s *sessionScreen) run(cmd command) {
 	gen, id, cl, ctx := s.gen, s.id, s.c.client(), s.c.ctx
 	// async runs a daemon call off the event loop and shows its outcome.
 	async := func(call func() (string, error)) {
-		go func() {
-			msg, err := call()
-			s.post(gen, func() {
-				if err != nil {
-					s.t.Notice(describe(err), true)
-				} else if msg != "" {
-					s.t.Notice(msg, false)
-				}
-			})
-		}()
+		later(s, call, func(msg string) {
+			if msg != "" {
+				s.t.Notice(msg, false)
+			}
+		})
 	}
 	switch cmd.name {
 	case "/help":
@@ -316,16 +311,24 @@ func (s *sessionScreen) startSkill(cmd command) {
 // openMade makes a session off the event loop (a new one, a fork) and
 // opens it with a greeting, or shows why it could not be made.
 func (s *sessionScreen) openMade(create func() (wire.Session, error), greeting func(wire.Session) string) {
+	later(s, create, func(sess wire.Session) {
+		s.open(sess.ID)
+		s.greeting = greeting(sess)
+	})
+}
+
+// later runs call off the event loop; back on it, for the same open, a
+// failure is shown in the transcript and a success goes to done.
+func later[T any](s *sessionScreen, call func() (T, error), done func(T)) {
 	gen := s.gen
 	go func() {
-		sess, err := create()
+		v, err := call()
 		s.post(gen, func() {
 			if err != nil {
 				s.t.Notice(describe(err), true)
 				return
 			}
-			s.open(sess.ID)
-			s.greeting = greeting(sess)
+			done(v)
 		})
 	}()
 }
@@ -337,19 +340,12 @@ const contextFullPercent = 90
 // switchModel moves the session to a provider (its own when empty) and
 // model; the daemon makes that the choice of new sessions too.
 func (s *sessionScreen) switchModel(provider, model string) {
-	gen, id, cl, ctx := s.gen, s.id, s.c.client(), s.c.ctx
-	go func() {
-		choice, err := cl.SwitchModel(ctx, id, provider, model)
-		s.post(gen, func() {
-			if err != nil {
-				s.t.Notice(describe(err), true)
-				return
-			}
-			s.info.Provider, s.info.Model, s.info.Protocol = choice.Provider, choice.Model, choice.Protocol
-			s.t.Notice(fmt.Sprintf("now on %s · %s (%s); new sessions use it too", choice.Provider, choice.Model, choice.Protocol), false)
-			s.view.ScrollToEnd()
-		})
-	}()
+	id, cl, ctx := s.id, s.c.client(), s.c.ctx
+	later(s, func() (wire.ModelChoice, error) { return cl.SwitchModel(ctx, id, provider, model) }, func(choice wire.ModelChoice) {
+		s.info.Provider, s.info.Model, s.info.Protocol = choice.Provider, choice.Model, choice.Protocol
+		s.t.Notice(fmt.Sprintf("now on %s · %s (%s); new sessions use it too", choice.Provider, choice.Model, choice.Protocol), false)
+		s.view.ScrollToEnd()
+	})
 }
 
 // pickModel shows the session's provider and model and, when the console
