@@ -330,7 +330,7 @@ func TestVentReplyDuringTurnIsDeliveredOnce(t *testing.T) {
 			}
 			r.send(sess.ID, "go")
 			<-gate.Entered()
-			if _, note, err := r.svc.ReplyVent(r.ctx, v.ID, v.Revision, "use -short"); err != nil || note != engine.NoteQueued {
+			if _, note, err := r.svc.PatchVent(r.ctx, v.ID, v.Revision, albedo.VentPatch{Reply: ptr("use -short")}); err != nil || note != engine.NoteQueued {
 				t.Fatalf("reply = %q, %v", note, err)
 			}
 			tc.end(r, sess.ID, gate.Open)

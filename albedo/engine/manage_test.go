@@ -52,7 +52,7 @@ func TestDeleteSession(t *testing.T) {
 	if err != nil || v.SessionID != sess.ID {
 		t.Errorf("vent = %+v, %v; want it kept with its session id", v, err)
 	}
-	_, state, err := r.svc.ReplyVent(r.ctx, v.ID, v.Revision, "thanks")
+	_, state, err := r.svc.PatchVent(r.ctx, v.ID, v.Revision, albedo.VentPatch{Reply: ptr("thanks")})
 	if err != nil || state != engine.NoteSessionGone {
 		t.Errorf("reply state = %q, %v; want %q", state, err, engine.NoteSessionGone)
 	}

@@ -100,13 +100,6 @@ func (s *Service) ResolveVent(ctx context.Context, sessionID string, id int64, n
 	return v, err
 }
 
-// ReplyVent stores the user's reply to a vent if revision is current, and
-// queues it for the session that filed the vent. It returns the vent and
-// the state of that notification.
-func (s *Service) ReplyVent(ctx context.Context, id, revision int64, reply string) (albedo.Vent, string, error) {
-	return s.PatchVent(ctx, id, revision, albedo.VentPatch{Reply: &reply})
-}
-
 // NoteNone is the notification state of a change that sent no reply.
 const NoteNone = "none"
 

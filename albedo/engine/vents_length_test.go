@@ -71,7 +71,7 @@ func TestVentReplyAndResolutionOverTheLimitAreRefused(t *testing.T) {
 		change func(r *rig, sess albedo.Session, v albedo.Vent) error
 	}{
 		{"reply", func(r *rig, _ albedo.Session, v albedo.Vent) error {
-			_, _, err := r.svc.ReplyVent(r.ctx, v.ID, v.Revision, long)
+			_, _, err := r.svc.PatchVent(r.ctx, v.ID, v.Revision, albedo.VentPatch{Reply: ptr(long)})
 			return err
 		}},
 		{"reply with a status", func(r *rig, _ albedo.Session, v albedo.Vent) error {

@@ -146,14 +146,14 @@ func TestReplyVentNotifiesFilingSession(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			v := file(tc.session, "tests take too long in "+tc.name)
-			got, note, err := r.svc.ReplyVent(r.ctx, v.ID, v.Revision, "use -short")
+			got, note, err := r.svc.PatchVent(r.ctx, v.ID, v.Revision, albedo.VentPatch{Reply: ptr("use -short")})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got.Status != albedo.VentAcknowledged || got.Reply != "use -short" || got.Revision != v.Revision+1 || note != tc.note {
 				t.Errorf("reply = %+v, note %q; want acknowledged, note %q", got, note, tc.note)
 			}
-			_, _, err = r.svc.ReplyVent(r.ctx, v.ID, v.Revision, "stale reply")
+			_, _, err = r.svc.PatchVent(r.ctx, v.ID, v.Revision, albedo.VentPatch{Reply: ptr("stale reply")})
 			wantCode(t, err, albedo.EStale)
 			if tc.note == engine.NoteQueued {
 				replied = got
@@ -166,9 +166,9 @@ func TestReplyVentNotifiesFilingSession(t *testing.T) {
 	if n, _ := r.svc.PendingReplies(r.ctx, other.ID); n != 0 {
 		t.Fatalf("pending replies of another session = %d", n)
 	}
-	_, _, err := r.svc.ReplyVent(r.ctx, replied.ID, replied.Revision, "  ")
+	_, _, err := r.svc.PatchVent(r.ctx, replied.ID, replied.Revision, albedo.VentPatch{Reply: ptr("  ")})
 	wantCode(t, err, albedo.EInvalid)
-	_, _, err = r.svc.ReplyVent(r.ctx, 999, 1, "x")
+	_, _, err = r.svc.PatchVent(r.ctx, 999, 1, albedo.VentPatch{Reply: ptr("x")})
 	wantCode(t, err, albedo.ENotFound)
 
 	r.turn(other.ID, "unrelated")
@@ -301,7 +301,7 @@ func testReplyResolveRace(t *testing.T, conditional bool) {
 			if !conditional {
 				rev = 0
 			}
-			_, _, replyErr = r.svc.ReplyVent(r.ctx, v.ID, rev, "reply")
+			_, _, replyErr = r.svc.PatchVent(r.ctx, v.ID, rev, albedo.VentPatch{Reply: ptr("reply")})
 		}()
 		go func() {
 			defer wg.Done()
@@ -398,7 +398,7 @@ func TestGlancesShowPendingRepliesNeverOpenVents(t *testing.T) {
 	if got := extensions(); slices.Contains(got, "paperclips") {
 		t.Errorf("an open vent shows in the glances %v", got)
 	}
-	if _, _, err := r.svc.ReplyVent(ctx, v.ID, v.Revision, "thanks"); err != nil {
+	if _, _, err := r.svc.PatchVent(ctx, v.ID, v.Revision, albedo.VentPatch{Reply: ptr("thanks")}); err != nil {
 		t.Fatal(err)
 	}
 	if got := extensions(); !slices.Contains(got, "paperclips") {
