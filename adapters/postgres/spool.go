@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/internal/clip"
 )
 
 // Defaults of SpoolOptions.
@@ -53,12 +54,10 @@ type SpoolOptions struct {
 // was given. A crash loses at most what cells printed since the last
 // batch; a batch that fails is written with the next. Memory is bounded as
 // the row is: a cell keeps its first Limit/2 bytes and its last Limit/2,
-// and counts the bytes between. Close writes what is left.
+// and counts the bytes between (a clip.Buffer). Close writes what is left.
 type Spool struct {
 	s        *Store
 	opts     SpoolOptions
-	headMax  int
-	tailMax  int
 	stop     context.CancelFunc
 	stopped  chan struct{}
 	closeErr error
@@ -83,10 +82,8 @@ type spoolKey struct {
 
 // spoolCell is what the spool holds of one cell this process runs.
 type spoolCell struct {
-	head []byte // the first bytes printed, at most headMax
-	tail []byte // the last bytes printed past the head, at most tailMax
-	// printed counts every byte the cell printed.
-	printed int64
+	// out keeps the first and last bytes printed and counts them all.
+	out clip.Buffer
 	// headWritten is how much of head the database holds.
 	headWritten int
 	// dirty says the cell printed since its last write; stored that a
@@ -108,7 +105,7 @@ func (s *Store) Spool(opts SpoolOptions) *Spool {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	p := &Spool{
-		s: s, opts: opts, headMax: opts.Limit / 2, tailMax: opts.Limit - opts.Limit/2,
+		s: s, opts: opts,
 		stop: stop, stopped: make(chan struct{}), cells: make(map[spoolKey]*spoolCell),
 	}
 	go p.run(ctx)
@@ -123,25 +120,11 @@ func (p *Spool) Append(_ context.Context, sessionID string, call int64, text str
 	defer p.mu.Unlock()
 	c := p.cells[key]
 	if c == nil {
-		c = &spoolCell{}
+		c = &spoolCell{out: clip.New(p.opts.Limit)}
 		p.cells[key] = c
 	}
-	data := []byte(text)
-	c.printed += int64(len(data))
+	c.out.Write([]byte(text))
 	c.dirty = true
-	if room := p.headMax - len(c.head); room > 0 {
-		k := min(room, len(data))
-		c.head = append(c.head, data[:k]...)
-		data = data[k:]
-	}
-	if len(data) >= p.tailMax {
-		c.tail = append(c.tail[:0], data[len(data)-p.tailMax:]...)
-		return nil
-	}
-	c.tail = append(c.tail, data...)
-	if over := len(c.tail) - p.tailMax; over > 0 {
-		c.tail = append(c.tail[:0], c.tail[over:]...)
-	}
 	return nil
 }
 
@@ -163,7 +146,7 @@ func (p *Spool) Read(ctx context.Context, sessionID string, call int64) (string,
 	var out strings.Builder
 	out.Write(head)
 	if cut := printed - int64(len(head)+len(tail)); cut > 0 {
-		fmt.Fprintf(&out, "\n[... %d bytes cut ...]\n", cut)
+		out.WriteString(clip.Line(cut))
 	}
 	out.Write(tail)
 	return strings.ToValidUTF8(out.String(), "\uFFFD"), nil
@@ -275,9 +258,10 @@ func (p *Spool) flush(ctx context.Context) error {
 		if !c.dirty {
 			continue
 		}
-		w := spoolWrite{key: key, cell: c, headLen: len(c.head), tail: append([]byte{}, c.tail...), printed: c.printed}
-		if c.headWritten != len(c.head) {
-			w.head = append([]byte{}, c.head...)
+		head := c.out.Head()
+		w := spoolWrite{key: key, cell: c, headLen: len(head), tail: append([]byte{}, c.out.Tail()...), printed: c.out.Total()}
+		if c.headWritten != len(head) {
+			w.head = append([]byte{}, head...)
 		}
 		writes = append(writes, w)
 		c.dirty, c.stored = false, true

@@ -134,7 +134,7 @@ func TestSpoolBoundsItsRowAndMemory(t *testing.T) {
 	}
 	p.mu.Lock()
 	c := p.cells[spoolKey{"s", 1}]
-	held := len(c.head) + cap(c.tail)
+	held := len(c.out.Head()) + cap(c.out.Tail())
 	p.mu.Unlock()
 	if held > 2*1024 {
 		t.Errorf("the spool holds %d bytes of the cell in memory, more than twice its limit of 1024", held)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/internal/clip"
 )
 
 const (
@@ -203,11 +204,11 @@ func (p *process) finish(ev event, found <-chan struct{}, reason albedo.CellStat
 		res.Trace.Changes = []albedo.Change{}
 	}
 	if ev.Value != nil {
-		res.Value = clipText(*ev.Value, textLimit(limit))
+		res.Value = clip.Text(*ev.Value, textLimit(limit))
 	}
 	if ev.Status != "ok" {
 		res.Status = albedo.CellError
-		res.Error = clipText(ev.Error, textLimit(limit))
+		res.Error = clip.Text(ev.Error, textLimit(limit))
 		if reason != "" {
 			res.Status = reason
 			res.Error = why(reason, timeout) + "\n" + res.Error

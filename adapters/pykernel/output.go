@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"unicode/utf8"
+
+	"github.com/albedo-agent/albedo/internal/clip"
 )
 
 // capture takes a kernel's combined stdout and stderr, chunk by chunk, and
@@ -16,7 +17,7 @@ type capture struct {
 	mu     sync.Mutex
 	marker []byte // nil while no cell is collecting
 	carry  []byte // a tail that may be the start of the marker
-	out    clipBuffer
+	out    clip.Buffer
 	found  chan struct{}
 	// live collects, uncut, what the cell wrote since takeLive last took
 	// it, when liveOn is set: at most liveLimit bytes of a cell, the rest
@@ -39,7 +40,7 @@ func (c *capture) begin(marker string, limit int, live bool) <-chan struct{} {
 	defer c.mu.Unlock()
 	c.marker = []byte(marker)
 	c.carry = nil
-	c.out = newClipBuffer(limit)
+	c.out = clip.New(limit)
 	c.found = make(chan struct{})
 	c.live, c.liveOn, c.liveLeft, c.liveDropped = nil, live, liveLimit, 0
 	return c.found
@@ -64,7 +65,7 @@ func (c *capture) takeLive(final bool) string {
 	defer c.mu.Unlock()
 	p := c.live
 	if !final {
-		p = trimRuneEnd(p)
+		p = clip.TrimRuneEnd(p)
 	}
 	text := strings.ToValidUTF8(string(p), "\uFFFD")
 	c.live = append(c.live[:0], c.live[len(p):]...)
@@ -110,7 +111,7 @@ func (c *capture) end() string {
 	}
 	c.marker, c.carry = nil, nil
 	text := c.out.String()
-	c.out = clipBuffer{}
+	c.out = clip.Buffer{}
 	return text
 }
 
@@ -124,95 +125,4 @@ func partialSuffix(data, marker []byte) int {
 		}
 	}
 	return 0
-}
-
-// clipBuffer keeps the first and the last bytes written to it, up to a limit
-// in all, and counts the rest.
-type clipBuffer struct {
-	headMax, tailMax int
-	head             []byte
-	tail             []byte // the last bytes; trimmed to tailMax lazily
-	total            int64
-}
-
-// newClipBuffer returns a buffer that keeps limit bytes: half from the
-// start, half from the end.
-func newClipBuffer(limit int) clipBuffer {
-	head := limit / 2
-	return clipBuffer{headMax: head, tailMax: limit - head}
-}
-
-// Write keeps what fits and never fails.
-func (b *clipBuffer) Write(p []byte) (int, error) {
-	n := len(p)
-	b.total += int64(n)
-	if room := b.headMax - len(b.head); room > 0 {
-		k := min(room, len(p))
-		b.head = append(b.head, p[:k]...)
-		p = p[k:]
-	}
-	switch {
-	case len(p) == 0 || b.tailMax == 0:
-	case len(p) >= b.tailMax:
-		b.tail = append(b.tail[:0], p[len(p)-b.tailMax:]...)
-	default:
-		b.tail = append(b.tail, p...)
-		if len(b.tail) >= 2*b.tailMax {
-			b.tail = b.tail[:copy(b.tail, b.tail[len(b.tail)-b.tailMax:])]
-		}
-	}
-	return n, nil
-}
-
-// String returns the kept text as valid UTF-8. When bytes were dropped, a
-// line "[... N bytes cut ...]" stands where they were.
-func (b *clipBuffer) String() string {
-	tail := b.tail
-	if len(tail) > b.tailMax {
-		tail = tail[len(tail)-b.tailMax:]
-	}
-	cut := b.total - int64(len(b.head)) - int64(len(tail))
-	if cut == 0 {
-		return strings.ToValidUTF8(string(b.head)+string(tail), "\uFFFD")
-	}
-	head, tail := trimRuneEnd(b.head), trimRuneStart(tail)
-	cut = b.total - int64(len(head)) - int64(len(tail))
-	var s strings.Builder
-	s.Write(head)
-	fmt.Fprintf(&s, "\n[... %d bytes cut ...]\n", cut)
-	s.Write(tail)
-	return strings.ToValidUTF8(s.String(), "\uFFFD")
-}
-
-// clipText caps s at limit bytes like clipBuffer.
-func clipText(s string, limit int) string {
-	if limit <= 0 || len(s) <= limit {
-		return s
-	}
-	b := newClipBuffer(limit)
-	b.Write([]byte(s))
-	return b.String()
-}
-
-// trimRuneEnd drops an incomplete UTF-8 sequence from the end of p.
-func trimRuneEnd(p []byte) []byte {
-	for i := len(p) - 1; i >= 0 && i >= len(p)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(p[i]) {
-			if utf8.FullRune(p[i:]) {
-				return p
-			}
-			return p[:i]
-		}
-	}
-	return p
-}
-
-// trimRuneStart drops UTF-8 continuation bytes from the start of p.
-func trimRuneStart(p []byte) []byte {
-	for i := 0; i < len(p) && i < utf8.UTFMax; i++ {
-		if utf8.RuneStart(p[i]) {
-			return p[i:]
-		}
-	}
-	return p
 }

@@ -6,35 +6,6 @@ import (
 	"testing"
 )
 
-func TestClipBuffer(t *testing.T) {
-	tests := []struct {
-		name   string
-		limit  int
-		writes []string
-		want   string
-	}{
-		{name: "empty", limit: 10, want: ""},
-		{name: "fits", limit: 10, writes: []string{"abc", "def"}, want: "abcdef"},
-		{name: "exactly full", limit: 6, writes: []string{"abc", "def"}, want: "abcdef"},
-		{name: "head and tail", limit: 6, writes: []string{"abcdefghij"}, want: "abc\n[... 4 bytes cut ...]\nhij"},
-		{name: "many writes", limit: 4, writes: []string{"a", "b", "c", "d", "e", "f", "g"}, want: "ab\n[... 3 bytes cut ...]\nfg"},
-		{name: "tail from a long write", limit: 4, writes: []string{"ab", strings.Repeat("x", 100) + "yz"}, want: "ab\n[... 100 bytes cut ...]\nyz"},
-		{name: "runes are not split", limit: 6, writes: []string{"ééééé"}, want: "é\n[... 6 bytes cut ...]\né"},
-		{name: "invalid bytes replaced", limit: 10, writes: []string{"a\xffb"}, want: "a\uFFFDb"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			b := newClipBuffer(tt.limit)
-			for _, w := range tt.writes {
-				b.Write([]byte(w))
-			}
-			if got := b.String(); got != tt.want {
-				t.Errorf("String() = %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
 func TestCaptureFindsTheMarkerAcrossChunks(t *testing.T) {
 	const marker = "\x00end:XYZ\x00"
 	stream := "before\x00almost\x00en" + marker + "after"
@@ -72,15 +43,6 @@ func TestCaptureDropsOutputBetweenCells(t *testing.T) {
 	c.write([]byte("unfinished<N"))
 	if got := c.end(); got != "unfinished<N" {
 		t.Errorf("output without a marker = %q", got)
-	}
-}
-
-func TestClipText(t *testing.T) {
-	if got := clipText("short", 10); got != "short" {
-		t.Errorf("clipText kept %q", got)
-	}
-	if got, want := clipText("abcdefghij", 4), "ab\n[... 6 bytes cut ...]\nij"; got != want {
-		t.Errorf("clipText = %q, want %q", got, want)
 	}
 }
 

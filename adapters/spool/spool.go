@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/albedo-agent/albedo/albedo"
+	"github.com/albedo-agent/albedo/internal/clip"
 )
 
 // DefaultLimit is the default cap, in bytes, of one cell's spool.
@@ -115,7 +116,7 @@ func (s *Spool) Read(_ context.Context, sessionID string, call int64) (string, e
 		segs = segs[len(segs)-2:]
 	}
 	if len(segs) > 0 && segs[0] > 0 {
-		fmt.Fprintf(&out, "\n[... %d bytes cut ...]\n", segs[0]*s.segMax)
+		out.WriteString(clip.Line(int64(segs[0] * s.segMax)))
 	}
 	for _, n := range segs {
 		b, err := readFile(base + tailName(n))
