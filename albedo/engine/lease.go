@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -226,14 +227,15 @@ func (s *Service) stopKernel(ctx context.Context, st *sessionState, id, why stri
 func (s *Service) keepLeases(stop <-chan struct{}) {
 	t := time.NewTicker(s.leases.every())
 	defer t.Stop()
+	trouble := tickTrouble{log: s.log, failing: map[string]int{}}
 	for {
 		select {
 		case <-stop:
 			return
 		case <-t.C:
 			ctx, cancel := context.WithTimeout(context.Background(), s.leases.every())
-			s.renewLeases(ctx)
-			s.takeOver(ctx)
+			s.renewLeases(ctx, &trouble)
+			s.takeOver(ctx, &trouble)
 			cancel()
 		}
 	}
@@ -242,7 +244,7 @@ func (s *Service) keepLeases(stop <-chan struct{}) {
 // renewLeases stops trusting the leases whose trust ran out (a renewal
 // that failed or came too late: the process may have been stopped), then
 // renews the rest in one request.
-func (s *Service) renewLeases(ctx context.Context) {
+func (s *Service) renewLeases(ctx context.Context, trouble *tickTrouble) {
 	k := s.leases
 	held := k.snapshot()
 	now := time.Now()
@@ -260,9 +262,10 @@ func (s *Service) renewLeases(ctx context.Context) {
 	sent := time.Now()
 	got, err := k.port.Renew(ctx)
 	if err != nil {
-		s.log.Warn("renew leases", "err", err)
+		trouble.failed("renew leases", err)
 		return
 	}
+	trouble.worked("renew leases")
 	for _, lease := range k.renewed(live, got, sent) {
 		s.leaseLost(lease, errors.New("the store refused its renewal: it expired or was taken"))
 	}
@@ -272,12 +275,13 @@ func (s *Service) renewLeases(ctx context.Context) {
 // the lease of (their daemon died or stopped), as a restart resumes them,
 // when their workspace exists on this machine (mapped by the service's
 // workspace map).
-func (s *Service) takeOver(ctx context.Context) {
+func (s *Service) takeOver(ctx context.Context, trouble *tickTrouble) {
 	orphans, err := s.leases.port.Orphans(ctx)
 	if err != nil {
-		s.log.Warn("look for orphaned sessions", "err", err)
+		trouble.failed("look for orphaned sessions", err)
 		return
 	}
+	trouble.worked("look for orphaned sessions")
 	for _, o := range orphans {
 		if s.isClosed() {
 			return
@@ -293,6 +297,32 @@ func (s *Service) takeOver(ctx context.Context) {
 		if ok {
 			s.log.Info("took over the turn of an orphaned session", "session", o.SessionID)
 		}
+	}
+}
+
+// tickTrouble logs a failing step of the lease ticks once when it starts
+// failing and once when it works again, not at every tick of a store
+// outage. Only the keepLeases goroutine uses it.
+type tickTrouble struct {
+	log *slog.Logger
+	// failing counts the failed ticks of each step failing now.
+	failing map[string]int
+}
+
+// failed notes that step failed with err, logging it when it worked
+// before.
+func (t *tickTrouble) failed(step string, err error) {
+	if t.failing[step] == 0 {
+		t.log.Warn(step, "err", err)
+	}
+	t.failing[step]++
+}
+
+// worked notes that step worked, logging it when it failed before.
+func (t *tickTrouble) worked(step string) {
+	if n := t.failing[step]; n > 0 {
+		t.log.Info(step+" works again", "failed_ticks", n)
+		delete(t.failing, step)
 	}
 }
 

@@ -1,7 +1,9 @@
 package engine_test
 
 import (
+	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"testing"
@@ -312,5 +314,33 @@ func TestAMappedWorkspaceIsTakenOverAndRunHereWhileTheStoreKeepsItsPath(t *testi
 	}
 	if stored, _ := r.store.Session(r.ctx, sess.ID); stored.Workspace != r.workspace || moved.Workspace != r.workspace {
 		t.Errorf("after a move: stored %s, shown %s; want %s", stored.Workspace, moved.Workspace, r.workspace)
+	}
+}
+
+func TestAStoreOutageIsLoggedOnceWhenItStartsAndOnceWhenItEnds(t *testing.T) {
+	r := newRig(t, script(fakes.Text("done")))
+	table := fakes.NewLeaseTable(testLeaseTTL, r.store)
+	var log syncBuffer
+	r.tune = func(o *engine.Options) {
+		o.Store = table.Fence(r.store)
+		o.Leases = table.Owner("a")
+		o.Logger = slog.New(slog.NewTextHandler(&log, nil))
+	}
+	r.svc = r.newService()
+	const failing = `msg="look for orphaned sessions"`
+
+	table.Down(errors.New("connection refused"))
+	looks := table.OrphanLooks()
+	waitFor(t, "three failed looks for orphaned sessions", func() bool { return table.OrphanLooks() >= looks+3 })
+	if n := strings.Count(log.String(), failing); n != 1 {
+		t.Fatalf("the failing look was logged %d times over three ticks; want once:\n%s", n, log.String())
+	}
+
+	table.Down(nil)
+	waitFor(t, "the looks to be logged working again", func() bool {
+		return strings.Contains(log.String(), `msg="look for orphaned sessions works again"`)
+	})
+	if n := strings.Count(log.String(), failing); n != 1 {
+		t.Errorf("the failing look was logged %d times; want once:\n%s", n, log.String())
 	}
 }
