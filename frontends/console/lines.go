@@ -26,6 +26,33 @@ func (l line) plain() string {
 	return b.String()
 }
 
+// add appends text in style to the line, joining it to the last segment
+// when that has the same style; empty text adds nothing.
+func (l line) add(text string, style tcell.Style) line {
+	switch n := len(l); {
+	case text == "":
+	case n > 0 && l[n-1].style == style:
+		l[n-1].text += text
+	default:
+		l = append(l, segment{text, style})
+	}
+	return l
+}
+
+// splitLines splits a styled line at the newlines in its text.
+func splitLines(l line) []line {
+	out := []line{nil}
+	for _, s := range l {
+		for i, p := range strings.Split(s.text, "\n") {
+			if i > 0 {
+				out = append(out, nil)
+			}
+			out[len(out)-1] = out[len(out)-1].add(p, s.style)
+		}
+	}
+	return out
+}
+
 // width returns how many cells text takes on a terminal.
 func width(text string) int {
 	for i := 0; i < len(text); i++ {
@@ -114,11 +141,7 @@ func wrapLine(l line, w int) []line {
 	emit := func(part []cell) {
 		var row line
 		for _, c := range part {
-			if n := len(row); n > 0 && row[n-1].style == c.style {
-				row[n-1].text += c.text
-			} else {
-				row = append(row, segment{c.text, c.style})
-			}
+			row = row.add(c.text, c.style)
 		}
 		rows = append(rows, trimLine(row))
 	}

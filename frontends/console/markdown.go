@@ -8,30 +8,19 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/yuin/goldmark/ast"
 	extast "github.com/yuin/goldmark/extension/ast"
-	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 )
 
-// markdown lays out the model's answers: markup's parser reads them in
-// albedo's dialect, and this draws the tree as styled rows for the
-// terminal.
-type markdown struct {
-	parser parser.Parser
-}
-
-// newMarkdown returns a markdown renderer.
-func newMarkdown() *markdown {
-	return &markdown{parser: markup.NewParser()}
-}
-
-// render lays out source at width w in base style.
-func (m *markdown) render(source string, w int, th *theme, base tcell.Style) []line {
+// markdown lays out the model's answers: markup's parser reads source in
+// albedo's dialect, and this draws the tree at width w in base style as
+// styled rows for the terminal.
+func (th *theme) markdown(source string, w int, base tcell.Style) []line {
 	source = markup.Clean(source)
 	if plainProse(source) {
 		return proseRows(source, w, base)
 	}
 	src := []byte(source)
-	doc := m.parser.Parse(text.NewReader(src))
+	doc := th.md.Parse(text.NewReader(src))
 	r := &mdRenderer{src: src, th: th, base: base}
 	r.blocks(doc, w)
 	if len(r.rows) == 0 {
@@ -131,16 +120,11 @@ func (r *mdRenderer) block(n ast.Node, w int) {
 	case *ast.ThematicBreak:
 		r.rows = append(r.rows, line{{strings.Repeat("─", min(w, 40)), th.frame}})
 	case *ast.FencedCodeBlock:
-		r.code(string(n.Language(r.src)), n.Lines(), w)
+		r.code(string(n.Language(r.src)), markup.BlockSource(n, r.src), w)
 	case *ast.CodeBlock:
-		r.code("", n.Lines(), w)
+		r.code("", markup.BlockSource(n, r.src), w)
 	case *ast.HTMLBlock:
-		var b strings.Builder
-		r.lines(&b, n.Lines())
-		if n.HasClosure() {
-			b.Write(n.ClosureLine.Value(r.src))
-		}
-		r.paragraph(splitText(strings.TrimRight(b.String(), "\n"), th.dim), w)
+		r.paragraph(line{{markup.BlockSource(n, r.src), th.dim}}, w)
 	case *ast.Blockquote:
 		r.indent(line{{"▌ ", th.frame}}, line{{"▌ ", th.frame}}, func(w int) {
 			saved := r.base
@@ -240,22 +224,12 @@ func taskBox(item ast.Node) *extast.TaskCheckBox {
 
 // code lays out a code block, highlighted when its language is known,
 // after a frame.
-func (r *mdRenderer) code(lang string, lines *text.Segments, w int) {
-	var b strings.Builder
-	r.lines(&b, lines)
+func (r *mdRenderer) code(lang, code string, w int) {
 	frame := line{{"│ ", r.th.frame}}
-	for _, row := range r.th.hl.lines(strings.TrimRight(b.String(), "\n"), lang, r.th, r.th.code) {
+	for _, row := range r.th.highlight(code, lang, r.th.code) {
 		for _, part := range wrapLine(row, max(w-2, 4)) {
 			r.rows = append(r.rows, append(append(line{}, frame...), part...))
 		}
-	}
-}
-
-// lines writes the source of a block's lines.
-func (r *mdRenderer) lines(b *strings.Builder, lines *text.Segments) {
-	for i := 0; i < lines.Len(); i++ {
-		seg := lines.At(i)
-		b.Write(seg.Value(r.src))
 	}
 }
 
@@ -270,16 +244,7 @@ func (r *mdRenderer) paragraph(l line, w int) {
 // breaks are newlines in its text.
 func (r *mdRenderer) inlines(n ast.Node, style tcell.Style) line {
 	var out line
-	add := func(s string, st tcell.Style) {
-		if s == "" {
-			return
-		}
-		if k := len(out); k > 0 && out[k-1].style == st {
-			out[k-1].text += s
-			return
-		}
-		out = append(out, segment{s, st})
-	}
+	add := func(s string, st tcell.Style) { out = out.add(s, st) }
 	var walk func(n ast.Node, st tcell.Style)
 	walk = func(n ast.Node, st tcell.Style) {
 		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
@@ -465,23 +430,3 @@ func pad(cell line, w int, a extast.Alignment, style tcell.Style) line {
 	out = append(out, cell...)
 	return append(out, segment{strings.Repeat(" ", gap-left), style})
 }
-
-// splitLines splits a styled line at the newlines in its text.
-func splitLines(l line) []line {
-	out := []line{nil}
-	for _, s := range l {
-		parts := strings.Split(s.text, "\n")
-		for i, p := range parts {
-			if i > 0 {
-				out = append(out, nil)
-			}
-			if p != "" {
-				out[len(out)-1] = append(out[len(out)-1], segment{p, s.style})
-			}
-		}
-	}
-	return out
-}
-
-// splitText turns text into one styled line per row.
-func splitText(s string, style tcell.Style) line { return line{{s, style}} }

@@ -12,7 +12,7 @@ import (
 func renderPlain(source string, width int) string {
 	th := defaultTheme()
 	var out []string
-	for _, l := range th.md.render(source, width, th, th.text) {
+	for _, l := range th.markdown(source, width, th.text) {
 		out = append(out, strings.TrimRight(l.plain(), " "))
 	}
 	return strings.Join(out, "\n")
@@ -95,7 +95,7 @@ func TestPlainProseRendersAsMarkdownWould(t *testing.T) {
 			t.Fatalf("%q is not plain prose", source)
 		}
 		r := &mdRenderer{src: []byte(source), th: th, base: th.text}
-		r.blocks(th.md.parser.Parse(text.NewReader([]byte(source))), 10)
+		r.blocks(th.md.Parse(text.NewReader([]byte(source))), 10)
 		var parsed, fast []string
 		for _, l := range r.rows {
 			parsed = append(parsed, l.plain())
@@ -116,7 +116,7 @@ func TestPlainProseRendersAsMarkdownWould(t *testing.T) {
 
 func TestMarkdownStyles(t *testing.T) {
 	th := defaultTheme()
-	rows := th.md.render("# Title\n\na **bold** *soft* ~~gone~~ `code` [link](http://x)\n\n```python\ndef greet():\n    return 'hi'  # done\n```", 60, th, th.text)
+	rows := th.markdown("# Title\n\na **bold** *soft* ~~gone~~ `code` [link](http://x)\n\n```python\ndef greet():\n    return 'hi'  # done\n```", 60, th.text)
 	wantStyles(t, rows, []styled{
 		{"Title", th.heading.Underline(true)},
 		{"━━━", th.heading},
@@ -137,7 +137,7 @@ func TestMarkdownHighlightsShellBlocks(t *testing.T) {
 	th := defaultTheme()
 	for _, lang := range []string{"bash", "sh", "shell", "console"} {
 		t.Run(lang, func(t *testing.T) {
-			rows := th.md.render("```"+lang+"\n# build it\nif [ -n \"$HOME\" ]; then go test --count=1 ./... && echo 'ok'; fi\n```", 100, th, th.text)
+			rows := th.markdown("```"+lang+"\n# build it\nif [ -n \"$HOME\" ]; then go test --count=1 ./... && echo 'ok'; fi\n```", 100, th.text)
 			wantStyles(t, rows, []styled{
 				{"# build it", th.synComment},
 				{"if", th.synKeyword},
@@ -149,13 +149,13 @@ func TestMarkdownHighlightsShellBlocks(t *testing.T) {
 			})
 		})
 	}
-	rows := th.md.render("```bash\necho ${PATH}\n```", 40, th, th.text)
+	rows := th.markdown("```bash\necho ${PATH}\n```", 40, th.text)
 	wantStyles(t, rows, []styled{{"${PATH}", th.synConstant}, {"echo", th.code}})
 }
 
 func TestHighlightPython(t *testing.T) {
 	th := defaultTheme()
-	rows := th.hl.lines("import os\nn = 42\nprint(None, \"s\")", "python", th, th.code)
+	rows := th.highlight("import os\nn = 42\nprint(None, \"s\")", "python", th.code)
 	if len(rows) != 3 {
 		t.Fatalf("got %d rows, want 3: %v", len(rows), rows)
 	}
@@ -167,7 +167,7 @@ func TestHighlightPython(t *testing.T) {
 		{`"s"`, th.synString},
 		{"os", th.code},
 	})
-	if plain := th.hl.lines("x = 1", "go", th, th.code); len(plain) != 1 || plain[0][0].style != th.code {
+	if plain := th.highlight("x = 1", "go", th.code); len(plain) != 1 || plain[0][0].style != th.code {
 		t.Errorf("an unknown language is not left plain: %v", plain)
 	}
 }

@@ -28,7 +28,7 @@ func (th *theme) outputLines(text string, base tcell.Style) []line {
 			continue
 		case source && trimmed != "" && len(trimmed) < len(row):
 			indent := row[:len(row)-len(trimmed)]
-			code := th.hl.lines(trimmed, "python", th, th.code)
+			code := th.highlight(trimmed, "python", th.code)
 			out[i] = append(line{{indent, base}}, code[0]...)
 		default:
 			out[i] = line{{row, base}}

@@ -161,7 +161,7 @@ func (l *layouter) styled(first, rest string, fs tcell.Style, lines []line, max 
 
 // markdown lays out the model's text as markdown after a two-cell gutter.
 func (l *layouter) markdown(gutter string, gs tcell.Style, text string, ts tcell.Style) {
-	for i, r := range l.th.md.render(text, l.o.width-width(gutter), l.th, ts) {
+	for i, r := range l.th.markdown(text, l.o.width-width(gutter), ts) {
 		p := "  "
 		if i == 0 {
 			p = gutter
@@ -249,7 +249,7 @@ func (l *layouter) label(seq int64) {
 func (l *layouter) thinking(b *Block) {
 	th := l.th
 	// Reasoning is markdown too (models bold its headings).
-	rows := th.md.render(strings.TrimSpace(b.Text), l.o.width-2, th, th.thinking)
+	rows := th.markdown(strings.TrimSpace(b.Text), l.o.width-2, th.thinking)
 	switch {
 	case l.o.detail:
 		l.rows = append(l.rows, line{{"∴ ", th.thinking}, {"thinking", th.thinking}})
@@ -324,7 +324,7 @@ func (l *layouter) tool(b *Block) {
 	}
 	if code := strings.TrimRight(b.Code, "\n"); code != "" {
 		if b.lit.rows == nil || b.lit.code != code {
-			b.lit = highlightCache{code: code, rows: th.hl.lines(code, "python", th, th.code)}
+			b.lit = highlightCache{code: code, rows: th.highlight(code, "python", th.code)}
 		}
 		l.block("│ ", b.lit.rows, codeMax, false)
 	}
@@ -336,7 +336,7 @@ func (l *layouter) tool(b *Block) {
 		if c.Value != "" {
 			// The value is the repr of the cell's last expression, Python,
 			// and the kernel clips it: highlighting it at each layout is cheap.
-			l.styled("│ = ", "│   ", th.frame, th.hl.lines(c.Value, "python", th, th.text), outMax)
+			l.styled("│ = ", "│   ", th.frame, th.highlight(c.Value, "python", th.text), outMax)
 		}
 		for _, img := range c.Images {
 			l.rows = append(l.rows, line{{"├ ", th.frame}, {"image shown to the model: " + imageText(img), th.dim}})

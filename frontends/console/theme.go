@@ -1,9 +1,13 @@
 package console
 
-import "github.com/gdamore/tcell/v2"
+import (
+	"github.com/albedo-agent/albedo/frontends/markup"
+	"github.com/gdamore/tcell/v2"
+	"github.com/yuin/goldmark/parser"
+)
 
-// theme holds the styles of the console, and the markdown renderer and
-// highlighter that use them.
+// theme holds the styles of the console, and the markdown parser and
+// highlighter whose output it styles.
 type theme struct {
 	text, dim, bold   tcell.Style
 	user, userText    tcell.Style
@@ -18,8 +22,8 @@ type theme struct {
 	synKeyword, synConstant, synString, synNumber    tcell.Style
 	synComment, synFunction, synBuiltin, synOperator tcell.Style
 
-	md *markdown
-	hl *highlighter
+	md     parser.Parser
+	tokens *markup.Highlighter
 }
 
 // defaultTheme returns the console's styles: terminal colours, so that
@@ -55,6 +59,6 @@ func defaultTheme() *theme {
 		synBuiltin:  base.Foreground(tcell.ColorBlue),
 		synOperator: base.Foreground(tcell.ColorMaroon),
 	}
-	th.md, th.hl = newMarkdown(), newHighlighter()
+	th.md, th.tokens = markup.NewParser(), markup.NewHighlighter()
 	return th
 }

@@ -59,9 +59,6 @@ func (h *Highlighter) lexer(lang string) chroma.Lexer {
 	return nil
 }
 
-// Known reports whether code in lang is highlighted.
-func (h *Highlighter) Known(lang string) bool { return h.lexer(lang) != nil }
-
 // Tokens splits code in lang into tokens, runs of one class merged; code
 // in a language not highlighted is one Plain token. The tokens' texts
 // add up to code.

@@ -3,7 +3,6 @@ package markup
 import (
 	"bytes"
 	"fmt"
-	"strings"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -73,14 +72,8 @@ func (r *htmlRules) htmlBlock(w util.BufWriter, source []byte, node ast.Node, en
 	if !entering {
 		return ast.WalkContinue, nil
 	}
-	n := node.(*ast.HTMLBlock)
-	var b strings.Builder
-	writeLines(&b, source, n.Lines())
-	if n.HasClosure() {
-		b.Write(n.ClosureLine.Value(source))
-	}
 	w.WriteString(`<p class="raw-html">`)
-	w.Write(util.EscapeHTML([]byte(strings.TrimRight(b.String(), "\n"))))
+	w.Write(util.EscapeHTML([]byte(BlockSource(node, source))))
 	w.WriteString("</p>\n")
 	return ast.WalkSkipChildren, nil
 }
@@ -107,7 +100,7 @@ func (r *htmlRules) fencedCode(w util.BufWriter, source []byte, node ast.Node, e
 		return ast.WalkContinue, nil
 	}
 	n := node.(*ast.FencedCodeBlock)
-	r.code(w, source, string(n.Language(source)), n.Lines())
+	r.code(w, string(n.Language(source)), BlockSource(n, source))
 	return ast.WalkSkipChildren, nil
 }
 
@@ -116,16 +109,13 @@ func (r *htmlRules) indentedCode(w util.BufWriter, source []byte, node ast.Node,
 	if !entering {
 		return ast.WalkContinue, nil
 	}
-	r.code(w, source, "", node.Lines())
+	r.code(w, "", BlockSource(node, source))
 	return ast.WalkSkipChildren, nil
 }
 
 // code writes a code block: a pre element naming its language, each token
 // in a span of its class.
-func (r *htmlRules) code(w util.BufWriter, source []byte, lang string, lines *text.Segments) {
-	var b strings.Builder
-	writeLines(&b, source, lines)
-	code := strings.TrimRight(b.String(), "\n")
+func (r *htmlRules) code(w util.BufWriter, lang, code string) {
 	w.WriteString(`<pre class="code"`)
 	if lang != "" {
 		w.WriteString(` data-lang="`)
@@ -201,12 +191,4 @@ func openLink(w util.BufWriter, url []byte) {
 		w.Write(util.EscapeHTML(url))
 	}
 	w.WriteString(`"`)
-}
-
-// writeLines writes the source of a block's lines.
-func writeLines(b *strings.Builder, source []byte, lines *text.Segments) {
-	for i := 0; i < lines.Len(); i++ {
-		seg := lines.At(i)
-		b.Write(seg.Value(source))
-	}
 }
