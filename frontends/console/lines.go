@@ -180,6 +180,15 @@ func wrapLine(l line, w int) []line {
 	return rows
 }
 
+// wrapLines wraps each of lines into rows of at most w cells.
+func wrapLines(lines []line, w int) []line {
+	var rows []line
+	for _, l := range lines {
+		rows = append(rows, wrapLine(l, w)...)
+	}
+	return rows
+}
+
 // trimLine drops the spaces at the end of a line.
 func trimLine(l line) line {
 	for len(l) > 0 {

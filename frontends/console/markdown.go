@@ -225,19 +225,14 @@ func taskBox(item ast.Node) *extast.TaskCheckBox {
 // code lays out a code block, highlighted when its language is known,
 // after a frame.
 func (r *mdRenderer) code(lang, code string, w int) {
-	frame := line{{"│ ", r.th.frame}}
-	for _, row := range r.th.highlight(code, lang, r.th.code) {
-		for _, part := range wrapLine(row, max(w-2, 4)) {
-			r.rows = append(r.rows, append(append(line{}, frame...), part...))
-		}
+	for _, row := range wrapLines(r.th.highlight(code, lang, r.th.code), max(w-2, 4)) {
+		r.rows = append(r.rows, append(line{{"│ ", r.th.frame}}, row...))
 	}
 }
 
 // paragraph wraps inline content, which may hold newlines (hard breaks).
 func (r *mdRenderer) paragraph(l line, w int) {
-	for _, part := range splitLines(l) {
-		r.rows = append(r.rows, wrapLine(part, w)...)
-	}
+	r.rows = append(r.rows, wrapLines(splitLines(l), w)...)
 }
 
 // inlines renders the inline children of n in style as one line; hard
@@ -358,9 +353,7 @@ func (r *mdRenderer) table(n *extast.Table, w int) {
 			if i < len(row) {
 				c = row[i]
 			}
-			for _, part := range splitLines(c) {
-				wrapped[i] = append(wrapped[i], wrapLine(part, widths[i])...)
-			}
+			wrapped[i] = wrapLines(splitLines(c), widths[i])
 			height = max(height, len(wrapped[i]))
 		}
 		for k := range height {

@@ -2,6 +2,7 @@ package console
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/albedo-agent/albedo/albedo/wire"
@@ -68,7 +69,7 @@ func layout(b *Block, o layoutOptions) []line {
 		l.image(b)
 		l.rows = append(l.rows, line{{"  ", th.dim}, {"queued: it joins the next model request", th.queued}})
 	case BlockAssistant:
-		l.labelled(b.Seq, func() { l.markdown("● ", th.assistant, b.Text, th.text) })
+		l.labelled(b.Seq, func() { l.gutter("● ", "  ", th.assistant, th.markdown(b.Text, l.o.width-2, th.text)) })
 		if b.Cut {
 			l.rows = append(l.rows, line{{"  ", th.dim}, {"(cut short)", th.warn}})
 		}
@@ -118,55 +119,21 @@ type layouter struct {
 	rows []line
 }
 
-// para wraps text after a two-cell gutter: gutter on the first row, spaces
-// after it.
+// para wraps text in style ts after a two-cell gutter: gutter on the
+// first row, spaces after it.
 func (l *layouter) para(gutter string, gs tcell.Style, text string, ts tcell.Style) {
-	l.indented(gutter, gs, "  ", gs, text, ts, -1)
+	l.gutter(gutter, "  ", gs, wrapLines(splitLines(line{{markup.Clean(text), ts}}), l.o.width-width(gutter)))
 }
 
-// indented wraps text after a first-row and a later-row prefix, keeping
-// its first max rows (all when max < 0).
-func (l *layouter) indented(first string, fs tcell.Style, rest string, rs tcell.Style, text string, ts tcell.Style, max int) {
-	rows := wrap(markup.Clean(text), l.o.width-width(first))
+// gutter appends rows after a gutter in style gs: first before the first
+// row, rest before the others.
+func (l *layouter) gutter(first, rest string, gs tcell.Style, rows []line) {
 	for i, r := range rows {
-		if max >= 0 && i >= max {
-			break
-		}
-		p, ps := rest, rs
+		g := rest
 		if i == 0 {
-			p, ps = first, fs
+			g = first
 		}
-		l.rows = append(l.rows, line{{p, ps}, {r, ts}})
-	}
-}
-
-// styled lays out styled lines wrapped to fit after a frame: first on the
-// first row, rest on the others; at most max rows (all when max < 0).
-func (l *layouter) styled(first, rest string, fs tcell.Style, lines []line, max int) {
-	var rows []line
-	for _, r := range lines {
-		rows = append(rows, wrapLine(r, l.o.width-width(first))...)
-	}
-	for i, r := range rows {
-		if max >= 0 && i >= max {
-			break
-		}
-		p := rest
-		if i == 0 {
-			p = first
-		}
-		l.rows = append(l.rows, append(line{{p, fs}}, r...))
-	}
-}
-
-// markdown lays out the model's text as markdown after a two-cell gutter.
-func (l *layouter) markdown(gutter string, gs tcell.Style, text string, ts tcell.Style) {
-	for i, r := range l.th.markdown(text, l.o.width-width(gutter), ts) {
-		p := "  "
-		if i == 0 {
-			p = gutter
-		}
-		l.rows = append(l.rows, append(line{{p, gs}}, r...))
+		l.rows = append(l.rows, append(line{{g, gs}}, r...))
 	}
 }
 
@@ -253,14 +220,10 @@ func (l *layouter) thinking(b *Block) {
 	switch {
 	case l.o.detail:
 		l.rows = append(l.rows, line{{"∴ ", th.thinking}, {"thinking", th.thinking}})
-		for _, r := range rows {
-			l.rows = append(l.rows, append(line{{"  ", th.thinking}}, r...))
-		}
+		l.gutter("  ", "  ", th.thinking, rows)
 	case b.Live:
 		l.rows = append(l.rows, line{{"∴ ", th.thinking}, {"thinking…", th.thinking}})
-		for _, r := range rows[max(0, len(rows)-liveThinkingRows):] {
-			l.rows = append(l.rows, append(line{{"  ", th.thinking}}, r...))
-		}
+		l.gutter("  ", "  ", th.thinking, rows[max(0, len(rows)-liveThinkingRows):])
 	default:
 		l.rows = append(l.rows, line{{"∴ ", th.thinking}, {fmt.Sprintf("thinking · %s (Ctrl-T shows)", plural(filled(rows), "line")), th.thinking}})
 	}
@@ -287,9 +250,7 @@ func (l *layouter) compaction(b *Block) {
 		return
 	}
 	l.rows = append(l.rows, line{{"≡ ", th.thinking}, {head, th.thinking}})
-	for _, r := range wrap(markup.Clean(strings.TrimSpace(b.Text)), l.o.width-2) {
-		l.rows = append(l.rows, line{{"  ", th.thinking}, {r, th.thinking}})
-	}
+	l.para("  ", th.thinking, strings.TrimSpace(b.Text), th.thinking)
 }
 
 // tool lays out a cell: a header with its status, its code, its output,
@@ -320,7 +281,7 @@ func (l *layouter) tool(b *Block) {
 	l.rows = append(l.rows, head)
 	codeMax, outMax := foldedCodeRows, foldedOutputRows
 	if l.o.detail {
-		codeMax, outMax = -1, -1
+		codeMax, outMax = math.MaxInt, math.MaxInt
 	}
 	if code := strings.TrimRight(b.Code, "\n"); code != "" {
 		if b.lit.rows == nil || b.lit.code != code {
@@ -336,7 +297,8 @@ func (l *layouter) tool(b *Block) {
 		if c.Value != "" {
 			// The value is the repr of the cell's last expression, Python,
 			// and the kernel clips it: highlighting it at each layout is cheap.
-			l.styled("│ = ", "│   ", th.frame, th.highlight(c.Value, "python", th.text), outMax)
+			rows := wrapLines(th.highlight(c.Value, "python", th.text), l.o.width-width("│ = "))
+			l.gutter("│ = ", "│   ", th.frame, rows[:min(len(rows), outMax)])
 		}
 		for _, img := range c.Images {
 			l.rows = append(l.rows, line{{"├ ", th.frame}, {"image shown to the model: " + imageText(img), th.dim}})
@@ -344,44 +306,36 @@ func (l *layouter) tool(b *Block) {
 		l.section("error", th.fail, c.Error, th.fail, outMax)
 	}
 	if b.Trace != "" {
-		l.indented("└ ", th.frame, "  ", th.frame, b.Trace, th.dim, -1)
+		l.para("└ ", th.frame, b.Trace, th.dim)
 	} else if b.Cell != nil || b.Code != "" {
 		l.rows = append(l.rows, line{{"└", th.frame}})
 	}
 }
 
 // section lays out a titled part of a cell (its output, its error) when
-// text holds more than newlines: the title, then text's last max rows.
-func (l *layouter) section(title string, ts tcell.Style, text string, style tcell.Style, max int) {
+// text holds more than newlines: the title, then text's last keep rows.
+func (l *layouter) section(title string, ts tcell.Style, text string, style tcell.Style, keep int) {
 	if text = strings.TrimRight(text, "\n"); text != "" {
 		l.rows = append(l.rows, line{{"├ ", l.th.frame}, {title, ts}})
-		l.block("│ ", l.th.outputLines(text, style), max, true)
+		l.block("│ ", l.th.outputLines(text, style), keep, true)
 	}
 }
 
-// block lays out rows after a frame, wrapped to fit, keeping max rows
-// (all when max < 0): the first ones, or the last ones when tail is set.
-func (l *layouter) block(frame string, lines []line, max int, tail bool) {
-	var rows []line
-	for _, r := range lines {
-		rows = append(rows, wrapLine(r, l.o.width-width(frame))...)
-	}
-	hidden := 0
-	if max >= 0 && len(rows) > max {
-		hidden = len(rows) - max
-		if tail {
-			rows = rows[hidden:]
-		} else {
-			rows = rows[:max]
-		}
+// block lays out rows after a frame, wrapped to fit, keeping at most keep
+// rows: the first ones, or the last ones when tail is set.
+func (l *layouter) block(frame string, lines []line, keep int, tail bool) {
+	rows := wrapLines(lines, l.o.width-width(frame))
+	hidden := max(0, len(rows)-keep)
+	if tail {
+		rows = rows[hidden:]
+	} else {
+		rows = rows[:len(rows)-hidden]
 	}
 	note := line{{frame, l.th.frame}, {fmt.Sprintf("… %s more (Ctrl-T shows all)", plural(hidden, "line")), l.th.dim}}
 	if hidden > 0 && tail {
 		l.rows = append(l.rows, note)
 	}
-	for _, r := range rows {
-		l.rows = append(l.rows, append(line{{frame, l.th.frame}}, r...))
-	}
+	l.gutter(frame, frame, l.th.frame, rows)
 	if hidden > 0 && !tail {
 		l.rows = append(l.rows, note)
 	}
