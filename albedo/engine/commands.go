@@ -67,50 +67,46 @@ func (s *Service) SwitchModel(ctx context.Context, id, provider, model string, e
 	if effort != nil && !slices.Contains([]string{"", "low", "medium", "high"}, *effort) {
 		return albedo.ModelChoice{}, albedo.Errorf(albedo.EInvalid, "effort %q is not one of low, medium, high", *effort)
 	}
-	st, err := s.existing(ctx, id)
-	if err != nil {
-		return albedo.ModelChoice{}, err
-	}
-	st.row.Lock()
-	defer st.row.Unlock()
-	sess, err := s.store.Session(ctx, id)
-	if err != nil {
-		return albedo.ModelChoice{}, err
-	}
-	if st.running() != nil {
-		return albedo.ModelChoice{}, albedo.Errorf(albedo.EBusy, "session %s is running a turn: interrupt it or wait before switching models", id)
-	}
-	if provider == "" {
-		provider = sess.Provider
-	}
-	cfg, err := s.config.Load(ctx)
-	if err != nil {
-		return albedo.ModelChoice{}, err
-	}
-	pc, ok := cfg.Providers[provider]
-	if !ok {
-		return albedo.ModelChoice{}, albedo.Errorf(albedo.EConflict, "provider %q is not configured: %s", provider, LoginHint)
-	}
-	// The default is written first: if that fails, nothing changed.
-	if err := s.config.SetActiveModel(ctx, provider, model); err != nil {
-		return albedo.ModelChoice{}, err
-	}
-	sess, err = s.updateLocked(ctx, id, func(x *albedo.Session) error {
-		x.Provider, x.Model, x.Protocol = provider, model, pc.Protocol
-		if effort != nil {
-			x.Effort = *effort
+	return withRow(ctx, s, id, func(st *sessionState) (albedo.ModelChoice, error) {
+		sess, err := s.store.Session(ctx, id)
+		if err != nil {
+			return albedo.ModelChoice{}, err
 		}
-		return nil
+		if st.running() != nil {
+			return albedo.ModelChoice{}, albedo.Errorf(albedo.EBusy, "session %s is running a turn: interrupt it or wait before switching models", id)
+		}
+		if provider == "" {
+			provider = sess.Provider
+		}
+		cfg, err := s.config.Load(ctx)
+		if err != nil {
+			return albedo.ModelChoice{}, err
+		}
+		pc, ok := cfg.Providers[provider]
+		if !ok {
+			return albedo.ModelChoice{}, albedo.Errorf(albedo.EConflict, "provider %q is not configured: %s", provider, LoginHint)
+		}
+		// The default is written first: if that fails, nothing changed.
+		if err := s.config.SetActiveModel(ctx, provider, model); err != nil {
+			return albedo.ModelChoice{}, err
+		}
+		sess, err = s.updateLocked(ctx, id, func(x *albedo.Session) error {
+			x.Provider, x.Model, x.Protocol = provider, model, pc.Protocol
+			if effort != nil {
+				x.Effort = *effort
+			}
+			return nil
+		})
+		if err != nil {
+			return albedo.ModelChoice{}, err
+		}
+		choice := albedo.ModelChoice{Provider: sess.Provider, Model: sess.Model, Protocol: sess.Protocol}
+		if sess.Effort != "" {
+			e := sess.Effort
+			choice.Effort = &e
+		}
+		return choice, nil
 	})
-	if err != nil {
-		return albedo.ModelChoice{}, err
-	}
-	choice := albedo.ModelChoice{Provider: sess.Provider, Model: sess.Model, Protocol: sess.Protocol}
-	if sess.Effort != "" {
-		e := sess.Effort
-		choice.Effort = &e
-	}
-	return choice, nil
 }
 
 func (s *Service) modelCommand(ctx context.Context, id string, raw json.RawMessage) (albedo.CommandResult, error) {

@@ -22,19 +22,15 @@ func JobMessage(end albedo.JobEnd) string {
 // which starts a turn when it is idle and joins the next model request when
 // it is busy. The kernel calls it once per such job.
 func (s *Service) JobFinished(ctx context.Context, id string, end albedo.JobEnd) error {
-	st, err := s.existing(ctx, id)
-	if err != nil {
-		return err
-	}
-	st.row.Lock()
-	defer st.row.Unlock()
-	sess, err := s.store.Session(ctx, id)
-	if err != nil {
-		return err
-	}
-	q := albedo.Queued{SessionID: id, Text: JobMessage(end), Source: JobSource, Timestamp: s.now()}
-	if _, err := s.route(ctx, st, id, sess, q, nil); err != nil {
-		return fmt.Errorf("queue the end of job %d for session %s: %w", end.ID, id, err)
-	}
-	return nil
+	return s.inRow(ctx, id, func(st *sessionState) error {
+		sess, err := s.store.Session(ctx, id)
+		if err != nil {
+			return err
+		}
+		q := albedo.Queued{SessionID: id, Text: JobMessage(end), Source: JobSource, Timestamp: s.now()}
+		if _, err := s.route(ctx, st, id, sess, q, nil); err != nil {
+			return fmt.Errorf("queue the end of job %d for session %s: %w", end.ID, id, err)
+		}
+		return nil
+	})
 }

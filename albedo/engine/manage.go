@@ -15,34 +15,30 @@ import (
 // with a deleted event. Vents it filed keep its id. A running session is
 // EBusy.
 func (s *Service) DeleteSession(ctx context.Context, id string) error {
-	st, err := s.existing(ctx, id)
-	if err != nil {
-		return err
-	}
-	st.row.Lock()
-	defer st.row.Unlock()
-	if st.running() != nil {
-		return albedo.Errorf(albedo.EBusy, "session %s is running a turn: interrupt it first", id)
-	}
-	if err := s.store.DeleteSession(ctx, id); err != nil {
-		return err
-	}
-	st.deleted.Store(true)
-	st.hub.closeAll(albedo.Event{Type: EventDeleted})
-	st.cache.forget()
-	s.mu.Lock()
-	delete(s.sessions, id)
-	s.recent = slices.DeleteFunc(s.recent, func(x string) bool { return x == id })
-	s.mu.Unlock()
-	if err := s.kernel.Stop(context.WithoutCancel(ctx), id); err != nil {
-		s.log.Warn("stop the kernel of a deleted session", "session", id, "err", err)
-	}
-	// A cell cut short by a crash leaves its output spooled until the
-	// session resumes; a deleted session never does.
-	if err := s.spool.RemoveSession(context.WithoutCancel(ctx), id); err != nil {
-		s.log.Warn("remove the spooled output of a deleted session", "session", id, "err", err)
-	}
-	return nil
+	return s.inRow(ctx, id, func(st *sessionState) error {
+		if st.running() != nil {
+			return albedo.Errorf(albedo.EBusy, "session %s is running a turn: interrupt it first", id)
+		}
+		if err := s.store.DeleteSession(ctx, id); err != nil {
+			return err
+		}
+		st.deleted.Store(true)
+		st.hub.closeAll(albedo.Event{Type: EventDeleted})
+		st.cache.forget()
+		s.mu.Lock()
+		delete(s.sessions, id)
+		s.recent = slices.DeleteFunc(s.recent, func(x string) bool { return x == id })
+		s.mu.Unlock()
+		if err := s.kernel.Stop(context.WithoutCancel(ctx), id); err != nil {
+			s.log.Warn("stop the kernel of a deleted session", "session", id, "err", err)
+		}
+		// A cell cut short by a crash leaves its output spooled until the
+		// session resumes; a deleted session never does.
+		if err := s.spool.RemoveSession(context.WithoutCancel(ctx), id); err != nil {
+			s.log.Warn("remove the spooled output of a deleted session", "session", id, "err", err)
+		}
+		return nil
+	})
 }
 
 // Configure applies a change of configuration if revision is the

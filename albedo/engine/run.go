@@ -52,14 +52,12 @@ func (s *Service) startRun(st *sessionState, do func(ctx context.Context, r *run
 	st.run = r
 	st.mu.Unlock()
 	st.busy.Store(true)
-	s.workers.Add(1)
 	st.hub.publish(statusEvent(true))
-	go func() {
-		defer s.workers.Done()
+	s.workers.Go(func() {
 		defer close(r.done)
 		defer cancel(nil)
 		do(ctx, r)
-	}()
+	})
 }
 
 // endRun records in memory that the session's run is over, at now. The

@@ -29,24 +29,20 @@ func (s *Service) Send(ctx context.Context, id string, msg albedo.Message) (queu
 			return false, err
 		}
 	}
-	st, err := s.existing(ctx, id)
-	if err != nil {
-		return false, err
-	}
-	st.row.Lock()
-	defer st.row.Unlock()
-	if err := s.recordEnd(ctx, st, id); err != nil {
-		return false, err
-	}
-	sess, err := s.store.Session(ctx, id)
-	if err != nil {
-		return false, err
-	}
-	if err := s.checkWorkspaceExists(sess.Workspace); err != nil {
-		return false, err
-	}
-	q := albedo.Queued{SessionID: id, Text: msg.Text, Image: img, Timestamp: s.now()}
-	return s.route(ctx, st, id, sess, q, func(x *albedo.Session) { x.Title = Title(msg.Text) })
+	return withRow(ctx, s, id, func(st *sessionState) (bool, error) {
+		if err := s.recordEnd(ctx, st, id); err != nil {
+			return false, err
+		}
+		sess, err := s.store.Session(ctx, id)
+		if err != nil {
+			return false, err
+		}
+		if err := s.checkWorkspaceExists(sess.Workspace); err != nil {
+			return false, err
+		}
+		q := albedo.Queued{SessionID: id, Text: msg.Text, Image: img, Timestamp: s.now()}
+		return s.route(ctx, st, id, sess, q, func(x *albedo.Session) { x.Title = Title(msg.Text) })
+	})
 }
 
 // checkWorkspaceExists refuses a turn whose workspace folder is gone.

@@ -273,34 +273,18 @@ func New(opts Options) *Service {
 	if opts.Leases != nil {
 		s.leases = &leaseKeeper{port: opts.Leases, held: make(map[string]heldLease), last: make(map[string]int64)}
 		s.store = newStatesStore(fencedStore{Store: opts.Store, s: s})
-		s.workers.Add(1)
-		go func() {
-			defer s.workers.Done()
-			s.keepLeases(s.stopReaper)
-		}()
+		s.workers.Go(func() { s.keepLeases(s.stopReaper) })
 	}
 	if opts.Changes != nil {
 		s.changes = opts.Changes
-		s.workers.Add(1)
-		go func() {
-			defer s.workers.Done()
-			s.watchChanges(opts.Changes, s.stopReaper)
-		}()
+		s.workers.Go(func() { s.watchChanges(opts.Changes, s.stopReaper) })
 	}
 	if opts.Live != nil {
 		s.live = opts.Live
-		s.workers.Add(1)
-		go func() {
-			defer s.workers.Done()
-			s.shareLive(opts.Live, s.stopReaper)
-		}()
+		s.workers.Go(func() { s.shareLive(opts.Live, s.stopReaper) })
 	}
 	if every := s.reapEvery(); every > 0 {
-		s.workers.Add(1)
-		go func() {
-			defer s.workers.Done()
-			s.reapIdleKernels(s.stopReaper, every)
-		}()
+		s.workers.Go(func() { s.reapIdleKernels(s.stopReaper, every) })
 	}
 	return s
 }
@@ -359,6 +343,25 @@ func (s *Service) existing(ctx context.Context, id string) (*sessionState, error
 		return nil, err
 	}
 	return s.state(id), nil
+}
+
+// withRow runs f on the state of an existing session while holding its
+// row, for a change that reads the session and writes it back.
+func withRow[T any](ctx context.Context, s *Service, id string, f func(*sessionState) (T, error)) (T, error) {
+	st, err := s.existing(ctx, id)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	st.row.Lock()
+	defer st.row.Unlock()
+	return f(st)
+}
+
+// inRow is withRow for a change with no result.
+func (s *Service) inRow(ctx context.Context, id string, f func(*sessionState) error) error {
+	_, err := withRow(ctx, s, id, func(st *sessionState) (struct{}, error) { return struct{}{}, f(st) })
+	return err
 }
 
 // Close stops every running turn, leaving it durable so that the next

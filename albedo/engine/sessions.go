@@ -208,13 +208,9 @@ func (s *Service) Tree(ctx context.Context, id string, after int64, limit int) (
 // updateSession applies change to the stored session under its lock and
 // writes it back with a new revision.
 func (s *Service) updateSession(ctx context.Context, id string, change func(*albedo.Session) error) (albedo.Session, error) {
-	st, err := s.existing(ctx, id)
-	if err != nil {
-		return albedo.Session{}, err
-	}
-	st.row.Lock()
-	defer st.row.Unlock()
-	return s.updateLocked(ctx, id, change)
+	return withRow(ctx, s, id, func(st *sessionState) (albedo.Session, error) {
+		return s.updateLocked(ctx, id, change)
+	})
 }
 
 // updateLocked is updateSession for a caller that holds st.row.

@@ -12,36 +12,32 @@ import (
 // example after the old one was renamed. History is kept; the kernel starts
 // afresh in the new folder at the next cell.
 func (s *Service) MoveWorkspace(ctx context.Context, id, path string) (albedo.Session, error) {
-	st, err := s.existing(ctx, id)
-	if err != nil {
-		return albedo.Session{}, err
-	}
-	st.row.Lock()
-	defer st.row.Unlock()
-	sess, err := s.store.Session(ctx, id)
-	if err != nil {
-		return albedo.Session{}, err
-	}
-	if st.running() != nil {
-		return albedo.Session{}, albedo.Errorf(albedo.EBusy, "session %s is running a turn: interrupt it or wait before moving its workspace", id)
-	}
-	if err := s.checkMove(sess.Workspace, path); err != nil {
-		return albedo.Session{}, err
-	}
-	sess, err = s.updateLocked(ctx, id, func(x *albedo.Session) error {
-		x.Workspace = filepath.Clean(path)
-		return nil
+	return withRow(ctx, s, id, func(st *sessionState) (albedo.Session, error) {
+		sess, err := s.store.Session(ctx, id)
+		if err != nil {
+			return albedo.Session{}, err
+		}
+		if st.running() != nil {
+			return albedo.Session{}, albedo.Errorf(albedo.EBusy, "session %s is running a turn: interrupt it or wait before moving its workspace", id)
+		}
+		if err := s.checkMove(sess.Workspace, path); err != nil {
+			return albedo.Session{}, err
+		}
+		sess, err = s.updateLocked(ctx, id, func(x *albedo.Session) error {
+			x.Workspace = filepath.Clean(path)
+			return nil
+		})
+		if err != nil {
+			return albedo.Session{}, err
+		}
+		if err := s.kernel.Stop(ctx, id); err != nil {
+			s.log.Warn("stop kernel after workspace move", "session", id, "err", err)
+		}
+		st.mu.Lock()
+		st.kernelLive, st.kernelWarm = false, false
+		st.mu.Unlock()
+		return sess, nil
 	})
-	if err != nil {
-		return albedo.Session{}, err
-	}
-	if err := s.kernel.Stop(ctx, id); err != nil {
-		s.log.Warn("stop kernel after workspace move", "session", id, "err", err)
-	}
-	st.mu.Lock()
-	st.kernelLive, st.kernelWarm = false, false
-	st.mu.Unlock()
-	return sess, nil
 }
 
 // checkMove validates a new workspace against the old one.
