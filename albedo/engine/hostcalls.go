@@ -139,22 +139,15 @@ func decodeArgs(name string, raw json.RawMessage, v any) error {
 
 func (s *Service) hostVent(ctx context.Context, sessionID string, raw json.RawMessage) (any, error) {
 	var a struct {
-		Topic      string  `json:"topic"`
-		Message    string  `json:"message"`
-		Suggestion *string `json:"suggestion"`
-		Title      *string `json:"title"`
+		Topic      string `json:"topic"`
+		Message    string `json:"message"`
+		Suggestion string `json:"suggestion"`
+		Title      string `json:"title"`
 	}
 	if err := decodeArgs("vent", raw, &a); err != nil {
 		return nil, err
 	}
-	n := albedo.NewVent{Topic: a.Topic, Message: a.Message}
-	if a.Suggestion != nil {
-		n.Suggestion = *a.Suggestion
-	}
-	if a.Title != nil {
-		n.Title = *a.Title
-	}
-	v, err := s.FileVent(ctx, sessionID, n)
+	v, err := s.FileVent(ctx, sessionID, albedo.NewVent(a))
 	if err != nil {
 		return nil, err
 	}

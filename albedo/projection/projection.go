@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"slices"
-	"strings"
 
 	"github.com/albedo-agent/albedo/albedo"
 )
@@ -114,7 +113,7 @@ func (p *pairer) Add(it albedo.Item) {
 	}
 	switch it.Kind {
 	case albedo.KindToolCall:
-		if p.done[it.CallID] || slices.ContainsFunc(p.open, func(c albedo.Item) bool { return c.CallID == it.CallID }) {
+		if p.done[it.CallID] || p.isOpen(it.CallID) {
 			return
 		}
 		if p.answering {
@@ -125,13 +124,13 @@ func (p *pairer) Add(it albedo.Item) {
 	case albedo.KindToolImage:
 		// follows its output
 	case albedo.KindToolOutput:
-		if p.done[it.CallID] || !slices.ContainsFunc(p.open, func(c albedo.Item) bool { return c.CallID == it.CallID }) {
+		if p.done[it.CallID] || !p.isOpen(it.CallID) {
 			return
 		}
 		p.Out = append(p.Out, p.first[it.CallID])
 		p.Out = append(p.Out, p.images[it.CallID]...)
 		p.done[it.CallID] = true
-		p.open = removeCall(p.open, it.CallID)
+		p.open = slices.DeleteFunc(p.open, func(c albedo.Item) bool { return c.CallID == it.CallID })
 		p.answering = true
 	default:
 		p.Flush()
@@ -139,34 +138,23 @@ func (p *pairer) Add(it albedo.Item) {
 	}
 }
 
-func removeCall(open []albedo.Item, id string) []albedo.Item {
-	for i, c := range open {
-		if c.CallID == id {
-			return append(open[:i], open[i+1:]...)
-		}
-	}
-	return open
+// isOpen reports whether the call id waits for its output in the current
+// reply.
+func (p *pairer) isOpen(id string) bool {
+	return slices.ContainsFunc(p.open, func(c albedo.Item) bool { return c.CallID == id })
 }
 
 // noteText renders a user item for the model: plain text for the user's own
 // words, system notes for messages albedo wrote.
 func noteText(it albedo.Item) string {
-	var b strings.Builder
+	text := it.Text
 	if it.Source != "" {
-		b.WriteString(`<system-note origin="`)
-		b.WriteString(it.Source)
-		b.WriteString(`">`)
-		b.WriteString(it.Text)
-		b.WriteString("</system-note>")
-	} else {
-		b.WriteString(it.Text)
+		text = `<system-note origin="` + it.Source + `">` + it.Text + "</system-note>"
 	}
 	for _, n := range it.Notes {
-		b.WriteString("\n<system-note>")
-		b.WriteString(n)
-		b.WriteString("</system-note>")
+		text += "\n<system-note>" + n + "</system-note>"
 	}
-	return b.String()
+	return text
 }
 
 // toolImageNote marks an image as shown by a tool call, not sent by the

@@ -189,9 +189,6 @@ func (a *App) MoveWorkspace(ctx context.Context, id, workspace string) (wire.Mov
 // Command runs a slash command on a session and returns its result as
 // JSON.
 func (a *App) Command(ctx context.Context, id string, req wire.Command) (wire.CommandResult, error) {
-	if _, err := a.svc.Session(ctx, id); err != nil {
-		return wire.CommandResult{}, err
-	}
 	result, err := a.svc.RunCommand(ctx, id, req.Name, req.Args)
 	if err != nil {
 		return wire.CommandResult{}, err

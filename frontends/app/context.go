@@ -28,7 +28,7 @@ func requestPage(p albedo.RequestPage) wire.RequestPage {
 		out.Rows[i] = wire.RequestRow{
 			ID: r.ID, Kind: string(r.Kind), Provider: r.Provider, Model: r.Model, Protocol: string(r.Protocol),
 			Started: r.Started, Finished: r.Finished, Outcome: string(r.Outcome), Status: r.Status,
-			Error:       orNil(r.Error),
+			Error:       optional(r.Error),
 			InputTokens: r.Usage.InputTokens, CachedInputTokens: r.Usage.CachedTokens,
 			OutputTokens: r.Usage.OutputTokens, ReasoningTokens: r.Usage.ReasoningTokens,
 			Items: r.Items, Bytes: r.Bytes,
@@ -40,7 +40,7 @@ func requestPage(p albedo.RequestPage) wire.RequestPage {
 // contextReport shows how full a session's context is.
 func contextReport(r albedo.ContextReport) wire.Context {
 	out := wire.Context{
-		Window: r.Window, WindowSource: orNil(r.WindowSource), Used: r.Used, UsedSource: orNil(r.UsedSource),
+		Window: r.Window, WindowSource: optional(r.WindowSource), Used: r.Used, UsedSource: optional(r.UsedSource),
 		Percent: r.Percent, Instructions: make([]wire.InstructionUse, len(r.Instructions)), Problems: r.Problems,
 	}
 	for i, u := range r.Instructions {
@@ -59,12 +59,4 @@ func contextReport(r albedo.ContextReport) wire.Context {
 		out.Compaction = wire.ContextCompaction{State: wire.CompactionCompacted, SummarisedItems: c.Items, At: &at}
 	}
 	return out
-}
-
-// orNil is nil for an empty string.
-func orNil(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }

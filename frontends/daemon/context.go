@@ -28,10 +28,3 @@ func (a *api) requests(c *gin.Context) {
 	page, err := a.app.Requests(c.Request.Context(), c.Param("id"), after, int(min(limit, albedo.MaxRequestPage+1)))
 	answer(c, http.StatusOK, page, err)
 }
-
-// context serves GET /sessions/{id}/context: how full the session's model
-// context is.
-func (a *api) context(c *gin.Context) {
-	rep, err := a.app.Context(c.Request.Context(), c.Param("id"))
-	answer(c, http.StatusOK, rep, err)
-}

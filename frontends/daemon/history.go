@@ -19,13 +19,16 @@ func (a *api) wholeHistory(c *gin.Context) {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var oldest int64
 	started := false
-	err := a.app.ScanHistory(ctx, id, func(items []wire.HistoryItem) error {
+	start := func() {
 		if !started {
 			started = true
 			w.Header().Set("Content-Type", "application/json; charset=utf-8")
 			w.WriteHeader(http.StatusOK)
 			bw.WriteString(`{"items":[`)
 		}
+	}
+	err := a.app.ScanHistory(ctx, id, func(items []wire.HistoryItem) error {
+		start()
 		for _, h := range items {
 			data, err := json.Marshal(&h)
 			if err != nil {
@@ -47,11 +50,7 @@ func (a *api) wholeHistory(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	if !started {
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.WriteHeader(http.StatusOK)
-		bw.WriteString(`{"items":[`)
-	}
+	start()
 	if err != nil {
 		// The status is out: end the body short, so that the client sees
 		// a truncated document rather than a complete wrong one.

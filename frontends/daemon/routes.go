@@ -4,6 +4,7 @@ import (
 	"regexp"
 
 	"github.com/albedo-agent/albedo/albedo/wire"
+	"github.com/albedo-agent/albedo/frontends/app"
 	"github.com/gin-gonic/gin"
 )
 
@@ -65,21 +66,21 @@ func apiRoutes() []route {
 		{method: "POST", path: "/sessions", handle: (*api).createSession, summary: "Create a session", body: wire.CreateSession{}, access: pageAccess, status: 201, answer: wire.Session{}},
 		{method: "GET", path: "/sessions/{id}", handle: (*api).getSession, summary: "A session with its last events and glances, or with ?view=configuration its configuration (wire.Config) and ETag", query: []string{"tail", "view"}, access: pageAccess, status: 200, answer: wire.SessionDetail{}},
 		{method: "PATCH", path: "/sessions/{id}", handle: (*api).patchSession, summary: "Rename or archive a session (?view=configuration, If-Match)", query: []string{"view"}, body: wire.ConfigPatch{}, access: pageAccess, status: 200, answer: wire.Config{}},
-		{method: "DELETE", path: "/sessions/{id}", handle: (*api).deleteSession, summary: "Delete a session", status: 200, answer: wire.Deleted{}},
+		{method: "DELETE", path: "/sessions/{id}", handle: sessionAnswer((*app.App).DeleteSession), summary: "Delete a session", status: 200, answer: wire.Deleted{}},
 		{method: "POST", path: "/sessions/{id}/events", handle: (*api).postEvent, summary: "Send a message", body: wire.Message{}, access: pageAccess, status: 202, answer: wire.Sent{}},
-		{method: "GET", path: "/sessions/{id}/status", handle: (*api).status, summary: "Whether a session runs a turn", access: pageAccess, status: 200, answer: wire.Status{}},
+		{method: "GET", path: "/sessions/{id}/status", handle: sessionAnswer((*app.App).Status), summary: "Whether a session runs a turn", access: pageAccess, status: 200, answer: wire.Status{}},
 		{method: "GET", path: "/sessions/{id}/stream", handle: (*api).stream, summary: "A session's events as server-sent events (Last-Event-ID, or ?after without it, resumes)", query: []string{"tail", "after"}, access: pageAccess, status: 200, answer: wire.EventBatch{}, stream: true},
 		{method: "GET", path: "/sessions/{id}/history", handle: (*api).history, summary: "A session's transcript, whole or a page", query: []string{"after", "before", "limit"}, access: pageAccess, status: 200, answer: wire.History{}},
 		{method: "GET", path: "/sessions/{id}/items/{seq}/images/{n}", handle: (*api).shownImage, summary: "Image n of an item: a message's own (n 0) or the n-th a cell showed (at its tool_result's seq), typed by its data", access: pageAccess, media: "image/*", status: 200},
 		{method: "GET", path: "/sessions/{id}/tree", handle: (*api).tree, summary: "A page of a session's checkpoints", query: []string{"after", "limit"}, access: pageAccess, status: 200, answer: wire.TreePage{}},
 		{method: "GET", path: "/sessions/{id}/requests", handle: (*api).requests, summary: "A page of a session's request ledger, oldest first", query: []string{"after", "limit"}, status: 200, answer: wire.RequestPage{}},
-		{method: "GET", path: "/sessions/{id}/context", handle: (*api).context, summary: "How full a session's model context is", access: pageAccess, status: 200, answer: wire.Context{}},
+		{method: "GET", path: "/sessions/{id}/context", handle: sessionAnswer((*app.App).Context), summary: "How full a session's model context is", access: pageAccess, status: 200, answer: wire.Context{}},
 		{method: "POST", path: "/sessions/{id}/fork", handle: (*api).fork, summary: "Branch a session at a checkpoint", body: wire.Fork{}, access: pageAccess, status: 201, answer: wire.Session{}},
-		{method: "GET", path: "/sessions/{id}/checkpoints", handle: (*api).checkpoints, summary: "A session's steps with the workspace's snapshots around them: files each created, modified and deleted, and the changes made outside the session before it", status: 200, answer: wire.Checkpoints{}},
+		{method: "GET", path: "/sessions/{id}/checkpoints", handle: sessionAnswer((*app.App).Checkpoints), summary: "A session's steps with the workspace's snapshots around them: files each created, modified and deleted, and the changes made outside the session before it", status: 200, answer: wire.Checkpoints{}},
 		{method: "GET", path: "/sessions/{id}/diff", handle: (*api).diff, summary: "The files that differ between two checkpoints of a session (from: default 0, to: default the last item), each with its status, line counts and patch (cut to 32 KiB a file, 512 KiB in all)", query: []string{"from", "to"}, status: 200, answer: wire.Diff{}},
 		{method: "POST", path: "/sessions/{id}/rewind", handle: (*api).rewind, summary: "Put back the files an idle session's steps changed after a checkpoint (dry_run: the plan only; 409 naming the paths also changed outside it unless force)", body: wire.Rewind{}, status: 200, answer: wire.Rewound{}},
-		{method: "POST", path: "/sessions/{id}/interrupt", handle: (*api).interrupt, summary: "Stop a session's turn", access: pageAccess, status: 200, answer: wire.Status{}},
-		{method: "POST", path: "/sessions/{id}/queue/send", handle: (*api).sendQueued, summary: "Start a turn on the messages an interrupt left queued", access: pageAccess, status: 200, answer: wire.Status{}},
+		{method: "POST", path: "/sessions/{id}/interrupt", handle: sessionAnswer((*app.App).Interrupt), summary: "Stop a session's turn", access: pageAccess, status: 200, answer: wire.Status{}},
+		{method: "POST", path: "/sessions/{id}/queue/send", handle: sessionAnswer((*app.App).SendQueued), summary: "Start a turn on the messages an interrupt left queued", access: pageAccess, status: 200, answer: wire.Status{}},
 		{method: "DELETE", path: "/sessions/{id}/queue/{queue}", handle: (*api).dropQueued, summary: "Drop a queued message", access: pageAccess, status: 200, answer: wire.Deleted{}},
 		{method: "POST", path: "/sessions/{id}/workspace", handle: (*api).moveWorkspace, summary: "Move an idle session to another folder", body: wire.MoveWorkspace{}, status: 200, answer: wire.Moved{}},
 		{method: "POST", path: "/sessions/{id}/commands", handle: (*api).command, summary: "Run a slash command", body: wire.Command{}, status: 200, answer: wire.CommandResult{}},

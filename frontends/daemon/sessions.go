@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
@@ -20,6 +21,15 @@ func answer[T any](c *gin.Context, status int, v T, err error) {
 	c.JSON(status, v)
 }
 
+// sessionAnswer is the handler of a route that answers what f gives for
+// the session its path names.
+func sessionAnswer[T any](f func(*app.App, context.Context, string) (T, error)) func(*api, *gin.Context) {
+	return func(a *api, c *gin.Context) {
+		v, err := f(a.app, c.Request.Context(), c.Param("id"))
+		answer(c, http.StatusOK, v, err)
+	}
+}
+
 func (a *api) listSessions(c *gin.Context) {
 	f := wire.SessionFilter{Query: c.Query("q"), Workspace: c.Query("workspace"), Archived: c.Query("archived"), Cursor: c.Query("cursor")}
 	limit, err := app.WholeNumber("limit", c.Query("limit"), 0)
@@ -33,11 +43,6 @@ func (a *api) listSessions(c *gin.Context) {
 		c.Header("X-Next-Cursor", next)
 	}
 	answer(c, http.StatusOK, list, err)
-}
-
-func (a *api) deleteSession(c *gin.Context) {
-	d, err := a.app.DeleteSession(c.Request.Context(), c.Param("id"))
-	answer(c, http.StatusOK, d, err)
 }
 
 func (a *api) createSession(c *gin.Context) {
@@ -110,11 +115,6 @@ func (a *api) postEvent(c *gin.Context) {
 	answer(c, http.StatusAccepted, sent, err)
 }
 
-func (a *api) status(c *gin.Context) {
-	st, err := a.app.Status(c.Request.Context(), c.Param("id"))
-	answer(c, http.StatusOK, st, err)
-}
-
 func (a *api) history(c *gin.Context) {
 	var q albedo.HistoryQuery
 	paged := false
@@ -170,11 +170,6 @@ func (a *api) fork(c *gin.Context) {
 	answer(c, http.StatusCreated, s, err)
 }
 
-func (a *api) checkpoints(c *gin.Context) {
-	list, err := a.app.Checkpoints(c.Request.Context(), c.Param("id"))
-	answer(c, http.StatusOK, list, err)
-}
-
 func (a *api) diff(c *gin.Context) {
 	var r wire.DiffRange
 	for _, q := range []struct {
@@ -204,16 +199,6 @@ func (a *api) rewind(c *gin.Context) {
 	}
 	r, err := a.app.Rewind(c.Request.Context(), c.Param("id"), body)
 	answer(c, http.StatusOK, r, err)
-}
-
-func (a *api) interrupt(c *gin.Context) {
-	st, err := a.app.Interrupt(c.Request.Context(), c.Param("id"))
-	answer(c, http.StatusOK, st, err)
-}
-
-func (a *api) sendQueued(c *gin.Context) {
-	st, err := a.app.SendQueued(c.Request.Context(), c.Param("id"))
-	answer(c, http.StatusOK, st, err)
 }
 
 func (a *api) dropQueued(c *gin.Context) {

@@ -52,7 +52,7 @@ func (a *api) stream(c *gin.Context) {
 			if !ok {
 				return
 			}
-			if err := writeEvents(w, []albedo.Event{ev}); err != nil {
+			if err := writeEvent(w, ev); err != nil {
 				return
 			}
 		case <-tick.C:
@@ -152,22 +152,15 @@ func writeSnapshot(c *gin.Context, sub *engine.Subscription) error {
 	return nil
 }
 
-// writeEvents writes one message; its id is the seq of its last durable
-// event, if any.
-func writeEvents(w gin.ResponseWriter, events []albedo.Event) error {
-	if events == nil {
-		events = []albedo.Event{}
-	}
-	data, err := json.Marshal(wire.EventBatch{Events: events})
+// writeEvent writes one message holding ev; its id is ev's seq when ev
+// is durable.
+func writeEvent(w gin.ResponseWriter, ev albedo.Event) error {
+	data, err := json.Marshal(wire.EventBatch{Events: []albedo.Event{ev}})
 	if err != nil {
 		return err
 	}
-	var id int64
-	for _, ev := range events {
-		id = max(id, ev.Seq)
-	}
-	if id > 0 {
-		_, err = fmt.Fprintf(w, "id: %d\ndata: %s\n\n", id, data)
+	if ev.Seq > 0 {
+		_, err = fmt.Fprintf(w, "id: %d\ndata: %s\n\n", ev.Seq, data)
 	} else {
 		_, err = fmt.Fprintf(w, "data: %s\n\n", data)
 	}
