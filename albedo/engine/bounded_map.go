@@ -35,18 +35,7 @@ func (b *boundedMap[K, V]) put(k K, v V) {
 }
 
 // remove forgets k, if it is kept.
-func (b *boundedMap[K, V]) remove(k K) {
-	if _, ok := b.entries[k]; !ok {
-		return
-	}
-	delete(b.entries, k)
-	for i, x := range b.order {
-		if x == k {
-			b.order = append(b.order[:i], b.order[i+1:]...)
-			return
-		}
-	}
-}
+func (b *boundedMap[K, V]) remove(k K) { b.removeIf(func(x K) bool { return x == k }) }
 
 // removeIf forgets every key for which drop is true.
 func (b *boundedMap[K, V]) removeIf(drop func(K) bool) {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"maps"
 	"time"
 
 	"github.com/albedo-agent/albedo/albedo"
@@ -52,10 +53,7 @@ func (s *Service) reapIdleKernels(stop <-chan struct{}, every time.Duration) {
 func (s *Service) stopIdleKernels(ctx context.Context) {
 	now := s.clock.Now()
 	s.mu.Lock()
-	states := make(map[string]*sessionState, len(s.sessions))
-	for id, st := range s.sessions {
-		states[id] = st
-	}
+	states := maps.Clone(s.sessions)
 	s.mu.Unlock()
 	for id, st := range states {
 		if st.busy.Load() {

@@ -6,6 +6,8 @@ import (
 	"encoding/base32"
 	"errors"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -372,10 +374,7 @@ func (s *Service) Close(ctx context.Context) error {
 		close(s.stopReaper)
 	}
 	s.closed = true
-	states := make([]*sessionState, 0, len(s.sessions))
-	for _, st := range s.sessions {
-		states = append(states, st)
-	}
+	states := slices.Collect(maps.Values(s.sessions))
 	s.mu.Unlock()
 	for _, st := range states {
 		if r := st.running(); r != nil {
