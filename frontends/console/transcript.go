@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/albedo-agent/albedo/albedo/wire"
-	"github.com/albedo-agent/albedo/frontends/client"
 )
 
 // BlockKind says what a block of the transcript shows.
@@ -169,12 +168,11 @@ func (t *Transcript) Notice(text string, failed bool) {
 	t.add(&Block{Kind: BlockNotice, Text: text, Failed: failed})
 }
 
-// Apply adds an event to the transcript and reports whether anything
-// shown changed.
-func (t *Transcript) Apply(ev wire.Event) bool {
+// Apply adds an event to the transcript.
+func (t *Transcript) Apply(ev wire.Event) {
 	if ev.Type == wire.EventDelta && ev.Kind == wire.DeltaRetry {
 		t.retry(ev.Text)
-		return true
+		return
 	}
 	if ev.Type != wire.EventStatus || ev.Running != nil && !*ev.Running {
 		t.retried(ev) // the request went on, or the turn ended
@@ -201,7 +199,7 @@ func (t *Transcript) Apply(ev wire.Event) bool {
 	case wire.EventCompaction:
 		t.add(&Block{Kind: BlockCompaction, Seq: ev.Seq, Text: ev.Summary, Timestamp: ev.Timestamp, Figures: compactionFigures(ev)})
 	case wire.EventOutput:
-		return t.printed(ev)
+		t.printed(ev)
 	case wire.EventError:
 		t.add(&Block{Kind: BlockError, Seq: ev.Seq, Text: ev.Text, Timestamp: ev.Timestamp})
 	case wire.EventTurn:
@@ -209,11 +207,8 @@ func (t *Transcript) Apply(ev wire.Event) bool {
 	case wire.EventDelta:
 		t.delta(ev)
 	case wire.EventStatus:
-		return t.status(ev)
-	default:
-		return false
+		t.status(ev)
 	}
-	return true
 }
 
 // retry shows a retry of the provider under way, whole.
@@ -349,7 +344,7 @@ func (t *Transcript) toolCall(ev wire.Event) {
 const printedMax = 64 << 10
 
 // printed grows the output of the running cell an output event names.
-func (t *Transcript) printed(ev wire.Event) bool {
+func (t *Transcript) printed(ev wire.Event) {
 	for _, b := range t.calls {
 		if b.Seq == ev.Call && b.Cell == nil {
 			b.Printed += ev.Text
@@ -357,10 +352,9 @@ func (t *Transcript) printed(ev wire.Event) bool {
 				b.Printed = strings.ToValidUTF8(b.Printed[len(b.Printed)-printedMax:], "")
 			}
 			b.changed()
-			return true
+			return
 		}
 	}
-	return false
 }
 
 // toolResult completes a cell with its result.
@@ -405,10 +399,8 @@ func (t *Transcript) endTurn(ev wire.Event) {
 }
 
 // status records whether the session runs and what its requests cost.
-func (t *Transcript) status(ev wire.Event) bool {
-	changed := false
+func (t *Transcript) status(ev wire.Event) {
 	if ev.Running != nil {
-		changed = t.Running != *ev.Running
 		t.Running = *ev.Running
 	}
 	if u := ev.Usage; u != nil {
@@ -416,7 +408,6 @@ func (t *Transcript) status(ev wire.Event) bool {
 		t.Usage.Input += wire.Tokens(u.InputTokens)
 		t.Usage.Output += wire.Tokens(u.OutputTokens)
 		t.Usage.Requests++
-		changed = true
 	}
 	if ev.Used != nil {
 		t.Usage.Context = *ev.Used
@@ -427,7 +418,6 @@ func (t *Transcript) status(ev wire.Event) bool {
 	if ev.Percent != nil {
 		t.Usage.Percent = *ev.Percent
 	}
-	return changed
 }
 
 // LastUserTime returns the timestamp (Unix ms) of the last message the
@@ -476,57 +466,6 @@ func (t *Transcript) Queued() []string {
 		}
 	}
 	return out
-}
-
-// String renders the blocks as plain text, one per line with its kind, for
-// tests and debugging.
-func (t *Transcript) String() string {
-	var b strings.Builder
-	for _, x := range t.Blocks {
-		b.WriteString(x.String())
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
-// String describes the block in one line.
-func (b *Block) String() string {
-	var s strings.Builder
-	s.WriteString(b.Kind.String())
-	if b.Live {
-		s.WriteString("~")
-	}
-	if b.Cut {
-		s.WriteString("!")
-	}
-	if b.Seq != 0 {
-		s.WriteString("#")
-		s.WriteString(itoa(b.Seq))
-	}
-	for _, part := range []string{b.Source, b.Name, b.Code, b.Figures, b.Text, b.Status, b.Trace} {
-		if part != "" {
-			s.WriteString(" ")
-			s.WriteString(part)
-		}
-	}
-	if b.Took > 0 {
-		s.WriteString(" " + client.FormatDuration(b.Took))
-	}
-	if b.Cell != nil && b.Cell.Output != "" {
-		s.WriteString(" out=")
-		s.WriteString(strings.TrimSpace(b.Cell.Output))
-	}
-	return s.String()
-}
-
-// String names a block kind.
-func (k BlockKind) String() string {
-	names := [...]string{BlockUser: "user", BlockQueued: "queued", BlockAssistant: "assistant", BlockThinking: "thinking",
-		BlockTool: "tool", BlockError: "error", BlockTurn: "turn", BlockNotice: "notice", BlockRetry: "retry", BlockCompaction: "compaction"}
-	if k >= 0 && int(k) < len(names) {
-		return names[k]
-	}
-	return "block"
 }
 
 // compactionFigures sums up a compaction event: "12 items · ~3.4k → ~800

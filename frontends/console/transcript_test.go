@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/albedo-agent/albedo/albedo/wire"
+	"github.com/albedo-agent/albedo/frontends/client"
 )
 
 func running(on bool) *bool { return &on }
@@ -249,4 +250,55 @@ func TestTranscriptStatusAndReset(t *testing.T) {
 	if last := tr.Blocks[len(tr.Blocks)-1]; last.Kind != BlockQueued {
 		t.Errorf("last block is %v, want the queued message", last.Kind)
 	}
+}
+
+// String renders the blocks as plain text, one per line with its kind, for
+// the tests to compare.
+func (t *Transcript) String() string {
+	var b strings.Builder
+	for _, x := range t.Blocks {
+		b.WriteString(x.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// String describes the block in one line.
+func (b *Block) String() string {
+	var s strings.Builder
+	s.WriteString(b.Kind.String())
+	if b.Live {
+		s.WriteString("~")
+	}
+	if b.Cut {
+		s.WriteString("!")
+	}
+	if b.Seq != 0 {
+		s.WriteString("#")
+		s.WriteString(itoa(b.Seq))
+	}
+	for _, part := range []string{b.Source, b.Name, b.Code, b.Figures, b.Text, b.Status, b.Trace} {
+		if part != "" {
+			s.WriteString(" ")
+			s.WriteString(part)
+		}
+	}
+	if b.Took > 0 {
+		s.WriteString(" " + client.FormatDuration(b.Took))
+	}
+	if b.Cell != nil && b.Cell.Output != "" {
+		s.WriteString(" out=")
+		s.WriteString(strings.TrimSpace(b.Cell.Output))
+	}
+	return s.String()
+}
+
+// String names a block kind.
+func (k BlockKind) String() string {
+	names := [...]string{BlockUser: "user", BlockQueued: "queued", BlockAssistant: "assistant", BlockThinking: "thinking",
+		BlockTool: "tool", BlockError: "error", BlockTurn: "turn", BlockNotice: "notice", BlockRetry: "retry", BlockCompaction: "compaction"}
+	if k >= 0 && int(k) < len(names) {
+		return names[k]
+	}
+	return "block"
 }
