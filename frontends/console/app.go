@@ -278,6 +278,29 @@ func (c *Console) back(page string) {
 	c.showPicker()
 }
 
+// header is a screen's title bar: albedo, then what the screen shows.
+func header(title string) *tview.TextView {
+	h := textView("[white::b] albedo [-::-][white] " + title)
+	h.SetBackgroundColor(tcell.ColorNavy)
+	return h
+}
+
+// listTable is a table to pick one row of, under a row of column titles.
+func listTable() *tview.Table {
+	t := tview.NewTable().SetSelectable(true, false).SetFixed(1, 0).SetSeparator(' ')
+	t.SetSelectedStyle(tcell.StyleDefault.Reverse(true))
+	plain(t.Box)
+	return t
+}
+
+// clearTable empties a list table down to its row of column titles.
+func clearTable(t *tview.Table, titles ...string) {
+	t.Clear()
+	for i, title := range titles {
+		t.SetCell(0, i, tview.NewTableCell(title).SetSelectable(false).SetAttributes(tcell.AttrBold))
+	}
+}
+
 // plain gives a primitive the terminal's own background.
 func plain(b *tview.Box) *tview.Box {
 	return b.SetBackgroundColor(tcell.ColorDefault)

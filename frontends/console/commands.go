@@ -131,14 +131,6 @@ func (c command) checkpoint() int64 {
 	return n
 }
 
-// modelArgs returns the provider (maybe empty) and model of /model.
-func (c command) modelArgs() (provider, model string) {
-	if len(c.args) == 2 {
-		return c.args[0], c.args[1]
-	}
-	return "", c.args[0]
-}
-
 // run runs a slash command.
 func (s *sessionScreen) run(cmd command) {
 	gen, id, cl, ctx := s.gen, s.id, s.c.client(), s.c.ctx
@@ -162,11 +154,14 @@ func (s *sessionScreen) run(cmd command) {
 	case "/login":
 		s.login()
 	case "/model":
-		if len(cmd.args) == 0 {
+		switch len(cmd.args) {
+		case 0:
 			s.pickModel()
-			return
+		case 1:
+			s.switchModel("", cmd.args[0])
+		default:
+			s.switchModel(cmd.args[0], cmd.args[1])
 		}
-		s.switchModel(cmd.modelArgs())
 	case "/compact":
 		full := s.t.Usage.Percent >= contextFullPercent
 		async(func() (string, error) {

@@ -49,8 +49,6 @@ type loginScreen struct {
 
 func newLoginScreen(c *Console) *loginScreen {
 	l := &loginScreen{c: c}
-	header := tview.NewTextView().SetDynamicColors(true).SetText("[white::b] albedo [-::-][white] add a model provider")
-	header.SetBackgroundColor(tcell.ColorNavy)
 	l.intro = textView("")
 	l.fail = textView("")
 	l.form = tview.NewForm()
@@ -68,7 +66,7 @@ func newLoginScreen(c *Console) *loginScreen {
 	l.form.SetCancelFunc(l.leave)
 	help := textView("[::d]Tab/Shift-Tab or Enter move · Ctrl-U clears a field · Save writes config.json · Esc cancels")
 	l.root = tview.NewFlex().SetDirection(tview.FlexRow).
-		AddItem(header, 1, 0, false).
+		AddItem(header("add a model provider"), 1, 0, false).
 		AddItem(l.intro, 3, 0, false).
 		AddItem(l.form, 13, 0, true).
 		AddItem(l.fail, 0, 1, false).

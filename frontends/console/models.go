@@ -29,8 +29,6 @@ type modelsScreen struct {
 
 func newModelsScreen(c *Console) *modelsScreen {
 	m := &modelsScreen{c: c}
-	header := tview.NewTextView().SetDynamicColors(true).SetText("[white::b] albedo [-::-][white] choose a model")
-	header.SetBackgroundColor(tcell.ColorNavy)
 	m.head = textView("")
 	m.list = tview.NewList().ShowSecondaryText(false).SetHighlightFullLine(true).
 		SetSelectedStyle(tcell.StyleDefault.Reverse(true)).SetMainTextStyle(tcell.StyleDefault)
@@ -38,7 +36,7 @@ func newModelsScreen(c *Console) *modelsScreen {
 	m.list.SetInputCapture(m.keys)
 	m.help = textView("")
 	m.root = tview.NewFlex().SetDirection(tview.FlexRow).
-		AddItem(header, 1, 0, false).
+		AddItem(header("choose a model"), 1, 0, false).
 		AddItem(m.head, 3, 0, false).
 		AddItem(m.list, 0, 1, true).
 		AddItem(m.help, 2, 0, false)

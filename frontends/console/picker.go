@@ -28,24 +28,15 @@ type pickerScreen struct {
 	manage pickerManage
 }
 
-// pickerColumns are the table's column titles.
-func pickerColumns() []string {
-	return []string{"STATE", "UPDATED", "TITLE", "WORKSPACE", "PROVIDER", "MODEL"}
-}
-
 func newPickerScreen(c *Console) *pickerScreen {
 	p := &pickerScreen{c: c}
-	p.table = tview.NewTable().SetSelectable(true, false).SetFixed(1, 0).SetSeparator(' ')
-	p.table.SetSelectedStyle(tcell.StyleDefault.Reverse(true))
-	plain(p.table.Box)
+	p.table = listTable()
 	p.table.SetInputCapture(p.keys)
 	p.table.SetSelectedFunc(func(row, _ int) { p.openRow(row) })
-	header := tview.NewTextView().SetDynamicColors(true).SetText("[white::b] albedo [-::-][white] sessions")
-	header.SetBackgroundColor(tcell.ColorNavy)
 	p.status = textView("")
 	p.help = textView("").SetWrap(false)
 	p.root = tview.NewFlex().SetDirection(tview.FlexRow).
-		AddItem(header, 1, 0, false).
+		AddItem(header("sessions"), 1, 0, false).
 		AddItem(p.table, 0, 1, true).
 		AddItem(p.status, 1, 0, false).
 		AddItem(p.help, 1, 0, false)
@@ -122,10 +113,7 @@ func (p *pickerScreen) loadThen(then func()) {
 
 // fill shows the sessions in the table.
 func (p *pickerScreen) fill() {
-	p.table.Clear()
-	for i, title := range pickerColumns() {
-		p.table.SetCell(0, i, tview.NewTableCell(title).SetSelectable(false).SetAttributes(tcell.AttrBold))
-	}
+	clearTable(p.table, "STATE", "UPDATED", "TITLE", "WORKSPACE", "PROVIDER", "MODEL")
 	now := time.Now()
 	for r, s := range p.sessions {
 		state := tview.NewTableCell("idle").SetTextColor(tcell.ColorGreen)

@@ -3,6 +3,7 @@ package console
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/albedo-agent/albedo/albedo/wire"
@@ -369,4 +370,18 @@ func size(n int) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
 	}
 	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
+
+// itoa formats a whole number.
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// tokens formats a token count briefly: 950, 12.3k, 4.1M.
+func tokens(n int64) string {
+	switch {
+	case n < 1000:
+		return itoa(n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	}
+	return fmt.Sprintf("%.1fM", float64(n)/1_000_000)
 }

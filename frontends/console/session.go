@@ -76,8 +76,7 @@ type sessionScreen struct {
 
 func newSessionScreen(c *Console) *sessionScreen {
 	s := &sessionScreen{c: c, t: &Transcript{}}
-	s.header = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
-	s.header.SetBackgroundColor(tcell.ColorNavy)
+	s.header = header("").SetWrap(false)
 	s.view = NewTranscriptView(s.t)
 	plain(s.view.Box)
 	s.status = textView("").SetWrap(false)
@@ -259,18 +258,9 @@ func findGlance(glances []wire.Glance, extension string) wire.Glance {
 func (s *sessionScreen) setUsage(totals wire.UsageTotals, measure wire.Context, err error) {
 	u := &s.t.Usage
 	u.Input, u.Output, u.Requests = totals.InputTokens, totals.OutputTokens, int(totals.Requests)
-	if err != nil {
-		return
-	}
-	u.Context, u.Window, u.Percent = 0, 0, 0
-	if measure.Used != nil {
-		u.Context = *measure.Used
-	}
-	if measure.Window != nil {
-		u.Window = *measure.Window
-	}
-	if measure.Percent != nil {
-		u.Percent = *measure.Percent
+	if err == nil {
+		u.Context, u.Window, u.Percent = 0, 0, 0
+		u.measure(measure.Used, measure.Window, measure.Percent)
 	}
 }
 

@@ -115,6 +115,20 @@ type Usage struct {
 	Requests int
 }
 
+// measure takes in how full the context is, as far as the daemon said:
+// what it left out (nil) stays as it was.
+func (u *Usage) measure(used, window *int64, percent *float64) {
+	if used != nil {
+		u.Context = *used
+	}
+	if window != nil {
+		u.Window = *window
+	}
+	if percent != nil {
+		u.Percent = *percent
+	}
+}
+
 // Transcript turns a session's events into display blocks. Live deltas
 // grow a block in place; the durable event that follows completes it.
 // Its zero value is an empty transcript.
@@ -409,15 +423,7 @@ func (t *Transcript) status(ev wire.Event) {
 		t.Usage.Output += wire.Tokens(u.OutputTokens)
 		t.Usage.Requests++
 	}
-	if ev.Used != nil {
-		t.Usage.Context = *ev.Used
-	}
-	if ev.Window != nil {
-		t.Usage.Window = *ev.Window
-	}
-	if ev.Percent != nil {
-		t.Usage.Percent = *ev.Percent
-	}
+	t.Usage.measure(ev.Used, ev.Window, ev.Percent)
 }
 
 // LastUserTime returns the timestamp (Unix ms) of the last message the

@@ -41,9 +41,7 @@ type ventsScreen struct {
 
 func newVentsScreen(c *Console) *ventsScreen {
 	v := &ventsScreen{c: c, back: pagePicker}
-	v.table = tview.NewTable().SetSelectable(true, false).SetFixed(1, 0).SetSeparator(' ')
-	v.table.SetSelectedStyle(tcell.StyleDefault.Reverse(true))
-	plain(v.table.Box)
+	v.table = listTable()
 	v.table.SetInputCapture(v.keys)
 	v.table.SetSelectionChangedFunc(func(row, _ int) { v.deleting = ""; v.show(row) })
 	v.detail = textView("").SetWordWrap(true)
@@ -52,14 +50,12 @@ func newVentsScreen(c *Console) *ventsScreen {
 	plain(v.reply.Box)
 	v.reply.SetDoneFunc(v.replyDone)
 	v.status = textView("")
-	header := tview.NewTextView().SetDynamicColors(true).SetText("[white::b] albedo [-::-][white] vents")
-	header.SetBackgroundColor(tcell.ColorNavy)
 	help := textView("[::d]r reply · d dismiss · x delete · g reload · Esc back · Ctrl-D quit")
 	v.body = tview.NewFlex().
 		AddItem(v.table, 0, 1, true).
 		AddItem(v.detail, 0, 1, false)
 	v.root = tview.NewFlex().SetDirection(tview.FlexRow).
-		AddItem(header, 1, 0, false).
+		AddItem(header("vents"), 1, 0, false).
 		AddItem(v.body, 0, 1, true).
 		AddItem(v.reply, 0, 0, false).
 		AddItem(v.status, 1, 0, false).
@@ -113,10 +109,7 @@ func (v *ventsScreen) fill(vents []wire.Vent) {
 		selected = v.vents[row-1].ID
 	}
 	v.vents = vents
-	v.table.Clear()
-	for i, title := range []string{"ID", "STATUS", "TOPIC", "TITLE"} {
-		v.table.SetCell(0, i, tview.NewTableCell(title).SetSelectable(false).SetAttributes(tcell.AttrBold))
-	}
+	clearTable(v.table, "ID", "STATUS", "TOPIC", "TITLE")
 	row := 1
 	for i, x := range vents {
 		v.table.SetCell(i+1, 0, tview.NewTableCell("#"+x.ID))
