@@ -31,7 +31,7 @@ type Kernels struct {
 	defaultVersion string
 	// probe is the version probe ProbeVersion started, if any; guarded by
 	// mu.
-	probe *versionProbe
+	probe *background
 }
 
 var _ albedo.Kernel = (*Kernels)(nil)
@@ -46,7 +46,7 @@ type session struct {
 	proc *process
 	// warming is the warm start in progress, if any; guarded by
 	// Kernels.mu.
-	warming *warmStart
+	warming *background
 	// started says a kernel of the session took a cell before; guarded
 	// by turn.
 	started bool
@@ -113,7 +113,7 @@ func (k *Kernels) Run(ctx context.Context, cell albedo.Cell) (albedo.CellResult,
 // progress ends too.
 func (k *Kernels) Stop(ctx context.Context, sessionID string) error {
 	k.mu.Lock()
-	var w *warmStart
+	var w *background
 	if s := k.sessions[sessionID]; s != nil {
 		w = s.warming
 	}
@@ -153,8 +153,9 @@ func (k *Kernels) RunningJobs(sessionID string) int {
 func (k *Kernels) Close(ctx context.Context) error {
 	k.mu.Lock()
 	k.closed = true
+	probe := k.probe
 	var procs []*process
-	var warms []*warmStart
+	var warms []*background
 	for _, s := range k.sessions {
 		if s.proc != nil {
 			procs = append(procs, s.proc)
@@ -185,7 +186,7 @@ func (k *Kernels) Close(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
-	if err := k.endProbe(ctx); err != nil {
+	if err := probe.end(ctx); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

@@ -24,14 +24,6 @@ const probeCode = `import sys; print("%d.%d.%d" % sys.version_info[:3])`
 // versionPattern is what a probe's answer must look like.
 var versionPattern = regexp.MustCompile(`^\d+\.\d+\.\d+$`)
 
-// versionProbe is the probe of the default interpreter's version started
-// by ProbeVersion.
-type versionProbe struct {
-	cancel context.CancelFunc
-	// done is closed once the probe is over.
-	done chan struct{}
-}
-
 // knownVersion is one interpreter's entry in the version cache: the file
 // it was learnt from, by modification time and size, and its version.
 type knownVersion struct {
@@ -60,7 +52,7 @@ func (k *Kernels) ProbeVersion(ctx context.Context, cacheFile string) {
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeTimeout)
-	p := &versionProbe{cancel: cancel, done: make(chan struct{})}
+	p := &background{what: "the python version probe", cancel: cancel, done: make(chan struct{})}
 	k.mu.Lock()
 	if k.closed || k.probe != nil {
 		k.mu.Unlock()
@@ -174,22 +166,4 @@ func readVersions(cacheFile string) map[string]knownVersion {
 		return make(map[string]knownVersion)
 	}
 	return known
-}
-
-// endProbe stops the version probe, if one runs, and waits until it is
-// over.
-func (k *Kernels) endProbe(ctx context.Context) error {
-	k.mu.Lock()
-	p := k.probe
-	k.mu.Unlock()
-	if p == nil {
-		return nil
-	}
-	p.cancel()
-	select {
-	case <-p.done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("waiting for the python version probe to end: %w", ctx.Err())
-	}
 }

@@ -235,22 +235,10 @@ func lookPython(name string) (string, error) {
 		if strings.ContainsRune(name, os.PathSeparator) {
 			where = ""
 		}
-		return "", &missingPython{msg: fmt.Sprintf("%s not found%s; albedo needs Python 3.9 or newer for its python tool", name, where), err: err}
+		return "", fmt.Errorf("%s not found%s; albedo needs Python 3.9 or newer for its python tool", name, where)
 	}
 	return "", fmt.Errorf("finding the python interpreter %s: %w", name, err)
 }
-
-// missingPython reports an interpreter that is not installed.
-type missingPython struct {
-	msg string
-	err error
-}
-
-// Error returns the message for people.
-func (e *missingPython) Error() string { return e.msg }
-
-// Unwrap returns the lookup's error.
-func (e *missingPython) Unwrap() error { return e.err }
 
 // newMarker returns a string that a cell's output will not contain by
 // chance.

@@ -7,26 +7,28 @@ import (
 	"github.com/albedo-agent/albedo/albedo"
 )
 
-// warmStart is a kernel start in progress ahead of the session's first
-// cell.
-type warmStart struct {
+// background is work Kernels runs on its own: a kernel start ahead of a
+// session's first cell (Warm), or the version probe (ProbeVersion).
+type background struct {
+	// what names the work in errors.
+	what   string
 	cancel context.CancelFunc
-	// done is closed once the start is over and the session's turn is
-	// free again.
+	// done is closed once the work is over (for a warm start: and the
+	// session's turn is free again).
 	done chan struct{}
 }
 
-// end cancels the warm start, if any, and waits until it is over.
-func (w *warmStart) end(ctx context.Context) error {
-	if w == nil {
+// end cancels the work, if any, and waits until it is over.
+func (b *background) end(ctx context.Context) error {
+	if b == nil {
 		return nil
 	}
-	w.cancel()
+	b.cancel()
 	select {
-	case <-w.done:
+	case <-b.done:
 		return nil
 	case <-ctx.Done():
-		return fmt.Errorf("waiting for a python kernel's start to end: %w", ctx.Err())
+		return fmt.Errorf("waiting for %s to end: %w", b.what, ctx.Err())
 	}
 }
 
@@ -52,14 +54,14 @@ func (k *Kernels) Warm(ctx context.Context, sessionID, workspace string) {
 		return
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	w := &warmStart{cancel: cancel, done: make(chan struct{})}
+	w := &background{what: "a python kernel's start", cancel: cancel, done: make(chan struct{})}
 	s.warming = w
 	go k.warm(ctx, s, w, workspace)
 }
 
 // warm starts the session's kernel for Warm, which took the session's
 // turn for it.
-func (k *Kernels) warm(ctx context.Context, s *session, w *warmStart, workspace string) {
+func (k *Kernels) warm(ctx context.Context, s *session, w *background, workspace string) {
 	defer close(w.done)
 	defer func() {
 		k.mu.Lock()
