@@ -12,29 +12,18 @@ import (
 // includeRefusals remembers the providers (by name and base URL) that
 // refused a Responses request for its "include" parameter. Its zero value
 // is empty and ready.
-type includeRefusals struct {
-	mu   sync.Mutex
-	seen map[string]bool
-}
+type includeRefusals struct{ seen sync.Map }
 
 func includeKey(ep albedo.Endpoint) string { return ep.Provider + "\x00" + ep.BaseURL }
 
 // refused reports whether ep's provider refused "include" before.
 func (r *includeRefusals) refused(ep albedo.Endpoint) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.seen[includeKey(ep)]
+	_, ok := r.seen.Load(includeKey(ep))
+	return ok
 }
 
 // remember records that ep's provider refuses "include".
-func (r *includeRefusals) remember(ep albedo.Endpoint) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.seen == nil {
-		r.seen = map[string]bool{}
-	}
-	r.seen[includeKey(ep)] = true
-}
+func (r *includeRefusals) remember(ep albedo.Endpoint) { r.seen.Store(includeKey(ep), true) }
 
 // refusesInclude reports whether err is a provider's refusal of a request
 // body that asked for "include" (asked): a 400 or 422 answer whose message names
