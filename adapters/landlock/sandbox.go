@@ -178,7 +178,7 @@ func (s *Sandbox) helperArgv(spec Spec, argv []string) []string {
 
 // Status says what a kernel started now would run under.
 func (s *Sandbox) Status(ctx context.Context) albedo.SandboxStatus {
-	st, _ := s.assess(ctx)
+	st, _ := s.assessPolicy(ctx, nil)
 	return st
 }
 
@@ -191,14 +191,9 @@ func (s *Sandbox) Session(_ context.Context, sessionID string) (albedo.SandboxSt
 	return got.status, ok
 }
 
-// assess reads the policy and says what of it this machine enforces, with
-// the ABI the helper is to use.
-func (s *Sandbox) assess(ctx context.Context) (albedo.SandboxStatus, int) {
-	return s.assessPolicy(ctx, nil)
-}
-
-// assessPolicy is assess of the given policy, or of the one in force
-// when it is nil.
+// assessPolicy reads the given policy, or the one in force when it is
+// nil, and says what of it this machine enforces, with the ABI the helper
+// is to use.
 func (s *Sandbox) assessPolicy(ctx context.Context, given *albedo.SandboxPolicy) (albedo.SandboxStatus, int) {
 	var policy albedo.SandboxPolicy
 	var problems []string
