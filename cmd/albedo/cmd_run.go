@@ -169,9 +169,7 @@ func (r *turnRun) run(ctx context.Context, c *client.Client, prompt string) erro
 		return err
 	}
 	w := newTurnWatcher(prompt, lastSeq(stream.Snapshot))
-	if r.skill != "" {
-		w.skill = strings.TrimPrefix(r.skill, "/")
-	}
+	w.skill = strings.TrimPrefix(r.skill, "/")
 	// stream is replaced on reconnect: close whichever one is open last.
 	defer func() { stream.Close() }()
 	if r.json {
@@ -189,15 +187,12 @@ func (r *turnRun) run(ctx context.Context, c *client.Client, prompt string) erro
 	if queued && !r.json {
 		fmt.Fprintln(r.e.stderr, "albedo: the session is busy; the prompt joins its running turn")
 	}
-	for !w.done {
-		for ev, err := range stream.Events() {
-			if err != nil {
-				break
-			}
-			if r.take(w, ev) {
-				break
-			}
-		}
+	for {
+		// The first snapshot holds nothing after the prompt; a reopened
+		// stream's holds what the daemon committed while it was away.
+		wire.Replay(stream.Snapshot, stream.Events(), func(ev wire.Event, err error) bool {
+			return err == nil && !r.take(w, ev)
+		})
 		if w.done {
 			break
 		}
@@ -219,11 +214,6 @@ func (r *turnRun) run(ctx context.Context, c *client.Client, prompt string) erro
 			return fmt.Errorf("follow session %s: %w", r.id, err)
 		}
 		stream = reopened
-		for _, ev := range stream.Snapshot {
-			if r.take(w, ev) {
-				break
-			}
-		}
 	}
 	r.endThinking()
 	if r.end != nil {
