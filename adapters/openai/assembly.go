@@ -36,7 +36,7 @@ type assembly struct {
 }
 
 func newAssembly(ep albedo.Endpoint, onDelta func(albedo.Delta)) assembly {
-	a := assembly{onDelta: onDelta, cap: newReplyCap(ep)}
+	a := assembly{onDelta: onDelta, cap: replyCap{ep: ep, item: replyLimit(ep)}}
 	if ep.ThinkTags {
 		a.think = &thinkSplitter{}
 	}
@@ -147,7 +147,8 @@ func (a *assembly) items(protocol albedo.Protocol, newID func() string) []albedo
 }
 
 // partial returns the reasoning and text that streamed, flagged partial;
-// after the cap, the calls' arguments too, as notes (see cutCall).
+// after the cap, the calls' arguments too, as notes, which nothing runs
+// and no request sends.
 func (a *assembly) partial(protocol albedo.Protocol, newID func() string) []albedo.Item {
 	var items []albedo.Item
 	for _, it := range a.items(protocol, newID) {
@@ -155,7 +156,7 @@ func (a *assembly) partial(protocol albedo.Protocol, newID func() string) []albe
 			if a.cap.hit == nil {
 				continue
 			}
-			it = cutCall(it.ToolName, it.Arguments, protocol)
+			it = albedo.Item{Kind: albedo.KindNote, ToolName: it.ToolName, Text: it.Arguments, Protocol: protocol}
 		}
 		if it.Text == "" {
 			continue

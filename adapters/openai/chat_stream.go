@@ -203,7 +203,7 @@ func (d *chatDecoder) reply(ended bool) (albedo.ModelReply, error) {
 }
 
 // partial returns the reasoning and text that arrived, flagged partial;
-// after the cap, the calls' arguments too, as notes (see cutCall).
+// after the cap, the calls' arguments too, as notes (see assembly.partial).
 func (d *chatDecoder) partial() albedo.ModelReply {
 	return albedo.ModelReply{Items: d.a.partial(albedo.ProtocolChatCompletions, d.newID), Usage: d.usage}
 }

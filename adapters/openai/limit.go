@@ -33,10 +33,6 @@ type replyCap struct {
 	hit  error
 }
 
-func newReplyCap(ep albedo.Endpoint) replyCap {
-	return replyCap{ep: ep, item: replyLimit(ep)}
-}
-
 // fit returns what of s an item that holds have bytes may add: all of it,
 // or, once the cap is passed, the part that fits (cut at a character's
 // start) and from then on nothing. what names the item for the error.
@@ -80,10 +76,4 @@ func validPrefix(s string, n int) string {
 		n--
 	}
 	return s[:n]
-}
-
-// cutCall is what is kept of a tool call cut at the cap: a note of its
-// arguments so far, which nothing runs and no request sends.
-func cutCall(name, arguments string, protocol albedo.Protocol) albedo.Item {
-	return albedo.Item{Kind: albedo.KindNote, ToolName: name, Text: arguments, Protocol: protocol}
 }

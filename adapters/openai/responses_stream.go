@@ -226,7 +226,7 @@ func (d *responsesDecoder) reply(ended bool) (albedo.ModelReply, error) {
 }
 
 // partial returns the reasoning and text that streamed, flagged partial;
-// after the cap, the calls' arguments too, as notes (see cutCall).
+// after the cap, the calls' arguments too, as notes (see assembly.partial).
 func (d *responsesDecoder) partial() albedo.ModelReply {
 	return albedo.ModelReply{Items: d.a.partial(albedo.ProtocolResponses, d.newID), Usage: d.usage}
 }
