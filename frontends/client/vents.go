@@ -36,11 +36,6 @@ func (c *Client) Vent(ctx context.Context, id string) (wire.Vent, error) {
 	return out.Value, nil
 }
 
-// ifMatch is the If-Match header naming a revision.
-func ifMatch(rev int64) map[string]string {
-	return map[string]string{"If-Match": wire.ETag(rev)}
-}
-
 // patchVent changes a vent at its current revision.
 func (c *Client) patchVent(ctx context.Context, id string, body wire.VentPatch) (wire.VentReply, error) {
 	cur, err := c.Vent(ctx, id)
@@ -48,7 +43,7 @@ func (c *Client) patchVent(ctx context.Context, id string, body wire.VentPatch) 
 		return wire.VentReply{}, err
 	}
 	var out wire.VentPatched
-	if _, err := c.do(ctx, http.MethodPatch, ventPath(id), body, &out, ifMatch(cur.Revision)); err != nil {
+	if _, err := c.do(ctx, http.MethodPatch, ventPath(id), body, &out, map[string]string{"If-Match": wire.ETag(cur.Revision)}); err != nil {
 		return wire.VentReply{}, err
 	}
 	return out.Reply(), nil
@@ -79,7 +74,7 @@ func (c *Client) DismissVent(ctx context.Context, id string) (wire.Vent, error) 
 func (c *Client) DeleteVent(ctx context.Context, id string) error {
 	cur, err := c.Vent(ctx, id)
 	if err == nil {
-		_, err = c.do(ctx, http.MethodDelete, ventPath(id), nil, nil, ifMatch(cur.Revision))
+		_, err = c.do(ctx, http.MethodDelete, ventPath(id), nil, nil, map[string]string{"If-Match": wire.ETag(cur.Revision)})
 	}
 	if err != nil {
 		return fmt.Errorf("delete vent %s: %w", id, err)
