@@ -37,9 +37,6 @@ func New(path string) *File {
 	return &File{path: path}
 }
 
-// Path returns the file's path.
-func (f *File) Path() string { return f.path }
-
 // Load reads and validates the file afresh. A missing or blank file is an
 // empty configuration. A file that does not parse is read again for up to
 // 100ms, in case it was caught half-written, before its fault is reported
