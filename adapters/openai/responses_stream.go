@@ -184,12 +184,12 @@ func (d *responsesDecoder) reply(ended bool) (albedo.ModelReply, error) {
 	if !ended {
 		return albedo.ModelReply{}, failure(d.ep, nil, "stream ended early, before the reply was finished")
 	}
-	raws := d.final
-	var indexes []int
-	if len(raws) == 0 {
-		indexes = slices.Sorted(maps.Keys(d.done))
-		for _, i := range indexes {
-			raws = append(raws, d.done[i])
+	// The output items by their output index.
+	raws := d.done
+	if len(d.final) > 0 {
+		raws = make(map[int]json.RawMessage, len(d.final))
+		for i, raw := range d.final {
+			raws[i] = raw
 		}
 	}
 	if !d.finished && len(raws) == 0 && len(d.a.pieces) == 0 {
@@ -197,17 +197,12 @@ func (d *responsesDecoder) reply(ended bool) (albedo.ModelReply, error) {
 		return albedo.ModelReply{}, failure(d.ep, nil, "ended the stream without a reply")
 	}
 	var items []albedo.Item
-	if len(raws) > 0 {
-		for j, raw := range raws {
-			index := j
-			if indexes != nil {
-				index = indexes[j]
-			}
-			if it, ok := d.item(raw, index); ok {
-				items = append(items, it)
-			}
+	for _, i := range slices.Sorted(maps.Keys(raws)) {
+		if it, ok := d.item(raws[i], i); ok {
+			items = append(items, it)
 		}
-	} else {
+	}
+	if len(raws) == 0 {
 		items = d.fromDeltas()
 	}
 	if d.ep.ThinkTags {
