@@ -293,6 +293,15 @@ func listTable() *tview.Table {
 	return t
 }
 
+// rowItem returns the item a list table's row shows: row 1, under the
+// titles, shows items[0].
+func rowItem[T any](items []T, row int) (item T, ok bool) {
+	if row < 1 || row > len(items) {
+		return item, false
+	}
+	return items[row-1], true
+}
+
 // clearTable empties a list table down to its row of column titles.
 func clearTable(t *tview.Table, titles ...string) {
 	t.Clear()

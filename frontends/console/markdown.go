@@ -320,12 +320,8 @@ func (r *mdRenderer) table(n *extast.Table, w int) {
 				style = style.Bold(true)
 			}
 			cells = append(cells, r.inlines(c, style))
-			if len(grid) == 0 {
-				a := extast.AlignNone
-				if tc, ok := c.(*extast.TableCell); ok {
-					a = tc.Alignment
-				}
-				aligns = append(aligns, a)
+			if tc, ok := c.(*extast.TableCell); ok && len(grid) == 0 {
+				aligns = append(aligns, tc.Alignment)
 			}
 		}
 		grid = append(grid, cells)
@@ -337,6 +333,8 @@ func (r *mdRenderer) table(n *extast.Table, w int) {
 	if cols == 0 {
 		return
 	}
+	// Columns past the header's have no alignment (the zero value).
+	aligns = append(aligns, make([]extast.Alignment, cols)...)
 	widths := make([]int, cols)
 	for _, row := range grid {
 		for i, c := range row {
@@ -366,7 +364,7 @@ func (r *mdRenderer) table(n *extast.Table, w int) {
 				if k < len(wrapped[i]) {
 					cell = wrapped[i][k]
 				}
-				out = append(out, pad(cell, widths[i], alignAt(aligns, i), r.base)...)
+				out = append(out, pad(cell, widths[i], aligns[i], r.base)...)
 			}
 			r.rows = append(r.rows, trimLine(out))
 		}
@@ -381,14 +379,6 @@ func (r *mdRenderer) table(n *extast.Table, w int) {
 			r.rows = append(r.rows, line{{rule.String(), r.th.frame}})
 		}
 	}
-}
-
-// alignAt returns column i's alignment.
-func alignAt(aligns []extast.Alignment, i int) extast.Alignment {
-	if i < len(aligns) {
-		return aligns[i]
-	}
-	return extast.AlignNone
 }
 
 // fitColumns narrows the widest columns until they add up to at most

@@ -172,10 +172,9 @@ func (p *pickerScreen) sayNote() {
 
 // openRow opens the session of a table row.
 func (p *pickerScreen) openRow(row int) {
-	if row < 1 || row > len(p.sessions) {
-		return
+	if s, ok := rowItem(p.sessions, row); ok {
+		p.c.session.open(s.ID)
 	}
-	p.c.session.open(p.sessions[row-1].ID)
 }
 
 // keys handles the picker's keys.

@@ -30,10 +30,7 @@ type pendingChange struct {
 // selected returns the session of the selected row.
 func (p *pickerScreen) selected() (wire.Session, bool) {
 	row, _ := p.table.GetSelection()
-	if row < 1 || row > len(p.sessions) {
-		return wire.Session{}, false
-	}
-	return p.sessions[row-1], true
+	return rowItem(p.sessions, row)
 }
 
 // askDelete asks to confirm deleting the selected session.

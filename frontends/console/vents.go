@@ -104,10 +104,7 @@ func (v *ventsScreen) setStatus(text string, failed bool) {
 
 // fill shows the vents, keeping the selected one selected.
 func (v *ventsScreen) fill(vents []wire.Vent) {
-	selected := ""
-	if row, _ := v.table.GetSelection(); row >= 1 && row <= len(v.vents) {
-		selected = v.vents[row-1].ID
-	}
+	selected, _ := v.selected()
 	v.vents = vents
 	clearTable(v.table, "ID", "STATUS", "TOPIC", "TITLE")
 	row := 1
@@ -116,7 +113,7 @@ func (v *ventsScreen) fill(vents []wire.Vent) {
 		v.table.SetCell(i+1, 1, tview.NewTableCell(x.Status).SetTextColor(ventColor(x.Status)))
 		v.table.SetCell(i+1, 2, tview.NewTableCell(tview.Escape(x.Topic)))
 		v.table.SetCell(i+1, 3, tview.NewTableCell(tview.Escape(x.Title)).SetExpansion(1).SetMaxWidth(60))
-		if x.ID == selected {
+		if x.ID == selected.ID {
 			row = i + 1
 		}
 	}
@@ -152,19 +149,16 @@ func ventColor(status string) tcell.Color {
 // selected returns the vent of the selected row.
 func (v *ventsScreen) selected() (wire.Vent, bool) {
 	row, _ := v.table.GetSelection()
-	if row < 1 || row > len(v.vents) {
-		return wire.Vent{}, false
-	}
-	return v.vents[row-1], true
+	return rowItem(v.vents, row)
 }
 
 // show fills the detail pane with a table row's vent.
 func (v *ventsScreen) show(row int) {
-	if row < 1 || row > len(v.vents) {
+	if x, ok := rowItem(v.vents, row); ok {
+		v.detail.SetText(ventDetail(x, v.sessions)).ScrollToBeginning()
+	} else {
 		v.detail.SetText("")
-		return
 	}
-	v.detail.SetText(ventDetail(v.vents[row-1], v.sessions)).ScrollToBeginning()
 }
 
 // ventDetail renders a vent in full, with tview colour tags.

@@ -16,7 +16,7 @@ import (
 // the text shows as text, an image as its description and address (a
 // page fetches nothing an answer names), a link of a dangerous scheme
 // (javascript:, and the like) loses its address, and code in a known
-// language is highlighted with one class per token class (CSSClass).
+// language is highlighted with one class per token class (cssClasses).
 // An HTML value is safe for concurrent use.
 type HTML struct {
 	md goldmark.Markdown
@@ -40,12 +40,7 @@ func (h *HTML) Render(source string) (string, error) {
 	return b.String(), nil
 }
 
-// CSSClass is the HTML class of the tokens of class c, "" for Plain.
-func CSSClass(c Class) string {
-	return cssClasses[c]
-}
-
-// cssClasses names each class in HTML.
+// cssClasses names each class in HTML; Plain tokens have none.
 var cssClasses = map[Class]string{
 	Keyword: "hl-keyword", Constant: "hl-constant", String: "hl-string", Number: "hl-number",
 	Comment: "hl-comment", Function: "hl-function", Builtin: "hl-builtin", Operator: "hl-operator",
@@ -60,8 +55,8 @@ type htmlRules struct {
 func (r *htmlRules) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(ast.KindHTMLBlock, r.htmlBlock)
 	reg.Register(ast.KindRawHTML, r.rawHTML)
-	reg.Register(ast.KindFencedCodeBlock, r.fencedCode)
-	reg.Register(ast.KindCodeBlock, r.indentedCode)
+	reg.Register(ast.KindFencedCodeBlock, r.code)
+	reg.Register(ast.KindCodeBlock, r.code)
 	reg.Register(ast.KindImage, r.image)
 	reg.Register(ast.KindLink, r.link)
 	reg.Register(ast.KindAutoLink, r.autoLink)
@@ -93,29 +88,17 @@ func (r *htmlRules) rawHTML(w util.BufWriter, source []byte, node ast.Node, ente
 	return ast.WalkSkipChildren, nil
 }
 
-// fencedCode writes a fenced block, highlighted when its language is
-// known.
-func (r *htmlRules) fencedCode(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
-	if !entering {
-		return ast.WalkContinue, nil
-	}
-	n := node.(*ast.FencedCodeBlock)
-	r.code(w, string(n.Language(source)), BlockSource(n, source))
-	return ast.WalkSkipChildren, nil
-}
-
-// indentedCode writes an indented block, not highlighted.
-func (r *htmlRules) indentedCode(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
-	if !entering {
-		return ast.WalkContinue, nil
-	}
-	r.code(w, "", BlockSource(node, source))
-	return ast.WalkSkipChildren, nil
-}
-
 // code writes a code block: a pre element naming its language, each token
-// in a span of its class.
-func (r *htmlRules) code(w util.BufWriter, lang, code string) {
+// in a span of its class. A fenced block is highlighted when its language
+// is known, an indented one never.
+func (r *htmlRules) code(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	lang := ""
+	if n, ok := node.(*ast.FencedCodeBlock); ok {
+		lang = string(n.Language(source))
+	}
 	w.WriteString(`<pre class="code"`)
 	if lang != "" {
 		w.WriteString(` data-lang="`)
@@ -123,9 +106,9 @@ func (r *htmlRules) code(w util.BufWriter, lang, code string) {
 		w.WriteString(`"`)
 	}
 	w.WriteString("><code>")
-	for _, tok := range r.hl.Tokens(code, lang) {
+	for _, tok := range r.hl.Tokens(BlockSource(node, source), lang) {
 		escaped := util.EscapeHTML([]byte(tok.Text))
-		if class := CSSClass(tok.Class); class != "" {
+		if class := cssClasses[tok.Class]; class != "" {
 			w.WriteString(`<span class="` + class + `">`)
 			w.Write(escaped)
 			w.WriteString("</span>")
@@ -134,6 +117,7 @@ func (r *htmlRules) code(w util.BufWriter, lang, code string) {
 		}
 	}
 	w.WriteString("</code></pre>\n")
+	return ast.WalkSkipChildren, nil
 }
 
 // image shows an image as its description and address, never fetched.
