@@ -1,6 +1,7 @@
 package console
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/albedo-agent/albedo/albedo/wire"
@@ -92,12 +93,7 @@ func (l *loginScreen) show(intro string, p Provider, done func(Login), cancel fu
 	// field (it keeps the tail of what was typed), and Save would store it.
 	l.form.RemoveFormItem(l.form.GetFormItemIndex(keyLabel))
 	l.addKeyField()
-	proto := 0
-	for i, name := range protocols() {
-		if name == p.Protocol {
-			proto = i
-		}
-	}
+	proto := max(0, slices.Index(protocols(), p.Protocol)) // the first when unknown
 	l.form.GetFormItemByLabel("Protocol").(*tview.DropDown).SetCurrentOption(proto)
 	l.form.SetFocus(0)
 	l.c.pages.SwitchToPage(pageLogin)
