@@ -155,7 +155,7 @@ func (s *Service) hostVent(ctx context.Context, sessionID string, raw json.RawMe
 }
 
 func (s *Service) hostVents(ctx context.Context, _ string, _ json.RawMessage) (any, error) {
-	vents, err := s.Vents(ctx, 0, modelVentLimit)
+	vents, _, err := s.VentPage(ctx, 0, modelVentLimit)
 	if err != nil {
 		return nil, err
 	}

@@ -30,7 +30,7 @@ func TestAVentKeepsTheTitleItWasGiven(t *testing.T) {
 			if one.Title != c.want {
 				t.Errorf("one vent's title = %q, want %q", one.Title, c.want)
 			}
-			listed, err := r.svc.Vents(r.ctx, 0, 10)
+			listed, _, err := r.svc.VentPage(r.ctx, 0, 10)
 			if err != nil {
 				t.Fatal(err)
 			}

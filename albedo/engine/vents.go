@@ -50,16 +50,10 @@ const (
 	MaxVentPage     = 200
 )
 
-// Vents returns up to limit vents newest first, with IDs below before
-// (before <= 0: from the newest). A limit of 0 means DefaultVentPage; one
-// above MaxVentPage means MaxVentPage.
-func (s *Service) Vents(ctx context.Context, before int64, limit int) ([]albedo.Vent, error) {
-	page, _, err := s.VentPage(ctx, before, limit)
-	return page, err
-}
-
-// VentPage is Vents with the cursor of the next page: the before to ask
-// for next, or 0 when this page is the last.
+// VentPage returns up to limit vents newest first, with IDs below before
+// (before <= 0: from the newest), and the cursor of the next page: the
+// before to ask for next, or 0 when this page is the last. A limit of 0
+// means DefaultVentPage; one above MaxVentPage means MaxVentPage.
 func (s *Service) VentPage(ctx context.Context, before int64, limit int) ([]albedo.Vent, int64, error) {
 	switch {
 	case limit <= 0:

@@ -35,7 +35,7 @@ func TestVentFieldsOverTheirLimitsAreRefused(t *testing.T) {
 			if msg := albedo.ErrorMessage(err); !strings.Contains(msg, tc.field) {
 				t.Errorf("message %q does not name the %s", msg, tc.field)
 			}
-			if vents, err := r.svc.Vents(r.ctx, 0, 0); err != nil || len(vents) != 0 {
+			if vents, _, err := r.svc.VentPage(r.ctx, 0, 0); err != nil || len(vents) != 0 {
 				t.Fatalf("a refused vent was recorded: %+v, %v", vents, err)
 			}
 		})

@@ -48,7 +48,7 @@ func TestHostCallVentRefusals(t *testing.T) {
 			}
 		})
 	}
-	if vents, err := r.svc.Vents(r.ctx, 0, 0); err != nil || len(vents) != 0 {
+	if vents, _, err := r.svc.VentPage(r.ctx, 0, 0); err != nil || len(vents) != 0 {
 		t.Fatalf("refused vents were recorded: %+v, %v", vents, err)
 	}
 }
@@ -252,7 +252,7 @@ func TestVentsPaging(t *testing.T) {
 		{0, 0, []int64{7, 6, 5, 4, 3, 2, 1}},
 	}
 	for _, tc := range tests {
-		vents, err := r.svc.Vents(r.ctx, tc.before, tc.limit)
+		vents, _, err := r.svc.VentPage(r.ctx, tc.before, tc.limit)
 		if err != nil {
 			t.Fatal(err)
 		}

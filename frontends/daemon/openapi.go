@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/albedo-agent/albedo/albedo/wire"
@@ -51,7 +52,7 @@ func OpenAPI(version string) map[string]any {
 			op["security"] = []any{map[string]any{"bearer": []any{}}, map[string]any{"cookie": []any{}}}
 		}
 		op["responses"] = map[string]any{
-			itoa(r.status): ok,
+			strconv.Itoa(r.status): ok,
 			"default": map[string]any{"description": "An error: its code says which (see docs/api.md)",
 				"content": map[string]any{"application/json": map[string]any{"schema": errRef}}},
 		}
@@ -85,11 +86,6 @@ func operationID(r route) string {
 		}
 	}
 	return id
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
 }
 
 // schemaGen derives JSON Schemas from Go types by their JSON encoding,

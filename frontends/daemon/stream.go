@@ -12,6 +12,7 @@ import (
 	"github.com/albedo-agent/albedo/albedo"
 	"github.com/albedo-agent/albedo/albedo/engine"
 	"github.com/albedo-agent/albedo/albedo/wire"
+	"github.com/albedo-agent/albedo/frontends/app"
 	"github.com/gin-gonic/gin"
 )
 
@@ -86,14 +87,12 @@ func streamOptions(c *gin.Context) (albedo.SubscribeOptions, bool) {
 		}
 		opts.After = n
 	}
-	if q := c.Query("tail"); q != "" {
-		n, err := strconv.Atoi(q)
-		if err != nil || n < 0 {
-			invalid(c, "tail must be a whole number, not %q", q)
-			return opts, false
-		}
-		opts.Tail = n
+	tail, err := app.WholeNumber("tail", c.Query("tail"), 0)
+	if err != nil {
+		fail(c, err)
+		return opts, false
 	}
+	opts.Tail = int(tail)
 	return opts, true
 }
 

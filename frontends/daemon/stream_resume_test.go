@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -40,10 +41,10 @@ func TestAStreamResumesAfterLastEventIDOrAfter(t *testing.T) {
 		want    []int64
 		wantErr bool
 	}{
-		{"Last-Event-ID", "", itoa(int(from)), all[3:], false},
-		{"after, for a browser's new stream", "?after=" + itoa(int(from)), "", all[3:], false},
-		{"Last-Event-ID wins over after", "?after=0", itoa(int(from)), all[3:], false},
-		{"after wins over tail", "?tail=1&after=" + itoa(int(from)), "", all[3:], false},
+		{"Last-Event-ID", "", strconv.Itoa(int(from)), all[3:], false},
+		{"after, for a browser's new stream", "?after=" + strconv.Itoa(int(from)), "", all[3:], false},
+		{"Last-Event-ID wins over after", "?after=0", strconv.Itoa(int(from)), all[3:], false},
+		{"after wins over tail", "?tail=1&after=" + strconv.Itoa(int(from)), "", all[3:], false},
 		{"tail alone", "?tail=1", "", all[len(all)-1:], false},
 		{"an after that is no seq", "?after=x", "", nil, true},
 	}
