@@ -99,11 +99,7 @@ func tailUnits(items []albedo.Item, ep albedo.Endpoint, window int64, tailPercen
 	starts := compaction.UnitStarts(items)
 	end, used, keep := len(items), int64(0), 0
 	for i := len(starts) - 1; i >= 0; i-- {
-		var n int64
-		for _, raw := range projection.ProjectFor(items[starts[i]:end], ep) {
-			n += int64(len(raw)) + 1
-		}
-		used += albedo.EstimateTokens(n)
+		used += inputTokens(projection.ProjectFor(items[starts[i]:end], ep))
 		if keep > 0 && used > budget {
 			break
 		}

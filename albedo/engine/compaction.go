@@ -34,12 +34,6 @@ func planEviction(items []albedo.Item, prev albedo.Compaction, prevValid bool, k
 // stated returns the compaction state that summary makes of items after
 // plan.
 func (p evictionPlan) stated(items []albedo.Item, id, summary, strategy string, now int64) albedo.Compaction {
-	n := 0
-	for _, it := range items[:p.to] {
-		if it.Kind.Conversational() {
-			n++
-		}
-	}
 	return albedo.Compaction{SessionID: id, Summary: summary, Users: p.users, Fingerprint: compaction.Fingerprint(items, p.users),
-		Items: n, Strategy: strategy, At: now}
+		Items: conversational(items[:p.to]), Strategy: strategy, At: now}
 }

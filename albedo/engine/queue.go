@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/albedo-agent/albedo/albedo"
 
@@ -17,11 +18,7 @@ func (s *Service) DropQueued(ctx context.Context, id string, queueID int64) erro
 		if err != nil {
 			return err
 		}
-		found := false
-		for _, q := range queued {
-			found = found || q.ID == queueID
-		}
-		if !found {
+		if !slices.ContainsFunc(queued, func(q albedo.Queued) bool { return q.ID == queueID }) {
 			return albedo.Errorf(albedo.ENotFound, "session %s has no queued message %d (it may have joined a request already)", id, queueID)
 		}
 		if _, err := s.store.Commit(ctx, albedo.Commit{SessionID: id, Dequeue: []int64{queueID}}); err != nil {

@@ -133,11 +133,7 @@ func (a *App) Interrupt(ctx context.Context, id string) (wire.Status, error) {
 	if err := a.svc.Interrupt(ctx, id); err != nil {
 		return wire.Status{}, err
 	}
-	running, err := a.svc.Running(ctx, id)
-	if err != nil {
-		return wire.Status{}, err
-	}
-	return wire.Status{Running: running}, nil
+	return a.Status(ctx, id)
 }
 
 // SendQueued starts a turn on the messages waiting in an idle session's
