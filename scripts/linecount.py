@@ -61,6 +61,10 @@ FEATURE_COMMITS = re.compile(
     r"|A daemon taking a session's lease|Kernels run in a PID namespace)\b"
 )
 
+# Commits whose subject starts like a feature's but that only rework old
+# code, counted as old.
+REWORK_COMMITS = re.compile(r"^Sandbox: the status of the policy in force and of a given one are assessed by one method")
+
 
 def git(*args: str) -> str:
     return subprocess.run(["git", *args], capture_output=True, text=True, check=True).stdout
@@ -94,7 +98,7 @@ def main() -> None:
             if FEATURE_FILES.search(f):
                 by_file[d] += 1
             sha = m.group(1)
-            if sha in later and FEATURE_COMMITS.search(later[sha]):
+            if sha in later and FEATURE_COMMITS.search(later[sha]) and not REWORK_COMMITS.search(later[sha]):
                 by_blame[d] += 1
                 commits[sha] += 1
             elif sha in later:
