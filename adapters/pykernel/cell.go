@@ -72,28 +72,15 @@ type cellState struct {
 	started atomic.Bool
 }
 
-// markStarted records that the kernel took the cell with this id.
-func (p *process) markStarted(id int64) {
+// running returns the cell the kernel runs if its id is id, else nil (a
+// cell given up on).
+func (p *process) running(id int64) *cellState {
 	p.mu.Lock()
-	st := p.cell
-	p.mu.Unlock()
-	if st != nil && st.id == id {
-		st.started.Store(true)
+	defer p.mu.Unlock()
+	if p.cell == nil || p.cell.id != id {
+		return nil
 	}
-}
-
-// deliver hands a done event to the cell it belongs to.
-func (p *process) deliver(ev event) {
-	p.mu.Lock()
-	st := p.cell
-	p.mu.Unlock()
-	if st == nil || st.id != ev.ID {
-		return // a cell given up on
-	}
-	select {
-	case st.done <- ev:
-	default:
-	}
+	return p.cell
 }
 
 // run runs one cell. Cancelling ctx, or the cell's timeout, interrupts it;
@@ -243,7 +230,7 @@ func (p *process) lost(st *cellState, found <-chan struct{}, reason albedo.CellS
 		Trace:  emptyTrace(),
 	}
 	switch {
-	case p.stoppedOnPurpose():
+	case p.stopped.Load():
 		res.Status = albedo.CellInterrupted
 		res.Error = "The python kernel was stopped while running the cell."
 	case reason != "":

@@ -38,9 +38,16 @@ func (p *process) readEvents() {
 		case "call":
 			go p.answer(ev)
 		case "started":
-			p.markStarted(ev.ID)
+			if st := p.running(ev.ID); st != nil {
+				st.started.Store(true)
+			}
 		case "done":
-			p.deliver(ev)
+			if st := p.running(ev.ID); st != nil {
+				select {
+				case st.done <- ev:
+				default:
+				}
+			}
 		case "image":
 			p.takeImage(ev)
 		case "job_started", "job_ended", "job_wake":

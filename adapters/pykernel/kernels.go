@@ -167,7 +167,7 @@ func (k *Kernels) Close(ctx context.Context) error {
 	}
 	k.mu.Unlock()
 	for _, p := range procs {
-		p.markStopped()
+		p.stopped.Store(true)
 		p.kill()
 	}
 	var errs []error

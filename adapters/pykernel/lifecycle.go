@@ -61,7 +61,7 @@ func (p *process) kill() {
 
 // stop ends the kernel on purpose and waits until it is gone.
 func (p *process) stop(ctx context.Context) error {
-	p.markStopped()
+	p.stopped.Store(true)
 	p.kill()
 	select {
 	case <-p.exited:
@@ -69,13 +69,6 @@ func (p *process) stop(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("waiting for the python kernel of session %s to exit: %w", p.sessionID, ctx.Err())
 	}
-}
-
-// markStopped records that the kernel is being ended on purpose.
-func (p *process) markStopped() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.stopped = true
 }
 
 // gone reports whether the kernel was killed or has exited.
@@ -89,13 +82,6 @@ func (p *process) gone() bool {
 	default:
 		return false
 	}
-}
-
-// stoppedOnPurpose reports whether Stop or Close ended the kernel.
-func (p *process) stoppedOnPurpose() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.stopped
 }
 
 // closeAll closes files, ignoring errors.

@@ -73,17 +73,18 @@ type process struct {
 	eventsDone chan struct{}
 	outputDone chan struct{}
 	killed     atomic.Bool
+	// stopped says the kernel is being ended on purpose: Stop or Close.
+	stopped atomic.Bool
 
 	// ctx is cancelled when the process exits; host calls made between
 	// cells run under it.
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	mu      sync.Mutex
-	cell    *cellState
-	nextID  int64
-	stopped bool // ended on purpose: Stop or Close
-	jobs    jobState
+	mu     sync.Mutex
+	cell   *cellState
+	nextID int64
+	jobs   jobState
 	// host answers host calls: the Host of the latest cell, kept for calls
 	// made between cells.
 	host hostFunc
