@@ -118,6 +118,8 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	if n == 0 {
 		return sessionNotFound(id)
 	}
-	s.totals.forget(id)
+	s.totals.mu.Lock()
+	delete(s.totals.sums, id) // the ledger's rows went with the session
+	s.totals.mu.Unlock()
 	return nil
 }

@@ -136,19 +136,13 @@ func RunInTx(ctx context.Context, db *bun.DB, fn func(ctx context.Context, tx *s
 	if err != nil {
 		return err
 	}
-	done := false
-	defer func() {
-		if !done {
-			_ = tx.Rollback()
-		}
-	}()
+	defer tx.Rollback() // after the commit, it does nothing
 	if err := fn(ctx, tx); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	done = true
 	return tx.Commit()
 }
 
