@@ -12,7 +12,6 @@ import (
 
 	"github.com/albedo-agent/albedo/adapters/openai"
 	"github.com/albedo-agent/albedo/albedo"
-	"github.com/albedo-agent/albedo/frontends/client"
 	"github.com/albedo-agent/albedo/frontends/console"
 	"golang.org/x/term"
 )
@@ -73,7 +72,7 @@ func openConsole(ctx context.Context, e *env, opts console.Options) error {
 	if opts.Workspace == "" {
 		opts.Workspace, _ = os.Getwd()
 	}
-	opts.Dial = func(ctx context.Context) (*client.Client, error) { return e.dial(ctx) }
+	opts.Dial = e.dial
 	opts.SaveProvider = e.saveFormProvider
 	opts.NoMouse = mouseOff(os.Getenv("ALBEDO_MOUSE"))
 	opts.Providers = e.listProviders

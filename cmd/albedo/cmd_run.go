@@ -346,12 +346,10 @@ func (r *turnRun) resubscribe(ctx context.Context, after int64) (*client.Client,
 
 // interrupt stops the turn after the user pressed Ctrl-C.
 func (r *turnRun) interrupt(c *client.Client) error {
-	if c != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := c.Interrupt(ctx, r.id); err != nil {
-			return fmt.Errorf("interrupt the turn: %w", err)
-		}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.Interrupt(ctx, r.id); err != nil {
+		return fmt.Errorf("interrupt the turn: %w", err)
 	}
 	return errors.New("interrupted: the turn was stopped")
 }

@@ -34,18 +34,14 @@ func runSessions(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var sessions []wire.Session
-	if f := (wire.SessionFilter{Query: *search, Limit: *limit}); *all || *archived || f != (wire.SessionFilter{}) {
-		switch {
-		case *all:
-			f.Archived = "all"
-		case *archived:
-			f.Archived = "true"
-		}
-		sessions, _, err = c.FindSessions(ctx, f)
-	} else {
-		sessions, err = c.Sessions(ctx)
+	f := wire.SessionFilter{Query: *search, Limit: *limit}
+	switch {
+	case *all:
+		f.Archived = "all"
+	case *archived:
+		f.Archived = "true"
 	}
+	sessions, _, err := c.FindSessions(ctx, f)
 	if err != nil {
 		return err
 	}
