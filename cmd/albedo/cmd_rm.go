@@ -77,7 +77,8 @@ func runArchive(ctx context.Context, e *env, args []string) error {
 
 // sessionTargets parses the arguments of a command that acts on SESSION
 // arguments (boolFlags may come among them), dials the daemon and resolves
-// every session before anything is changed.
+// every session as findSession does, each once, before anything is
+// changed: one unknown session changes nothing.
 func sessionTargets(ctx context.Context, e *env, fs *flag.FlagSet, args []string, boolFlags ...string) (*client.Client, []string, error) {
 	if err := parse(fs, interspersed(args, boolFlags...)); err != nil {
 		return nil, nil, err
@@ -89,27 +90,17 @@ func sessionTargets(ctx context.Context, e *env, fs *flag.FlagSet, args []string
 	if err != nil {
 		return nil, nil, err
 	}
-	ids, err := findSessions(ctx, c, fs.Args())
-	if err != nil {
-		return nil, nil, err
-	}
-	return c, ids, nil
-}
-
-// findSessions resolves each ref as findSession does, before anything is
-// changed, so that one unknown ref changes nothing.
-func findSessions(ctx context.Context, c *client.Client, refs []string) ([]string, error) {
 	var ids []string
-	for _, ref := range refs {
+	for _, ref := range fs.Args() {
 		id, err := findSession(ctx, c, ref)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !slices.Contains(ids, id) {
 			ids = append(ids, id)
 		}
 	}
-	return ids, nil
+	return c, ids, nil
 }
 
 // label names a session for people: its name, else its title.
