@@ -1,7 +1,8 @@
 package openai
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"strings"
 
 	"github.com/albedo-agent/albedo/albedo"
@@ -117,12 +118,8 @@ func (a *assembly) items(protocol albedo.Protocol, newID func() string) []albedo
 		a.think.end(a.keeper(a.thinkAt, albedo.KindReasoning), a.keeper(a.thinkAt, albedo.KindAssistant))
 	}
 	order := map[albedo.ItemKind]int{albedo.KindReasoning: 0, albedo.KindAssistant: 1, albedo.KindToolCall: 2}
-	sort.SliceStable(a.pieces, func(i, j int) bool {
-		x, y := a.pieces[i], a.pieces[j]
-		if x.index != y.index {
-			return x.index < y.index
-		}
-		return order[x.kind] < order[y.kind]
+	slices.SortStableFunc(a.pieces, func(x, y *piece) int {
+		return cmp.Or(cmp.Compare(x.index, y.index), cmp.Compare(order[x.kind], order[y.kind]))
 	})
 	items := make([]albedo.Item, 0, len(a.pieces))
 	for _, p := range a.pieces {
