@@ -14,23 +14,8 @@ import (
 // model. A provider missing from the file is an EConflict error.
 func (f *File) SetActiveModel(ctx context.Context, provider, model string) error {
 	return f.update(ctx, func(doc *object) error {
-		providers, err := doc.object("providers")
-		if err != nil {
-			return err
-		}
-		if _, ok := providers.values[provider]; !ok {
-			return albedo.Errorf(albedo.EConflict, "unknown provider %q", provider)
-		}
-		p, err := providers.object(provider)
-		if err != nil {
-			return err
-		}
-		p.setString("model", model)
 		doc.setString("active", provider)
-		if err := providers.setObject(provider, p); err != nil {
-			return err
-		}
-		return doc.setObject("providers", providers)
+		return doc.editProvider(provider, true, func(entry *object) { entry.setString("model", model) })
 	})
 }
 
@@ -46,23 +31,35 @@ func (f *File) SaveProvider(ctx context.Context, p albedo.ProviderConfig, activa
 		if activate {
 			doc.setString("active", p.Name)
 		}
-		providers, err := doc.object("providers")
-		if err != nil {
-			return err
-		}
-		entry, err := providers.object(p.Name)
-		if err != nil {
-			return err
-		}
-		entry.setString("baseUrl", p.BaseURL)
-		entry.setString("apiKey", p.APIKey)
-		entry.setString("model", p.Model)
-		entry.setString("protocol", string(p.Protocol))
-		if err := providers.setObject(p.Name, entry); err != nil {
-			return err
-		}
-		return doc.setObject("providers", providers)
+		return doc.editProvider(p.Name, false, func(entry *object) {
+			entry.setString("baseUrl", p.BaseURL)
+			entry.setString("apiKey", p.APIKey)
+			entry.setString("model", p.Model)
+			entry.setString("protocol", string(p.Protocol))
+		})
 	})
+}
+
+// editProvider changes the entry of provider name in the document's
+// "providers", keeping the entry's other members; with known, a provider
+// missing from the file is an EConflict error.
+func (doc *object) editProvider(name string, known bool, edit func(entry *object)) error {
+	providers, err := doc.object("providers")
+	if err != nil {
+		return err
+	}
+	if _, ok := providers.values[name]; known && !ok {
+		return albedo.Errorf(albedo.EConflict, "unknown provider %q", name)
+	}
+	entry, err := providers.object(name)
+	if err != nil {
+		return err
+	}
+	edit(entry)
+	if err := providers.setObject(name, entry); err != nil {
+		return err
+	}
+	return doc.setObject("providers", providers)
 }
 
 // update applies change to the file's document and writes the result
@@ -84,15 +81,14 @@ func (f *File) update(ctx context.Context, change func(doc *object) error) error
 	if err := change(doc); err != nil {
 		return err
 	}
-	compact, err := doc.MarshalJSON()
-	if err != nil {
-		return fmt.Errorf("encoding config file %s: %w", f.path, err)
-	}
+	// Indented, as written: <, > and & stay as they are.
 	var out bytes.Buffer
-	if err := json.Indent(&out, compact, "", "  "); err != nil {
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
 		return fmt.Errorf("encoding config file %s: %w", f.path, err)
 	}
-	out.WriteByte('\n')
 	if err := ctx.Err(); err != nil {
 		return err
 	}
