@@ -25,11 +25,10 @@ type command struct {
 	usage   string
 	summary string
 	run     func(ctx context.Context, env *env, args []string) error
-	// lasting marks commands that keep running: they get all the
-	// processors the runtime would use (see package procs), and Ctrl-C or
-	// SIGTERM cancel their context instead of ending the process. The
-	// other commands skip both: each is one request, and setting up signal
-	// handling would cost it more than the request.
+	// lasting marks commands that keep running: Ctrl-C or SIGTERM cancel
+	// their context instead of ending the process. The other commands are
+	// one request each, whose answer leaves in one write, and setting up
+	// signal handling would cost them more than the request.
 	lasting bool
 }
 
