@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/albedo-agent/albedo/albedo"
@@ -95,10 +96,7 @@ func (s *Store) appendItems(ctx context.Context, q querier, sessionID string, it
 		if err != nil {
 			return nil, fmt.Errorf("insert items of session %s: %w", sessionID, err)
 		}
-		first := seqs[0]
-		for _, seq := range seqs {
-			first = min(first, seq)
-		}
+		first := slices.Min(seqs)
 		for i, it := range items[:n] {
 			it.Seq = first + int64(i)
 			out = append(out, it)
