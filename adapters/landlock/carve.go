@@ -3,6 +3,7 @@ package landlock
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -61,22 +62,12 @@ func carve(root string, write bool, hidden []string, out []grant) []grant {
 
 // covered reports whether path is a hidden path or lies beneath one.
 func covered(path string, hidden []string) bool {
-	for _, h := range hidden {
-		if within(path, h) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(hidden, func(h string) bool { return within(path, h) })
 }
 
 // holdsHidden reports whether a hidden path lies strictly beneath dir.
 func holdsHidden(dir string, hidden []string) bool {
-	for _, h := range hidden {
-		if h != dir && within(h, dir) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(hidden, func(h string) bool { return h != dir && within(h, dir) })
 }
 
 // within reports whether path is dir or lies beneath it.
