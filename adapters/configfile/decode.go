@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"unicode/utf8"
@@ -148,12 +149,7 @@ func scalar(c byte) bool {
 // config validates doc and converts it.
 func config(path string, doc document) (albedo.Config, error) {
 	cfg := albedo.Config{Active: doc.Active, Providers: make(map[string]albedo.ProviderConfig, len(doc.Providers))}
-	names := make([]string, 0, len(doc.Providers))
-	for name := range doc.Providers {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(doc.Providers)) {
 		p := doc.Providers[name]
 		pc := albedo.ProviderConfig{
 			Name: name, BaseURL: p.BaseURL, APIKey: p.APIKey, Model: p.Model, Protocol: albedo.Protocol(p.Protocol),
