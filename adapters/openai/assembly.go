@@ -46,10 +46,8 @@ func newAssembly(ep albedo.Endpoint, onDelta func(albedo.Delta)) assembly {
 
 // piece returns the piece of kind at index, adding it when new.
 func (a *assembly) piece(index int, kind albedo.ItemKind) *piece {
-	for _, p := range a.pieces {
-		if p.index == index && p.kind == kind {
-			return p
-		}
+	if i := slices.IndexFunc(a.pieces, func(p *piece) bool { return p.index == index && p.kind == kind }); i >= 0 {
+		return a.pieces[i]
 	}
 	p := &piece{index: index, kind: kind}
 	a.pieces = append(a.pieces, p)

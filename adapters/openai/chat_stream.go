@@ -3,6 +3,7 @@ package openai
 import (
 	"encoding/json"
 	"log/slog"
+	"slices"
 
 	"github.com/albedo-agent/albedo/albedo"
 )
@@ -211,13 +212,11 @@ func (d *chatDecoder) partial() albedo.ModelReply {
 // flagTruncated flags the answer of items as cut at the output limit, or their
 // last item when there is no answer.
 func flagTruncated(items []albedo.Item) {
-	for i := range items {
-		if items[i].Kind == albedo.KindAssistant {
-			items[i].Flags |= albedo.FlagTruncated
-			return
-		}
+	i := slices.IndexFunc(items, func(it albedo.Item) bool { return it.Kind == albedo.KindAssistant })
+	if i < 0 {
+		i = len(items) - 1
 	}
-	items[len(items)-1].Flags |= albedo.FlagTruncated
+	items[i].Flags |= albedo.FlagTruncated
 }
 
 // jsonString returns raw as a string when it is a JSON string, else "".
