@@ -44,22 +44,19 @@ func DecodeImage(in ImageInput) (*Image, error) {
 			return nil, Errorf(EInvalid, "image data is not valid base64: %v", err)
 		}
 	}
-	if len(data) > MaxImageBytes {
-		return nil, Errorf(EInvalid, "image is larger than %d bytes", MaxImageBytes)
-	}
-	mime, w, h, ok := imageHeader(data)
-	if !ok {
-		return nil, Errorf(EInvalid, "image data is not a PNG, JPEG, GIF or WebP image")
+	img, err := ImageOf(data)
+	if err != nil {
+		return nil, err
 	}
 	switch {
-	case in.MimeType != mime:
-		return nil, Errorf(EImageMismatch, "image is %s, not the declared %q", mime, in.MimeType)
-	case in.Width != w || in.Height != h:
-		return nil, Errorf(EImageMismatch, "image is %dx%d, not the declared %dx%d", w, h, in.Width, in.Height)
-	case in.Bytes != len(data):
-		return nil, Errorf(EImageMismatch, "image has %d bytes, not the declared %d", len(data), in.Bytes)
+	case in.MimeType != img.MimeType:
+		return nil, Errorf(EImageMismatch, "image is %s, not the declared %q", img.MimeType, in.MimeType)
+	case in.Width != img.Width || in.Height != img.Height:
+		return nil, Errorf(EImageMismatch, "image is %dx%d, not the declared %dx%d", img.Width, img.Height, in.Width, in.Height)
+	case in.Bytes != img.Bytes:
+		return nil, Errorf(EImageMismatch, "image has %d bytes, not the declared %d", img.Bytes, in.Bytes)
 	}
-	return &Image{MimeType: mime, Width: w, Height: h, Bytes: len(data), Data: data}, nil
+	return img, nil
 }
 
 // imageHeader reads the type and size from an image's header, through the

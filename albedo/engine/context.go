@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/albedo-agent/albedo/albedo"
 
@@ -86,10 +87,7 @@ func (s *Service) window(ctx context.Context, sess albedo.Session) windowInfo {
 	rules := s.compactionRules(ctx)
 	cfg, err := s.config.Load(ctx)
 	if err != nil {
-		var info windowInfo
-		info.problems = append(info.problems, rules.Problems...)
-		info.problems = append(info.problems, "the configuration could not be read: "+albedo.ErrorMessage(err))
-		return info
+		return windowInfo{problems: append(slices.Clone(rules.Problems), "the configuration could not be read: "+albedo.ErrorMessage(err))}
 	}
 	return s.windowIn(ctx, cfg, sess, rules)
 }
