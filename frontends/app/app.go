@@ -91,13 +91,9 @@ func (a *App) Session(ctx context.Context, id string, tail int) (wire.SessionDet
 	if err != nil {
 		return wire.SessionDetail{}, err
 	}
-	found, err := a.svc.Glances(ctx, id)
+	glances, err := a.svc.Glances(ctx, id)
 	if err != nil {
 		return wire.SessionDetail{}, err
-	}
-	glances := make([]wire.Glance, len(found), len(found)+1)
-	for i, g := range found {
-		glances[i] = wire.Glance(g)
 	}
 	if g, ok := a.mcpGlance(ctx, s.Workspace); ok {
 		glances = append(glances, g)

@@ -1,6 +1,7 @@
 package embedded
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"iter"
@@ -61,10 +62,7 @@ func (s *Stream) Events() iter.Seq2[wire.Event, error] {
 
 // end says why the stream ended.
 func (s *Stream) end() error {
-	if err := s.ctx.Err(); err != nil {
-		return fmt.Errorf("stream of session %s: %w", s.session, err)
-	}
-	return fmt.Errorf("stream of session %s: %w", s.session, wire.ErrStreamEnded)
+	return fmt.Errorf("stream of session %s: %w", s.session, cmp.Or(s.ctx.Err(), wire.ErrStreamEnded))
 }
 
 // Close ends the stream.
