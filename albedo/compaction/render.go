@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -18,13 +19,7 @@ const maxRenderedText = 4000
 // long texts are cut with a marker.
 func RenderEvicted(previous string, items []albedo.Item) string {
 	var b strings.Builder
-	b.WriteString("<previous-summary>\n")
-	if previous == "" {
-		b.WriteString("(none)")
-	} else {
-		b.WriteString(previous)
-	}
-	b.WriteString("\n</previous-summary>\n<newly-evicted-history>\n")
+	b.WriteString("<previous-summary>\n" + cmp.Or(previous, "(none)") + "\n</previous-summary>\n<newly-evicted-history>\n")
 	for _, it := range items {
 		b.WriteString(renderItem(it))
 	}
@@ -56,10 +51,7 @@ func renderItem(it albedo.Item) string {
 	case albedo.KindAssistant:
 		fmt.Fprintf(&b, "[assistant]\n%s\n", cutText(it.Text))
 	case albedo.KindToolCall:
-		code := albedo.CallCode(it)
-		if code == "" {
-			code = it.Arguments
-		}
+		code := cmp.Or(albedo.CallCode(it), it.Arguments)
 		fmt.Fprintf(&b, "[%s call %s]\n%s\n", it.ToolName, it.CallID, cutText(code))
 	case albedo.KindToolOutput:
 		fmt.Fprintf(&b, "[output of %s]\n%s\n", it.CallID, cutText(it.Text))

@@ -20,9 +20,7 @@ const (
 // evicted items.
 func SummaryText(summary string, evicted []albedo.Item) string {
 	var b strings.Builder
-	b.WriteString(SummaryPrefix)
-	b.WriteString("\n")
-	b.WriteString(summary)
+	b.WriteString(SummaryPrefix + "\n" + summary)
 	var quoted []string
 	for i := len(evicted) - 1; i >= 0 && len(quoted) < quotedUsers; i-- {
 		if it := evicted[i]; it.Kind == albedo.KindUser && it.Source == "" && it.Text != "" {
