@@ -29,10 +29,10 @@ func (s *Service) Glances(ctx context.Context, id string) ([]albedo.Glance, erro
 		glances = append(glances, albedo.Glance{"extension": albedo.ReplySource, "pending_replies": float64(n)})
 	}
 	if problems := s.window(ctx, sess).problems; len(problems) > 0 {
-		glances = append(glances, albedo.Glance{"extension": "context", "problems": anyStrings(problems)})
+		glances = append(glances, albedo.Glance{"extension": "context", "problems": anyList(problems)})
 	}
 	if warnings := s.state(id).instructionWarnings(); len(warnings) > 0 {
-		glances = append(glances, albedo.Glance{"extension": "instructions", "warnings": anyStrings(warnings)})
+		glances = append(glances, albedo.Glance{"extension": "instructions", "warnings": anyList(warnings)})
 	}
 	if st, ok := s.sessionSandbox(ctx, id); ok {
 		glances = append(glances, sandboxGlance(st))
@@ -51,13 +51,4 @@ func (s *Service) Glances(ctx context.Context, id string) ([]albedo.Glance, erro
 		glances = append(glances, g)
 	}
 	return glances, nil
-}
-
-// anyStrings shows a list of strings as a JSON client would decode it.
-func anyStrings(list []string) []any {
-	out := make([]any, len(list))
-	for i, s := range list {
-		out[i] = s
-	}
-	return out
 }

@@ -106,7 +106,6 @@ const retryMillis = 1000
 func writeSnapshot(c *gin.Context, sub *engine.Subscription) error {
 	w := c.Writer
 	bw := bufio.NewWriterSize(w, 64<<10)
-	var last int64
 	first := true
 	fmt.Fprintf(bw, "retry: %d\n", retryMillis)
 	if id := sub.Last(); id > 0 {
@@ -126,7 +125,6 @@ func writeSnapshot(c *gin.Context, sub *engine.Subscription) error {
 			if _, err := bw.Write(data); err != nil {
 				return err
 			}
-			last = max(last, page[i].Seq)
 		}
 		return nil
 	})
