@@ -82,9 +82,9 @@ func (p *process) passOn(end albedo.JobEnd) {
 }
 
 // runningJobs counts the kernel's jobs that still run, or whose wake is
-// not taken yet.
+// not taken yet; none for no kernel (nil).
 func (p *process) runningJobs() int {
-	if p.gone() {
+	if p == nil || p.gone() {
 		return 0
 	}
 	p.mu.Lock()

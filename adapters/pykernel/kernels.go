@@ -142,9 +142,6 @@ func (k *Kernels) RunningJobs(sessionID string) int {
 		p = s.proc
 	}
 	k.mu.Unlock()
-	if p == nil {
-		return 0
-	}
 	return p.runningJobs()
 }
 
