@@ -165,6 +165,9 @@ func (c *Client) send(ctx context.Context, ep albedo.Endpoint, url string, body 
 	if err != nil {
 		return nil, err
 	}
+	// The body streams from its pieces; its length is known.
+	req.ContentLength = body.Len()
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(body.reader()), nil }
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
 	if ep.APIKey != "" {
