@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"slices"
@@ -75,9 +76,7 @@ func (s *Service) SwitchModel(ctx context.Context, id, provider, model string, e
 		if st.running() != nil {
 			return albedo.ModelChoice{}, albedo.Errorf(albedo.EBusy, "session %s is running a turn: interrupt it or wait before switching models", id)
 		}
-		if provider == "" {
-			provider = sess.Provider
-		}
+		provider = cmp.Or(provider, sess.Provider)
 		cfg, err := s.config.Load(ctx)
 		if err != nil {
 			return albedo.ModelChoice{}, err

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -115,10 +116,7 @@ func (s *Service) windowIn(ctx context.Context, cfg albedo.Config, sess albedo.S
 	}
 	cat := s.catalog.Catalog(ctx)
 	info.problems = append(info.problems, cat.Problems...)
-	model := sess.Model
-	if model == "" {
-		model = pc.Model
-	}
+	model := cmp.Or(sess.Model, pc.Model)
 	w, problem := albedo.LookupWindow(cat, model, pc.BaseURL)
 	if problem != "" {
 		info.problems = append(info.problems, problem)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strings"
@@ -17,9 +18,7 @@ func (s *Service) Requests(ctx context.Context, id string, after int64, limit in
 	if limit < 0 || limit > albedo.MaxRequestPage {
 		return albedo.RequestPage{}, albedo.Errorf(albedo.EInvalid, "limit must be between 1 and %d, not %d", albedo.MaxRequestPage, limit)
 	}
-	if limit == 0 {
-		limit = albedo.DefaultRequestPage
-	}
+	limit = cmp.Or(limit, albedo.DefaultRequestPage)
 	if after < 0 {
 		return albedo.RequestPage{}, albedo.Errorf(albedo.EInvalid, "after must be a cursor albedo gave out, not %d", after)
 	}

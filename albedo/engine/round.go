@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/albedo-agent/albedo/albedo"
@@ -41,10 +42,7 @@ func (s *Service) endpoint(ctx context.Context, cfg albedo.Config, sess albedo.S
 	if !ok {
 		return albedo.Endpoint{}, albedo.Errorf(albedo.ENoProvider, "provider %q of this session is not configured: switch the session with /model, or %s", sess.Provider, LoginHint)
 	}
-	model := sess.Model
-	if model == "" {
-		model = pc.Model
-	}
+	model := cmp.Or(sess.Model, pc.Model)
 	if pc.Protocol != sess.Protocol {
 		_, err := s.updateSession(ctx, sess.ID, func(x *albedo.Session) error {
 			x.Protocol = pc.Protocol

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base32"
@@ -218,9 +219,6 @@ type sessionState struct {
 
 // New returns a Service wired to the given ports.
 func New(opts Options) *Service {
-	if opts.Workspaces == nil {
-		opts.Workspaces = noWorkspaces{}
-	}
 	if len(opts.WorkspaceMap) > 0 {
 		opts.Store = newMappedStore(opts.Store, opts.WorkspaceMap)
 	}
@@ -228,12 +226,12 @@ func New(opts Options) *Service {
 		store:        newStatesStore(opts.Store),
 		provider:     opts.Provider,
 		kernel:       opts.Kernel,
-		spool:        opts.Spool,
-		workspaces:   opts.Workspaces,
+		spool:        cmp.Or[albedo.OutputSpool](opts.Spool, noSpool{}),
+		workspaces:   cmp.Or[albedo.Workspaces](opts.Workspaces, noWorkspaces{}),
 		config:       opts.Config,
-		clock:        opts.Clock,
-		log:          opts.Logger,
-		instructions: opts.Instructions,
+		clock:        cmp.Or[albedo.Clock](opts.Clock, systemClock{}),
+		log:          cmp.Or(opts.Logger, slog.New(slog.DiscardHandler)),
+		instructions: cmp.Or(opts.Instructions, albedo.DefaultInstructions),
 		projectFiles: opts.ProjectInstructions,
 		catalog:      opts.Catalog,
 		compactFrom:  opts.Compaction,
@@ -247,18 +245,6 @@ func New(opts Options) *Service {
 		workspaceMap: opts.WorkspaceMap,
 		stopReaper:   make(chan struct{}),
 		sessions:     make(map[string]*sessionState),
-	}
-	if s.clock == nil {
-		s.clock = systemClock{}
-	}
-	if s.spool == nil {
-		s.spool = noSpool{}
-	}
-	if s.log == nil {
-		s.log = slog.New(slog.DiscardHandler)
-	}
-	if s.instructions == "" {
-		s.instructions = albedo.DefaultInstructions
 	}
 	if s.cellTimeout <= 0 {
 		s.cellTimeout = DefaultCellTimeout

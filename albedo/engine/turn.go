@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -226,9 +227,7 @@ func (t *turn) recordReply(ctx context.Context, reply albedo.ModelReply) ([]albe
 	now := t.s.now()
 	for i := range reply.Items {
 		reply.Items[i].Timestamp = now
-		if reply.Items[i].Protocol == "" {
-			reply.Items[i].Protocol = t.rd.ep.Protocol
-		}
+		reply.Items[i].Protocol = cmp.Or(reply.Items[i].Protocol, t.rd.ep.Protocol)
 	}
 	stored, err := t.append(ctx, reply.Items...)
 	if err != nil {
@@ -266,9 +265,7 @@ func (t *turn) keepPartial(ctx context.Context, items []albedo.Item) {
 		}
 		it.Flags |= albedo.FlagPartial
 		it.Timestamp = t.s.now()
-		if it.Protocol == "" {
-			it.Protocol = t.rd.ep.Protocol
-		}
+		it.Protocol = cmp.Or(it.Protocol, t.rd.ep.Protocol)
 		keep = append(keep, it)
 	}
 	if _, err := t.append(context.WithoutCancel(ctx), keep...); err != nil {

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -98,12 +99,9 @@ type api struct {
 
 // NewHandler returns the daemon's HTTP API.
 func NewHandler(opts APIOptions) http.Handler {
-	a := &api{app: app.New(opts.Service, opts.MCP), token: opts.Token, port: opts.Port, hosts: newHostSet(opts.Port, opts.AllowedHosts), shutdown: opts.Shutdown, done: opts.Done, log: opts.Logger, version: opts.Version, store: opts.Store, node: opts.Node, heartbeat: opts.Heartbeat, mcp: opts.MCP, logins: opts.Logins, markup: markup.NewHTML()}
+	a := &api{app: app.New(opts.Service, opts.MCP), token: opts.Token, port: opts.Port, hosts: newHostSet(opts.Port, opts.AllowedHosts), shutdown: opts.Shutdown, done: opts.Done, log: cmp.Or(opts.Logger, slog.New(slog.DiscardHandler)), version: opts.Version, store: opts.Store, node: opts.Node, heartbeat: opts.Heartbeat, mcp: opts.MCP, logins: opts.Logins, markup: markup.NewHTML()}
 	if a.heartbeat <= 0 {
 		a.heartbeat = defaultHeartbeat
-	}
-	if a.log == nil {
-		a.log = slog.New(slog.DiscardHandler)
 	}
 	if a.shutdown == nil {
 		a.shutdown = func() {}
