@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 
@@ -27,12 +28,7 @@ func (s *Service) commandTable() map[string]command {
 
 // Commands returns the names of the slash commands, sorted.
 func (s *Service) Commands() []string {
-	names := make([]string, 0, len(s.commands))
-	for name := range s.commands {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(maps.Keys(s.commands))
 }
 
 // RunCommand runs a slash command on a session.
