@@ -48,16 +48,19 @@ func (r *run) interrupt() (waitingOnStore bool) {
 func (s *Service) startRun(st *sessionState, do func(ctx context.Context, r *run)) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	r := &run{cancel: cancel, done: make(chan struct{})}
+	// Close waits for the run from the moment it can see it.
+	s.workers.Add(1)
 	st.mu.Lock()
 	st.run = r
 	st.mu.Unlock()
 	st.busy.Store(true)
 	st.hub.publish(statusEvent(true))
-	s.workers.Go(func() {
+	go func() {
+		defer s.workers.Done()
 		defer close(r.done)
 		defer cancel(nil)
 		do(ctx, r)
-	})
+	}()
 }
 
 // endRun records in memory that the session's run is over, at now. The
