@@ -89,9 +89,11 @@ class SharedStoreOutageTest(unittest.TestCase):
                                        or "record end of turn" in a.log(), 60),
                             f"a's turn never stopped\n{a._log_tail()}")
             # The server stays down past the lease: b looks for orphaned
-            # sessions every quarter of it, and fails each time.
-            self.assertTrue(wait_until(lambda: b.log().count('msg="look for orphaned sessions"') > 4, 60),
-                            f"b never failed to look for orphaned sessions\n{b._log_tail()}")
+            # sessions every quarter of it, fails each time, and says so
+            # when it starts failing and once a lease time after that.
+            self.assertTrue(wait_until(lambda: 'msg="look for orphaned sessions still fails" failed_ticks=8 ' in b.log(), 60),
+                            f"b never failed to look for orphaned sessions for two lease times\n{b._log_tail()}")
+            self.assertEqual(b.log().count('msg="look for orphaned sessions"'), 1, b._log_tail())
         finally:
             self.server.start()
 

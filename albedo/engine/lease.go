@@ -300,8 +300,9 @@ func (s *Service) takeOver(ctx context.Context, trouble *tickTrouble) {
 	}
 }
 
-// tickTrouble logs a failing step of the lease ticks once when it starts
-// failing and once when it works again, not at every tick of a store
+// tickTrouble logs a failing step of the lease ticks when it starts
+// failing, then once a lease time (every remindTicks ticks) while it
+// fails, and once when it works again: not at every tick of a store
 // outage. Only the keepLeases goroutine uses it.
 type tickTrouble struct {
 	log *slog.Logger
@@ -309,13 +310,19 @@ type tickTrouble struct {
 	failing map[string]int
 }
 
-// failed notes that step failed with err, logging it when it worked
-// before.
+// remindTicks is how many failed ticks, a lease time, pass between two
+// lines saying that a step still fails.
+const remindTicks = 4
+
+// failed notes that step failed with err.
 func (t *tickTrouble) failed(step string, err error) {
-	if t.failing[step] == 0 {
-		t.log.Warn(step, "err", err)
-	}
 	t.failing[step]++
+	switch n := t.failing[step]; {
+	case n == 1:
+		t.log.Warn(step, "err", err)
+	case n%remindTicks == 0:
+		t.log.Warn(step+" still fails", "failed_ticks", n, "err", err)
+	}
 }
 
 // worked notes that step worked, logging it when it failed before.

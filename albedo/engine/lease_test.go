@@ -317,7 +317,7 @@ func TestAMappedWorkspaceIsTakenOverAndRunHereWhileTheStoreKeepsItsPath(t *testi
 	}
 }
 
-func TestAStoreOutageIsLoggedOnceWhenItStartsAndOnceWhenItEnds(t *testing.T) {
+func TestAStoreOutageIsLoggedWhenItStartsOnceALeaseTimeAndWhenItEnds(t *testing.T) {
 	r := newRig(t, script(fakes.Text("done")))
 	table := fakes.NewLeaseTable(testLeaseTTL, r.store)
 	var log syncBuffer
@@ -327,19 +327,24 @@ func TestAStoreOutageIsLoggedOnceWhenItStartsAndOnceWhenItEnds(t *testing.T) {
 		o.Logger = slog.New(slog.NewTextHandler(&log, nil))
 	}
 	r.svc = r.newService()
-	const failing = `msg="look for orphaned sessions"`
+	const (
+		failing = `msg="look for orphaned sessions"`
+		still   = `msg="look for orphaned sessions still fails" failed_ticks=4 `
+		again   = `msg="look for orphaned sessions works again"`
+	)
 
 	table.Down(errors.New("connection refused"))
 	looks := table.OrphanLooks()
-	waitFor(t, "three failed looks for orphaned sessions", func() bool { return table.OrphanLooks() >= looks+3 })
+	waitFor(t, "a lease time of failed looks for orphaned sessions", func() bool { return strings.Contains(log.String(), still) })
+	if n := table.OrphanLooks() - looks; n < 4 {
+		t.Errorf("said it still fails after %d looks; want a lease time of them (4)", n)
+	}
 	if n := strings.Count(log.String(), failing); n != 1 {
-		t.Fatalf("the failing look was logged %d times over three ticks; want once:\n%s", n, log.String())
+		t.Fatalf("the failing look was logged %d times over a lease time; want once:\n%s", n, log.String())
 	}
 
 	table.Down(nil)
-	waitFor(t, "the looks to be logged working again", func() bool {
-		return strings.Contains(log.String(), `msg="look for orphaned sessions works again"`)
-	})
+	waitFor(t, "the looks to be logged working again", func() bool { return strings.Contains(log.String(), again) })
 	if n := strings.Count(log.String(), failing); n != 1 {
 		t.Errorf("the failing look was logged %d times; want once:\n%s", n, log.String())
 	}
