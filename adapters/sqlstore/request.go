@@ -34,6 +34,14 @@ type requestTotals struct {
 	sums   map[string]albedo.UsageTotals
 }
 
+// forget drops the sums of a deleted session, whose ledger rows went
+// with it.
+func (t *requestTotals) forget(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.sums, id)
+}
+
 // AppendRequest adds a row to a session's request ledger. A session that
 // does not exist is ENotFound.
 func (s *Store) AppendRequest(ctx context.Context, r albedo.RequestRow) (albedo.RequestRow, error) {

@@ -118,8 +118,6 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	if n == 0 {
 		return sessionNotFound(id)
 	}
-	s.totals.mu.Lock()
-	delete(s.totals.sums, id) // the ledger's rows went with the session
-	s.totals.mu.Unlock()
+	s.totals.forget(id)
 	return nil
 }

@@ -120,7 +120,8 @@ func (s *Service) withUsage(ctx context.Context, list []albedo.Session) ([]albed
 		return nil, fmt.Errorf("sum the usage of sessions: %w", err)
 	}
 	var nodes map[string]string
-	if s.leases != nil && len(list) > 0 {
+	running := func(x albedo.Session) bool { return x.Stage == albedo.StageRunning }
+	if s.leases != nil && slices.ContainsFunc(list, running) { // only a running session names a node
 		if nodes, err = s.leases.port.Holders(ctx); err != nil {
 			return nil, fmt.Errorf("read which daemons run the sessions: %w", err)
 		}

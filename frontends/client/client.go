@@ -86,6 +86,9 @@ func (e *Error) Error() string {
 // wire.CodedError.
 func (e *Error) ErrorCode() string { return e.Code }
 
+// ifMatch is the header of a change made only at the revision etag names.
+func ifMatch(etag string) map[string]string { return map[string]string{"If-Match": etag} }
+
 // do sends a request and decodes a JSON answer into out (when not nil).
 func (c *Client) do(ctx context.Context, method, path string, body, out any, headers map[string]string) (http.Header, error) {
 	resp, err := c.send(ctx, method, path, body, headers)

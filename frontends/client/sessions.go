@@ -154,7 +154,7 @@ func (c *Client) configure(ctx context.Context, id string, patch any) (wire.Conf
 		return wire.Config{}, err
 	}
 	var out wire.Config
-	h, err := c.do(ctx, http.MethodPatch, configPath(id), patch, &out, map[string]string{"If-Match": cur.ETag})
+	h, err := c.do(ctx, http.MethodPatch, configPath(id), patch, &out, ifMatch(cur.ETag))
 	if err != nil {
 		return wire.Config{}, err
 	}

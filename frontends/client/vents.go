@@ -43,7 +43,7 @@ func (c *Client) patchVent(ctx context.Context, id string, body wire.VentPatch) 
 		return wire.VentReply{}, err
 	}
 	var out wire.VentPatched
-	if _, err := c.do(ctx, http.MethodPatch, ventPath(id), body, &out, map[string]string{"If-Match": wire.ETag(cur.Revision)}); err != nil {
+	if _, err := c.do(ctx, http.MethodPatch, ventPath(id), body, &out, ifMatch(wire.ETag(cur.Revision))); err != nil {
 		return wire.VentReply{}, err
 	}
 	return out.Reply(), nil
@@ -74,7 +74,7 @@ func (c *Client) DismissVent(ctx context.Context, id string) (wire.Vent, error) 
 func (c *Client) DeleteVent(ctx context.Context, id string) error {
 	cur, err := c.Vent(ctx, id)
 	if err == nil {
-		_, err = c.do(ctx, http.MethodDelete, ventPath(id), nil, nil, map[string]string{"If-Match": wire.ETag(cur.Revision)})
+		_, err = c.do(ctx, http.MethodDelete, ventPath(id), nil, nil, ifMatch(wire.ETag(cur.Revision)))
 	}
 	if err != nil {
 		return fmt.Errorf("delete vent %s: %w", id, err)
